@@ -1,0 +1,110 @@
+package config
+
+import (
+	"time"
+)
+
+// Config is a loaded, defaulted and validated svc-ctl configuration. Every
+// duration is resolved; every path is absolute; Location is set on each job.
+type Config struct {
+	// Path is the absolute path of the file this was loaded from ("" when it
+	// came from memory, e.g. the embedded demo config).
+	Path     string
+	Agent    Agent
+	Services []Service
+	Jobs     []Job
+}
+
+// Agent is the [agent] table.
+type Agent struct {
+	StateDir      string        // absolute; default per OS (DefaultStateDir)
+	LogLevel      string        // debug | info | warn | error
+	Retention     time.Duration // default 40d
+	DrainTimeout  time.Duration // default 30s
+	OnPanic       string        // continue | exit
+	Heartbeat     time.Duration // default 30s
+	MetricsListen string        // "" = off
+}
+
+// Service is one [[service]] table.
+type Service struct {
+	Name         string
+	Command      []string // argv; never a shell
+	Dir          string
+	Env          map[string]string
+	Log          string        // absolute; default <state>/services/<name>/runtime.log
+	Interval     time.Duration // default 10m, at least 1s
+	StartTimeout time.Duration // default 8s
+	StopTimeout  time.Duration // default 10s
+	Health       Health
+	Depends      []Depend
+	Restart      Restart
+}
+
+// Health is [service.health]. At least one of TCP, HTTP, Exec is set.
+type Health struct {
+	TCP          string        // host:port
+	HTTP         string        // URL
+	ExpectStatus int           // 0 = any 2xx
+	ExpectBody   string        // regexp; "" = no check
+	Timeout      time.Duration // default 2s; bounds the whole check
+	Confirm      time.Duration // default 1s; 0 = no second look
+	Exec         []string      // argv; exit 0 = healthy
+}
+
+// Depend is one [[service.depends]] or [[job.depends]] entry.
+type Depend struct {
+	Kind         string        // http | tcp | dns | file | cert
+	URL          string        // http: the URL; cert: an https:// endpoint (alternative to Path)
+	Address      string        // tcp: host:port
+	Host         string        // dns: the name that must resolve
+	Path         string        // file: must exist; cert: a PEM file
+	MaxAge       time.Duration // file: optional freshness bound (0 = any age)
+	MinValid     time.Duration // cert: must stay valid at least this long (default 0)
+	ExpectStatus int           // http: 0 = any 2xx
+	Timeout      time.Duration // default 5s
+}
+
+// Restart is [service.restart].
+type Restart struct {
+	BackoffInitial time.Duration // default 10s
+	BackoffMax     time.Duration // default 10m
+	GiveUpAfter    int           // default 5; 0 = never give up
+	RetryGivenUp   time.Duration // default 1h; 0 = by hand only
+}
+
+// Job is one [[job]] table.
+type Job struct {
+	Name     string
+	Schedule string // 5 fields or @descriptor
+	Timezone string // as written: an IANA name or "Local"
+	Location *time.Location
+	Command  []string
+	Dir      string
+	Env      map[string]string
+	Timeout  time.Duration // default 1h
+	CatchUp  bool
+	Grace    time.Duration // default 5m
+	External bool
+	Depends  []Depend
+}
+
+// Service returns the service with the given name, or nil.
+func (c *Config) Service(name string) *Service {
+	for i := range c.Services {
+		if c.Services[i].Name == name {
+			return &c.Services[i]
+		}
+	}
+	return nil
+}
+
+// Job returns the job with the given name, or nil.
+func (c *Config) Job(name string) *Job {
+	for i := range c.Jobs {
+		if c.Jobs[i].Name == name {
+			return &c.Jobs[i]
+		}
+	}
+	return nil
+}
