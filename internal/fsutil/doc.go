@@ -1,0 +1,9 @@
+// Package fsutil holds the few file-system primitives svc-ctl's state depends on:
+// atomic replacement of a file, fsync of a directory, private directories, and a
+// bounded read of a log's last lines.
+//
+// Everything here creates private things: directories 0700 and files with the
+// mode the caller names (state files are 0600). Nothing here ever deletes a
+// caller's file, follows a configurable path into a shell, or reads a file
+// without a byte bound when the file may be written by a supervised service.
+package fsutil
