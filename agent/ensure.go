@@ -1,0 +1,289 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"svcctl/config"
+	"svcctl/probe"
+	"svcctl/proc"
+	"svcctl/runtrace"
+)
+
+// Supervisor runs L3 cycles for the services of one configuration. The agent
+// and the command line both use it; the per-service file lock keeps them from
+// ever running two cycles of one service at once.
+type Supervisor struct {
+	Cfg   *config.Config
+	Paths Paths
+	Rec   Recorder
+	Log   *slog.Logger
+	Now   func() time.Time
+	// OnSpawn, when set, is told of every instance this process spawned: the
+	// agent's fast path waits on it.
+	OnSpawn func(service string, c *proc.Child)
+	// Hooks for tests of the L2 net: called at the start of every cycle.
+	BeforeCycle func(service string)
+
+	recErr    recordErrors
+	redactors sync.Map // service name -> *Redactor
+}
+
+// NewSupervisor returns a supervisor for cfg that records to rec.
+func NewSupervisor(cfg *config.Config, rec Recorder, log *slog.Logger) *Supervisor {
+	if rec == nil {
+		rec = NopRecorder{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Supervisor{Cfg: cfg, Paths: Paths{State: cfg.Agent.StateDir}, Rec: rec, Log: log, Now: time.Now}
+}
+
+func (s *Supervisor) now() time.Time { return s.Now().UTC() }
+
+// Request says why a cycle runs and what the caller wants of it.
+type Request struct {
+	Trigger string // runtrace.Trigger*
+	// Manual is a person's `svc-ctl start`: it states the wanted state, so it
+	// clears a pause, ignores backoff and given-up, and waits for the lock
+	// rather than reporting lock-held.
+	Manual bool
+	// SkipConfirm: the caller already has the second look (the process we
+	// spawned exited), so an unhealthy first probe is final.
+	SkipConfirm bool
+	// Why, for the snapshot: "unhealthy" (default), "exited".
+	Why string
+}
+
+// Result is one cycle's verdict.
+type Result struct {
+	Service     string    `json:"service"`
+	RunID       int64     `json:"run_id,omitempty"`
+	Trigger     string    `json:"trigger"`
+	Outcome     string    `json:"outcome"`
+	Reason      string    `json:"reason"`
+	Message     string    `json:"message"`
+	StartedAt   time.Time `json:"started_at"`
+	DurationMS  int64     `json:"duration_ms"`
+	RecordError string    `json:"record_error,omitempty"`
+	Detail      Detail    `json:"detail"`
+}
+
+// Detail is what a cycle saw and did; it becomes the run row's detail.
+type Detail struct {
+	State          string         `json:"state"`
+	Failures       int            `json:"consecutive_failures"`
+	BackoffUntil   *time.Time     `json:"backoff_until,omitempty"`
+	NextTry        *time.Time     `json:"next_try,omitempty"`
+	Probe          []probe.Result `json:"probe,omitempty"`
+	SecondLook     []probe.Result `json:"second_look,omitempty"`
+	Flap           bool           `json:"flap,omitempty"`
+	Depends        []probe.Result `json:"depends,omitempty"`
+	PID            int32          `json:"pid,omitempty"`
+	HealthyAfterMS int64          `json:"healthy_after_ms,omitempty"`
+	OldInstance    string         `json:"old_instance,omitempty"`
+	Snapshot       string         `json:"snapshot,omitempty"`
+	Pause          *Pause         `json:"pause,omitempty"`
+	ExitCode       *int           `json:"exit_code,omitempty"`
+	LogTail        []string       `json:"log_tail,omitempty"`
+	Error          string         `json:"error,omitempty"`
+}
+
+// Ensure runs one L3 cycle for the named service (DESIGN.md, "The L3 cycle")
+// and returns its verdict. It never panics past its own record: a panic
+// finishes the run as failed/panic and is re-raised for the L2 wrapper.
+func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) Result {
+	svc := s.Cfg.Service(name)
+	if svc == nil {
+		return Result{Service: name, Trigger: req.Trigger, Outcome: runtrace.OutcomeFailed,
+			Reason: runtrace.ReasonSpawnError, Message: fmt.Sprintf("no service %q in %s", name, s.Cfg.Path)}
+	}
+	c := &cycle{s: s, svc: svc, req: req, log: s.Log.With("service", name)}
+	c.res = Result{Service: name, Trigger: req.Trigger, StartedAt: s.now()}
+	c.begin(ctx)
+	defer c.finishOrPanic()
+	if s.BeforeCycle != nil {
+		s.BeforeCycle(name)
+	}
+	c.run(ctx)
+	return c.res
+}
+
+// cycle is the working state of one Ensure call.
+type cycle struct {
+	s       *Supervisor
+	svc     *config.Service
+	req     Request
+	log     *slog.Logger
+	st      ServiceState
+	res     Result
+	lastGap time.Duration // since the last healthy verdict
+}
+
+func (c *cycle) set(outcome, reason, msg string) {
+	c.res.Outcome, c.res.Reason, c.res.Message = outcome, reason, msg
+}
+
+func (c *cycle) run(ctx context.Context) {
+	lock, ok, err := c.lock(ctx)
+	if err != nil {
+		c.set(runtrace.OutcomeFailed, runtrace.ReasonInterrupted, "could not take the service lock: "+err.Error())
+		c.res.Detail.Error = err.Error()
+		return
+	}
+	if !ok {
+		c.set(runtrace.OutcomeSkipped, runtrace.ReasonLockHeld, "another svc-ctl process is running a cycle of "+c.svc.Name)
+		return
+	}
+	defer lock.unlock()
+	c.loadState()
+	defer c.saveState()
+	if c.req.Manual {
+		c.clearHolds()
+	} else if c.held() {
+		return
+	}
+	first := c.look(ctx)
+	c.res.Detail.Probe = first
+	if probe.Healthy(first) {
+		c.healthy(ctx, false)
+		return
+	}
+	if c.st.State == StateGivenUp && !c.req.Manual && !c.retryDue() {
+		c.givenUp(first)
+		return
+	}
+	if second, ok := c.secondLook(ctx); ok {
+		c.res.Detail.SecondLook = second
+		if probe.Healthy(second) {
+			c.healthy(ctx, true)
+			return
+		}
+	}
+	c.st.moveTo(StateUnhealthy, probe.Summary(c.lastProbe()), c.s.now())
+	if c.dependsFail(ctx) {
+		return
+	}
+	c.restart(ctx)
+}
+
+func (c *cycle) lock(ctx context.Context) (*serviceLock, bool, error) {
+	path := c.s.Paths.Lock(c.svc.Name)
+	if !c.req.Manual {
+		return tryLock(path)
+	}
+	h := c.svc.Health
+	wait := c.svc.StartTimeout + c.svc.StopTimeout + 2*h.Timeout + h.Confirm + 5*time.Second
+	return waitLock(ctx, path, wait)
+}
+
+func (c *cycle) loadState() {
+	st, err := LoadState(c.s.Paths.StateFile(c.svc.Name))
+	if err != nil {
+		c.log.Warn("state.damaged", "err", err)
+	}
+	c.st = st
+	if !st.LastHealthy.IsZero() {
+		c.lastGap = c.s.now().Sub(st.LastHealthy)
+	}
+}
+
+func (c *cycle) saveState() {
+	c.st.LastCycle = c.s.now()
+	c.res.Detail.State = c.st.State
+	c.res.Detail.Failures = c.st.Failures
+	if err := SaveState(c.s.Paths.StateFile(c.svc.Name), c.st); err != nil {
+		c.log.Error("state.write_failed", "err", err)
+	}
+}
+
+// look probes health once; the probe timeout bounds the whole check.
+func (c *cycle) look(ctx context.Context) []probe.Result {
+	rs := probe.RunAll(ctx, probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir))
+	c.st.LastProbe = rs
+	return rs
+}
+
+func (c *cycle) lastProbe() []probe.Result {
+	if c.res.Detail.SecondLook != nil {
+		return c.res.Detail.SecondLook
+	}
+	return c.res.Detail.Probe
+}
+
+// secondLook waits `confirm` and probes again: an independent second look, so
+// one lost packet does not cost a restart. ok is false when there is none.
+func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
+	if c.req.SkipConfirm || c.svc.Health.Confirm <= 0 {
+		return nil, false
+	}
+	t := time.NewTimer(c.svc.Health.Confirm)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, false
+	case <-t.C:
+	}
+	return c.look(ctx), true
+}
+
+func (c *cycle) healthy(ctx context.Context, flap bool) {
+	now := c.s.now()
+	wasGivenUp := c.st.State == StateGivenUp
+	c.st.LastHealthy = now
+	c.st.Failures = 0
+	c.st.BackoffUntil = time.Time{}
+	c.st.GivenUpAt = time.Time{}
+	c.st.moveTo(StateHealthy, "probe healthy", now)
+	c.res.Detail.Flap = flap
+	if c.dependsFail(ctx) {
+		return
+	}
+	msg := "already-running"
+	switch {
+	case flap:
+		msg = "already-running (unhealthy at first look, healthy at the second)"
+	case wasGivenUp:
+		msg = "already-running (answering again after given-up)"
+	}
+	c.set(runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning, msg)
+}
+
+// dependsFail checks the service's dependencies. A failing one is
+// failed/dependency-failed and no restart: restarting cannot fix an upstream.
+func (c *cycle) dependsFail(ctx context.Context) bool {
+	if len(c.svc.Depends) == 0 {
+		return false
+	}
+	specs := make([]probe.Spec, 0, len(c.svc.Depends))
+	for _, d := range c.svc.Depends {
+		specs = append(specs, probe.DependSpec(d, c.svc.Env))
+	}
+	rs := probe.RunAll(ctx, specs)
+	c.res.Detail.Depends = rs
+	if probe.Healthy(rs) {
+		return false
+	}
+	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+probe.Summary(rs))
+	return true
+}
+
+func (c *cycle) givenUp(rs []probe.Result) {
+	msg := fmt.Sprintf("given up after %d failed starts (%s); `svc-ctl start %s` or `resume` to try again",
+		c.st.Failures, probe.Summary(rs), c.svc.Name)
+	if r := c.svc.Restart.RetryGivenUp; r > 0 {
+		next := c.st.LastStartTry.Add(r)
+		c.res.Detail.NextTry = &next
+		msg = fmt.Sprintf("given up after %d failed starts (%s); next try at %s", c.st.Failures, probe.Summary(rs), next.Format(time.RFC3339))
+	}
+	c.set(runtrace.OutcomeSkipped, runtrace.ReasonGivenUp, msg)
+}
+
+func (c *cycle) retryDue() bool {
+	r := c.svc.Restart.RetryGivenUp
+	return r > 0 && !c.s.now().Before(c.st.LastStartTry.Add(r))
+}

@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"svcctl/runtrace"
+)
+
+// begin writes the run row as `running` before anything else happens, so a
+// cycle that dies midway still leaves a row for the reaper to judge.
+func (c *cycle) begin(ctx context.Context) {
+	id, err := c.s.Rec.Begin(context.WithoutCancel(ctx), "watchdog:"+c.svc.Name, c.req.Trigger, time.Time{}, c.res.StartedAt)
+	if err != nil {
+		c.recordFailed(err)
+		return
+	}
+	c.res.RunID = id
+	c.log = c.log.With("run_id", id)
+}
+
+// finishOrPanic finishes the run; on a panic it finishes it as failed/panic
+// with the stack, then re-raises so the L2 wrapper can log and go on.
+func (c *cycle) finishOrPanic() {
+	if p := recover(); p != nil {
+		stack := string(debug.Stack())
+		c.set(runtrace.OutcomeFailed, runtrace.ReasonPanic, fmt.Sprintf("panic in cycle: %v", p))
+		c.res.Detail.Error = fmt.Sprintf("panic: %v\n%s", p, stack)
+		c.finish()
+		panic(p)
+	}
+	c.finish()
+}
+
+// finish writes the verdict everywhere it belongs: the run row (by id, only
+// if still running), watchdog.last.json (which also keeps it when the ledger
+// could not), and the log.
+func (c *cycle) finish() {
+	now := c.s.now()
+	c.res.DurationMS = now.Sub(c.res.StartedAt).Milliseconds()
+	if c.res.Detail.State == "" {
+		c.res.Detail.State = c.st.State
+		c.res.Detail.Failures = c.st.Failures
+	}
+	c.res.Detail = c.redactor().detail(c.res.Detail)
+	c.res.Message = c.redactor().line(c.res.Message)
+	if c.res.RunID > 0 {
+		err := c.s.Rec.Finish(context.Background(), c.res.RunID, c.res.Outcome, c.res.Reason, c.res.Detail, now)
+		if err != nil {
+			c.recordFailed(err)
+		} else {
+			c.s.recErr.set(nil)
+		}
+	}
+	last := &LastResult{Time: now, Trigger: c.res.Trigger, Outcome: c.res.Outcome, Reason: c.res.Reason,
+		Message: c.res.Message, RunID: c.res.RunID, RecordError: c.res.RecordError, Detail: &c.res.Detail}
+	if err := updateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last); err != nil {
+		c.log.Error("watchdog_last.write_failed", "err", err)
+	}
+	c.logResult()
+}
+
+// recordFailed keeps the recording error with the result. It is logged at
+// error level once until recording works again, so a broken ledger is loud
+// without flooding the log every cycle.
+func (c *cycle) recordFailed(err error) {
+	c.res.RecordError = err.Error()
+	if c.s.recErr.set(err) {
+		c.log.Error("ledger.write_failed", "err", err, "hint", "the cycle still runs; its result is kept in watchdog.last.json")
+	} else {
+		c.log.Debug("ledger.write_failed", "err", err)
+	}
+}
+
+func (c *cycle) logResult() {
+	args := []any{"trigger", c.res.Trigger, "outcome", c.res.Outcome, "reason", c.res.Reason,
+		"duration_ms", c.res.DurationMS, "state", c.st.State, "message", c.res.Message}
+	switch c.res.Outcome {
+	case runtrace.OutcomeFailed:
+		c.log.Warn("cycle.finished", args...)
+	case runtrace.OutcomeOK:
+		if c.res.Reason == runtrace.ReasonStarted {
+			c.log.Info("cycle.finished", args...)
+		} else {
+			c.log.Debug("cycle.finished", args...)
+		}
+	default:
+		c.log.Info("cycle.finished", args...)
+	}
+}

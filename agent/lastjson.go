@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"svcctl/internal/fsutil"
+)
+
+// LastFile is watchdog.last.json: the result of the last cycle of each
+// service. It is the acceptance artifact: `verify` and the backstop check read
+// its age, and it keeps a cycle's outcome when the ledger could not take it.
+type LastFile struct {
+	UpdatedAt time.Time              `json:"updated_at"`
+	Services  map[string]*LastResult `json:"services"`
+}
+
+// LastResult is one service's entry.
+type LastResult struct {
+	Time        time.Time `json:"time"`
+	Trigger     string    `json:"trigger"`
+	Outcome     string    `json:"outcome"`
+	Reason      string    `json:"reason"`
+	Message     string    `json:"message"`
+	RunID       int64     `json:"run_id,omitempty"`
+	RecordError string    `json:"record_error,omitempty"`
+	Detail      *Detail   `json:"detail,omitempty"`
+}
+
+// ReadLast reads watchdog.last.json; a missing file is an empty one.
+func ReadLast(path string) (*LastFile, error) {
+	lf := &LastFile{Services: map[string]*LastResult{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return lf, nil
+	}
+	if err != nil {
+		return lf, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, lf); err != nil {
+		return &LastFile{Services: map[string]*LastResult{}}, fmt.Errorf("%s is damaged: %w", path, err)
+	}
+	if lf.Services == nil {
+		lf.Services = map[string]*LastResult{}
+	}
+	return lf, nil
+}
+
+// updateLast merges one service's result into watchdog.last.json under its
+// own lock file: several processes update different services' entries.
+func updateLast(path, service string, r *LastResult) error {
+	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
+	if err := fl.Lock(); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer fl.Unlock()
+	lf, _ := ReadLast(path) // a damaged file is replaced: it is a cache of the newest results
+	lf.Services[service] = r
+	lf.UpdatedAt = r.Time
+	b, err := json.MarshalIndent(lf, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o600)
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// serviceLock is the per-service OS file lock that every svc-ctl process
+// shares: the agent and any number of `svc-ctl start` never run two cycles of
+// one service at once. The OS drops it when a holder dies.
+type serviceLock struct{ fl *flock.Flock }
+
+// tryLock takes the lock without waiting; ok is false when someone holds it.
+func tryLock(path string) (*serviceLock, bool, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, false, fmt.Errorf("create service dir: %w", err)
+	}
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	return &serviceLock{fl: fl}, true, nil
+}
+
+// waitLock polls for the lock until wait has passed. A manual start waits for
+// a cycle in progress instead of reporting lock-held: the person asked for a
+// running service, and the cycle that holds the lock is about to give one.
+func waitLock(ctx context.Context, path string, wait time.Duration) (*serviceLock, bool, error) {
+	deadline := time.Now().Add(wait)
+	delay := 5 * time.Millisecond
+	for {
+		l, ok, err := tryLock(path)
+		if err != nil || ok {
+			return l, ok, err
+		}
+		if time.Now().After(deadline) {
+			return nil, false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case <-time.After(delay):
+		}
+		if delay < 100*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+func (l *serviceLock) unlock() {
+	if l != nil {
+		_ = l.fl.Unlock()
+	}
+}

@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"svcctl/proc"
+)
+
+// ErrUnknownName is returned for a name that is neither a service nor a job
+// of the configuration.
+var ErrUnknownName = errors.New("no such service or job")
+
+// StopReport says what `svc-ctl stop` did.
+type StopReport struct {
+	Service string `json:"service"`
+	Paused  bool   `json:"paused"`
+	PID     int32  `json:"pid,omitempty"`
+	Result  string `json:"result"` // "stopped (SIGTERM)", "no instance recorded", ...
+}
+
+// Stop states that the person wants the service down: it pauses it with reason
+// "stopped" (so the watchdog does not bring it back), then stops the recorded
+// instance, but only if its identity is proven.
+func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) {
+	svc := s.Cfg.Service(name)
+	if svc == nil {
+		return StopReport{}, fmt.Errorf("%w: %q (services: %s)", ErrUnknownName, name, s.serviceNames())
+	}
+	rep := StopReport{Service: name}
+	lock, ok, err := waitLock(ctx, s.Paths.Lock(name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
+	if err != nil {
+		return rep, err
+	}
+	if !ok {
+		return rep, fmt.Errorf("service %s is locked by another svc-ctl process for too long; try again", name)
+	}
+	defer lock.unlock()
+	if err := WritePause(s.Paths.Paused(name), Pause{At: s.now(), Reason: "stopped", By: Who()}); err != nil {
+		return rep, fmt.Errorf("pause %s: %w", name, err)
+	}
+	rep.Paused = true
+	s.markState(name, StatePaused, "stopped by hand")
+	id, err := proc.ReadPidFile(s.Paths.Pid(name))
+	if errors.Is(err, os.ErrNotExist) {
+		rep.Result = "no instance recorded"
+		return rep, nil
+	}
+	if err != nil {
+		return rep, fmt.Errorf("read pid file: %w", err)
+	}
+	rep.PID = id.PID
+	r, err := proc.Stop(ctx, id, svc.StopTimeout)
+	switch {
+	case errors.Is(err, proc.ErrNotOurs):
+		rep.Result = fmt.Sprintf("pid %d is not our instance any more (reused or replaced): not signalled", id.PID)
+	case err != nil:
+		return rep, fmt.Errorf("stop pid %d: %w", id.PID, err)
+	case r.AlreadyGone:
+		rep.Result = fmt.Sprintf("pid %d had already exited", id.PID)
+	default:
+		rep.Result = "stopped (" + r.String() + ")"
+	}
+	s.Log.Info("service.stopped_by_hand", "service", name, "pid", id.PID, "result", rep.Result)
+	return rep, nil
+}
+
+// PauseTarget writes the pause sentinel of a service or job.
+func (s *Supervisor) PauseTarget(name string, d time.Duration, reason string) (Pause, error) {
+	path, err := s.pausePath(name)
+	if err != nil {
+		return Pause{}, err
+	}
+	p := Pause{At: s.now(), Reason: reason, By: Who()}
+	if d > 0 {
+		u := p.At.Add(d)
+		p.Until = &u
+	}
+	if err := WritePause(path, p); err != nil {
+		return p, fmt.Errorf("pause %s: %w", name, err)
+	}
+	if s.Cfg.Service(name) != nil {
+		s.markState(name, StatePaused, "paused: "+reason)
+	}
+	return p, nil
+}
+
+// ResumeReport says what `svc-ctl resume` did.
+type ResumeReport struct {
+	Name          string `json:"name"`
+	WasPaused     bool   `json:"was_paused"`
+	ClearedGiveUp bool   `json:"cleared_given_up"`
+}
+
+// Resume removes the pause sentinel and clears given-up and backoff, so the
+// next cycle tries again.
+func (s *Supervisor) Resume(ctx context.Context, name string) (ResumeReport, error) {
+	rep := ResumeReport{Name: name}
+	path, err := s.pausePath(name)
+	if err != nil {
+		return rep, err
+	}
+	if p, _ := ReadPause(path); p != nil {
+		rep.WasPaused = true
+	}
+	if err := RemovePause(path); err != nil {
+		return rep, err
+	}
+	svc := s.Cfg.Service(name)
+	if svc == nil {
+		return rep, nil
+	}
+	lock, ok, err := waitLock(ctx, s.Paths.Lock(name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
+	if err != nil || !ok {
+		return rep, fmt.Errorf("resume %s: service lock busy; the pause is removed, run resume again to clear given-up", name)
+	}
+	defer lock.unlock()
+	st, _ := LoadState(s.Paths.StateFile(name))
+	rep.ClearedGiveUp = st.State == StateGivenUp
+	st.Failures, st.BackoffUntil, st.GivenUpAt = 0, time.Time{}, time.Time{}
+	st.moveTo(StateUnknown, "resumed by hand", s.now())
+	return rep, SaveState(s.Paths.StateFile(name), st)
+}
+
+func (s *Supervisor) pausePath(name string) (string, error) {
+	switch {
+	case s.Cfg.Service(name) != nil:
+		return s.Paths.Paused(name), nil
+	case s.Cfg.Job(name) != nil:
+		return s.Paths.JobPaused(name), nil
+	}
+	return "", fmt.Errorf("%w: %q (services: %s)", ErrUnknownName, name, s.serviceNames())
+}
+
+// markState records a state change made by hand (caller holds the lock or
+// accepts a race with a cycle, which rewrites the state anyway).
+func (s *Supervisor) markState(name, state, why string) {
+	path := s.Paths.StateFile(name)
+	st, _ := LoadState(path)
+	st.moveTo(state, why, s.now())
+	if err := SaveState(path, st); err != nil {
+		s.Log.Warn("state.write_failed", "service", name, "err", err)
+	}
+}
+
+func (s *Supervisor) serviceNames() string {
+	if len(s.Cfg.Services) == 0 {
+		return "none configured"
+	}
+	out := ""
+	for i, svc := range s.Cfg.Services {
+		if i > 0 {
+			out += ", "
+		}
+		out += svc.Name
+	}
+	return out
+}

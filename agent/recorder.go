@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Recorder is where the cycle writes its run rows: the run_trace store
+// (*runtrace.Store satisfies it), or nothing when the ledger is unavailable.
+// A row is begun when a run starts and finished by id.
+type Recorder interface {
+	Begin(ctx context.Context, jobID, trigger string, scheduledAt, startedAt time.Time) (int64, error)
+	Finish(ctx context.Context, id int64, outcome, reason string, detail any, finishedAt time.Time) error
+}
+
+// ErrNoLedger is what recording reports when there is no usable ledger.
+var ErrNoLedger = errors.New("run_trace ledger unavailable")
+
+// NopRecorder records nothing and says so: every call returns ErrNoLedger,
+// so a cycle that runs without a ledger still reports that its run was not
+// recorded.
+type NopRecorder struct{ Why error }
+
+func (n NopRecorder) err() error {
+	if n.Why != nil {
+		return errors.Join(ErrNoLedger, n.Why)
+	}
+	return ErrNoLedger
+}
+
+func (n NopRecorder) Begin(context.Context, string, string, time.Time, time.Time) (int64, error) {
+	return 0, n.err()
+}
+
+func (n NopRecorder) Finish(context.Context, int64, string, string, any, time.Time) error {
+	return n.err()
+}
+
+// recordErrors remembers the last recording error, so it can be shown once
+// in the log and kept in watchdog.last.json.
+type recordErrors struct {
+	mu   sync.Mutex
+	last error
+}
+
+func (r *recordErrors) set(err error) (first bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first = r.last == nil && err != nil
+	r.last = err
+	return first
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svcctl/agent"
+	"svcctl/config"
+)
+
+func init() { addCommand(newPauseCommand) }
+
+func newPauseCommand(g *globals) *cobra.Command {
+	var (
+		forStr, reason string
+		asJSON         bool
+	)
+	cmd := &cobra.Command{
+		Use:   "pause NAME",
+		Short: "Tell the watchdog to hold off a service or job (it records skipped/paused)",
+		Long: `Write the pause sentinel: the watchdog still cycles, records skipped/paused, and
+does nothing else. --for makes the pause end by itself; without it the pause
+lasts until 'svc-ctl resume' (and 'svc-ctl verify' warns about a pause older
+than 24 h without an expiry).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var d time.Duration
+			if forStr != "" {
+				var err error
+				if d, err = config.ParseDuration(forStr); err != nil || d <= 0 {
+					return usageError{fmt.Errorf("--for %q: want a positive duration like 30m, 2h or 1d", forStr)}
+				}
+			}
+			sup, closeRec, err := newSupervisor(g)
+			if err != nil {
+				return err
+			}
+			defer closeRec()
+			p, err := sup.PauseTarget(args[0], d, reason)
+			if errors.Is(err, agent.ErrUnknownName) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(g.stdout, p)
+			}
+			until := "until 'svc-ctl resume " + args[0] + "'"
+			if p.Until != nil {
+				until = "until " + p.Until.Local().Format(time.RFC3339)
+			}
+			fmt.Fprintf(g.stdout, "%s: paused %s (reason: %s)\n", args[0], until, p.Reason)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&forStr, "for", "", "end the pause by itself after this long (e.g. 30m, 2h, 1d)")
+	cmd.Flags().StringVar(&reason, "reason", "paused by hand", "why, for the record")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sentinel as JSON")
+	return cmd
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"svcctl/agent"
+)
+
+func init() { addCommand(newResumeCommand) }
+
+func newResumeCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "resume NAME",
+		Short: "Remove a pause and clear given-up, so the watchdog acts again",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sup, closeRec, err := newSupervisor(g)
+			if err != nil {
+				return err
+			}
+			defer closeRec()
+			rep, err := sup.Resume(ctxOf(cmd.Context()), args[0])
+			if errors.Is(err, agent.ErrUnknownName) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(g.stdout, rep)
+			}
+			switch {
+			case rep.WasPaused && rep.ClearedGiveUp:
+				fmt.Fprintf(g.stdout, "%s: resumed; given-up cleared\n", rep.Name)
+			case rep.WasPaused:
+				fmt.Fprintf(g.stdout, "%s: resumed\n", rep.Name)
+			case rep.ClearedGiveUp:
+				fmt.Fprintf(g.stdout, "%s: was not paused; given-up cleared\n", rep.Name)
+			default:
+				fmt.Fprintf(g.stdout, "%s: was not paused; nothing to do\n", rep.Name)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}

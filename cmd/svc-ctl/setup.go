@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"svcctl/agent"
+	"svcctl/config"
+	"svcctl/runtrace"
+)
+
+// loadConfig resolves --config / $SVC_CTL_CONFIG / the platform default and
+// loads it strictly. Any failure is a configuration error (exit 2).
+func loadConfig(g *globals) (*config.Config, error) {
+	path, source, err := config.Resolve(g.configPath)
+	if err != nil {
+		return nil, configError{err}
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, configError{fmt.Errorf("no config file at %s (from %s): create one (see contrib/svc-ctl.example.toml) or pass --config", path, source)}
+		}
+		return nil, configError{err}
+	}
+	return cfg, nil
+}
+
+// cliLogger writes warnings and errors to stderr as text: the command line is
+// for people; the agent's JSON log is for the agent.
+func cliLogger(g *globals) *slog.Logger {
+	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// openLedger opens run_trace for a command that writes runs. A ledger that
+// cannot be opened does not stop the command: the cycle still runs, the
+// failure to record is printed, and the result is kept in watchdog.last.json.
+func openLedger(g *globals, cfg *config.Config) (agent.Recorder, func()) {
+	st, err := runtrace.Open(agent.Paths{State: cfg.Agent.StateDir}.DB(), runtrace.Options{})
+	if err != nil {
+		fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\nsvc-ctl: warning: runs will not be recorded in run_trace; results are kept in watchdog.last.json\n", err)
+		return agent.NopRecorder{Why: err}, func() {}
+	}
+	return st, func() { st.Close() }
+}
+
+// newSupervisor is the common setup of the commands that run cycles.
+func newSupervisor(g *globals) (*agent.Supervisor, func(), error) {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, closeRec := openLedger(g, cfg)
+	return agent.NewSupervisor(cfg, rec, cliLogger(g)), closeRec, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// ctxOf returns the command's context (cancelled on SIGINT/SIGTERM).
+func ctxOf(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
