@@ -30,6 +30,17 @@ type Supervisor struct {
 
 	recErr    recordErrors
 	redactors sync.Map // service name -> *Redactor
+	inflight  sync.Map // run id -> service name, for the drain
+}
+
+// InFlight returns the run ids of the cycles running right now.
+func (s *Supervisor) InFlight() map[int64]string {
+	out := map[int64]string{}
+	s.inflight.Range(func(k, v any) bool {
+		out[k.(int64)] = v.(string)
+		return true
+	})
+	return out
 }
 
 // NewSupervisor returns a supervisor for cfg that records to rec.
@@ -149,6 +160,9 @@ func (c *cycle) run(ctx context.Context) {
 	}
 	first := c.look(ctx)
 	c.res.Detail.Probe = first
+	if c.interrupted(ctx) {
+		return
+	}
 	if probe.Healthy(first) {
 		c.healthy(ctx, false)
 		return
@@ -164,11 +178,25 @@ func (c *cycle) run(ctx context.Context) {
 			return
 		}
 	}
+	if c.interrupted(ctx) {
+		return
+	}
 	c.st.moveTo(StateUnhealthy, probe.Summary(c.lastProbe()), c.s.now())
 	if c.dependsFail(ctx) {
 		return
 	}
 	c.restart(ctx)
+}
+
+// interrupted ends the cycle as failed/interrupted when its context is gone
+// (the agent's drain deadline passed, or the person pressed Ctrl-C): a probe
+// cut short proves nothing, so it must never lead to a restart.
+func (c *cycle) interrupted(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	c.set(runtrace.OutcomeFailed, runtrace.ReasonInterrupted, "interrupted: "+context.Cause(ctx).Error())
+	return true
 }
 
 func (c *cycle) lock(ctx context.Context) (*serviceLock, bool, error) {

@@ -18,6 +18,7 @@ func (c *cycle) begin(ctx context.Context) {
 		return
 	}
 	c.res.RunID = id
+	c.s.inflight.Store(id, c.svc.Name)
 	c.log = c.log.With("run_id", id)
 }
 
@@ -47,6 +48,7 @@ func (c *cycle) finish() {
 	c.res.Detail = c.redactor().detail(c.res.Detail)
 	c.res.Message = c.redactor().line(c.res.Message)
 	if c.res.RunID > 0 {
+		defer c.s.inflight.Delete(c.res.RunID)
 		err := c.s.Rec.Finish(context.Background(), c.res.RunID, c.res.Outcome, c.res.Reason, c.res.Detail, now)
 		if err != nil {
 			c.recordFailed(err)

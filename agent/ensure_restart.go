@@ -38,7 +38,7 @@ func (c *cycle) restart(ctx context.Context) {
 	if c.s.OnSpawn != nil {
 		c.s.OnSpawn(c.svc.Name, child)
 	}
-	c.log.Info("service.spawned", "pid", child.PID, "run_id", c.res.RunID)
+	c.log.Info("service.spawned", "service_pid", child.PID, "run_id", c.res.RunID)
 	c.awaitHealthy(ctx, child)
 }
 
@@ -113,12 +113,12 @@ func (c *cycle) stopOld(ctx context.Context) {
 		c.res.Detail.OldInstance = fmt.Sprintf("pid %d is no longer our instance (reused or replaced): not signalled", id.PID)
 	case err != nil:
 		c.res.Detail.OldInstance = fmt.Sprintf("stop pid %d: %v", id.PID, err)
-		c.log.Warn("service.stop_failed", "pid", id.PID, "err", err)
+		c.log.Warn("service.stop_failed", "service_pid", id.PID, "err", err)
 	case r.AlreadyGone:
 		c.res.Detail.OldInstance = fmt.Sprintf("pid %d already gone", id.PID)
 	default:
 		c.res.Detail.OldInstance = fmt.Sprintf("pid %d stopped (%s)", id.PID, r)
-		c.log.Info("service.stopped", "pid", id.PID, "how", r.String())
+		c.log.Info("service.stopped", "service_pid", id.PID, "how", r.String())
 	}
 }
 
@@ -154,10 +154,11 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	}
 	c.res.Detail.Probe = last
 	c.res.Detail.LogTail = c.tail(5)
-	msg := fmt.Sprintf("not healthy within start_timeout %s: %s", c.svc.StartTimeout, probe.Summary(last))
-	if ctx.Err() != nil {
-		msg = "interrupted while waiting for health: " + probe.Summary(last)
+	if c.interrupted(ctx) {
+		c.res.Message += fmt.Sprintf(" (pid %d spawned, not yet healthy)", child.PID)
+		return
 	}
+	msg := fmt.Sprintf("not healthy within start_timeout %s: %s", c.svc.StartTimeout, probe.Summary(last))
 	c.startFailed(runtrace.ReasonStartFailed, "start-failed: "+msg)
 }
 

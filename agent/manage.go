@@ -64,7 +64,7 @@ func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) 
 	default:
 		rep.Result = "stopped (" + r.String() + ")"
 	}
-	s.Log.Info("service.stopped_by_hand", "service", name, "pid", id.PID, "result", rep.Result)
+	s.Log.Info("service.stopped_by_hand", "service", name, "service_pid", id.PID, "result", rep.Result)
 	return rep, nil
 }
 

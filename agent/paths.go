@@ -19,7 +19,9 @@ func (p Paths) Lock(name string) string      { return filepath.Join(p.ServiceDir
 func (p Paths) Paused(name string) string    { return filepath.Join(p.ServiceDir(name), "paused") }
 func (p Paths) Pid(name string) string       { return filepath.Join(p.ServiceDir(name), "pid") }
 func (p Paths) StateFile(name string) string { return filepath.Join(p.ServiceDir(name), "state.json") }
-func (p Paths) Snapshots(name string) string { return filepath.Join(p.ServiceDir(name), "snapshots.jsonl") }
+func (p Paths) Snapshots(name string) string {
+	return filepath.Join(p.ServiceDir(name), "snapshots.jsonl")
+}
 
 // JobPaused is the pause sentinel of a job.
 func (p Paths) JobPaused(name string) string { return filepath.Join(p.JobDir(name), "paused") }

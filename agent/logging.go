@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// LogLevel maps a validated config level to slog's.
+func LogLevel(s string) slog.Level {
+	switch s {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	default:
+		return slog.LevelInfo
+	}
+}
+
+// NewLogger returns a JSON-lines logger on w with times in UTC and every
+// secret redacted: values under secret-looking keys, every env value of the
+// configuration wherever it appears, also inside nested detail.
+func NewLogger(w io.Writer, level slog.Level, r *Redactor) *slog.Logger {
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			return redactAttr(r, groups, a)
+		},
+	})
+	return slog.New(h).With("pid", os.Getpid())
+}
+
+func redactAttr(r *Redactor, groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey && a.Value.Kind() == slog.KindTime {
+		return slog.String(slog.TimeKey, a.Value.Time().UTC().Format(time.RFC3339Nano))
+	}
+	if IsSecretKey(a.Key) {
+		return slog.String(a.Key, Redacted)
+	}
+	switch a.Value.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, r.String(a.Value.String()))
+	case slog.KindAny:
+		v := a.Value.Any()
+		if err, ok := v.(error); ok {
+			return slog.String(a.Key, r.String(err.Error()))
+		}
+		return slog.Any(a.Key, r.Value(v))
+	}
+	return a
+}
+
+// agentLogWriter is agent.log, size-rotated by lumberjack (10 MB x 3), copied
+// to stderr when stderr is a terminal (a person is watching).
+func agentLogWriter(path string, stderr *os.File) (io.Writer, io.Closer) {
+	lj := &lumberjack.Logger{Filename: path, MaxSize: 10, MaxBackups: 3}
+	if stderr != nil && term.IsTerminal(int(stderr.Fd())) {
+		return io.MultiWriter(lj, stderr), lj
+	}
+	return lj, lj
+}

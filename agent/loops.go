@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"svcctl/proc"
+	"svcctl/runtrace"
+)
+
+// serviceLoop runs one service's cycles: after a random stagger, every
+// `interval`, and at once on a trigger (an exit, a wake). One goroutine per
+// service, so two cycles of one service never overlap in this process; the
+// file lock covers other processes.
+func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
+	svc := a.cfg.Service(name)
+	stagger := time.Duration(rand.Int64N(int64(min(svc.Interval, 30*time.Second))))
+	timer := time.NewTimer(stagger)
+	defer timer.Stop()
+	for {
+		var req Request
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			req = Request{Trigger: runtrace.TriggerSchedule}
+		case req = <-a.triggers[name]:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			a.skipDraining(name, req)
+			return
+		}
+		a.sup.Ensure(runCtx, name, req)
+		a.adopt(name)
+		timer.Reset(svc.Interval)
+	}
+}
+
+// trigger asks for a cycle of name now. Triggers coalesce: one pending is
+// enough. While draining, a trigger is recorded as skipped/draining.
+func (a *Agent) trigger(name string, req Request) {
+	if a.draining.Load() {
+		a.skipDraining(name, req)
+		return
+	}
+	select {
+	case a.triggers[name] <- req:
+	default:
+	}
+}
+
+func (a *Agent) skipDraining(name string, req Request) {
+	a.record("watchdog:"+name, req.Trigger, runtrace.OutcomeSkipped, runtrace.ReasonDraining,
+		map[string]any{"why": "the agent is stopping"})
+}
+
+// onSpawn is the fast path: when an instance we spawned exits, its service's
+// cycle runs at once; the exit is the second look, so confirm is skipped.
+func (a *Agent) onSpawn(name string, c *proc.Child) {
+	a.watched.Store(name, idKey(c.Identity))
+	go func() {
+		<-c.Done
+		a.exited(name, c.Identity, fmt.Sprintf("exited with code %d", c.ExitCode()))
+	}()
+}
+
+// adopt watches the recorded instance of a service this process did not
+// spawn (after an agent restart, or one started by `svc-ctl start`), where
+// the OS can wait on a foreign process; elsewhere the periodic cycle covers it.
+func (a *Agent) adopt(name string) {
+	id, err := proc.ReadPidFile(a.paths.Pid(name))
+	if err != nil {
+		return
+	}
+	key := idKey(id)
+	if v, ok := a.watched.Load(name); ok && v.(string) == key {
+		return
+	}
+	done, err := proc.WatchExit(id)
+	if err != nil {
+		return // not ours any more, or the OS cannot watch: the periodic cycle covers it
+	}
+	a.watched.Store(name, key)
+	a.log.Debug("service.adopted", "service", name, "service_pid", id.PID)
+	go func() {
+		<-done
+		a.exited(name, id, "exited")
+	}()
+}
+
+func (a *Agent) exited(name string, id proc.Identity, how string) {
+	// Only the current instance's exit matters: one we replaced ourselves
+	// (stopped during a restart) is not news.
+	cur, err := proc.ReadPidFile(a.paths.Pid(name))
+	if err == nil && idKey(cur) != idKey(id) {
+		return
+	}
+	a.watched.CompareAndDelete(name, idKey(id))
+	a.log.Info("service.exited", "service", name, "service_pid", id.PID, "how", how)
+	a.trigger(name, Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited: " + how})
+}
+
+func idKey(id proc.Identity) string { return fmt.Sprintf("%d/%d/%s", id.PID, id.CreateTime, id.Exe) }
+
+// heartbeatLoop renews this agent's heartbeat row; a clean stop deletes it, so
+// "stopped" and "stale" are different answers.
+func (a *Agent) heartbeatLoop(ctx context.Context) {
+	a.beat(ctx)
+	t := time.NewTicker(a.cfg.Agent.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			a.beat(ctx)
+		}
+	}
+}
+
+func (a *Agent) beat(ctx context.Context) {
+	if a.store == nil {
+		return
+	}
+	host, _ := os.Hostname()
+	err := a.store.Beat(ctx, runtrace.Heartbeat{InstanceID: a.instance, PID: os.Getpid(), Version: a.o.Version,
+		StartedAt: a.started, BootTime: a.boot, Mode: a.o.Mode, Hostname: host})
+	if err != nil && ctx.Err() == nil {
+		a.log.Warn("heartbeat.failed", "err", err)
+	}
+}
+
+// sleepLoop runs every service's cycle and the jobs' catch-up when the host
+// comes back from sleep.
+func (a *Agent) sleepLoop(ctx, runCtx context.Context) {
+	d := newSleepDetector(a.o.Clock, a.o.SleepTick)
+	t := time.NewTicker(a.o.SleepTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		away := d.tick()
+		if away == 0 {
+			continue
+		}
+		a.log.Info("host.woke", "away_ms", away.Milliseconds())
+		a.record("agent", runtrace.TriggerCatchUp, runtrace.OutcomeOK, runtrace.ReasonResumed,
+			map[string]any{"away_ms": away.Milliseconds(), "away": away.Round(time.Second).String()})
+		for _, s := range a.cfg.Services {
+			a.trigger(s.Name, Request{Trigger: runtrace.TriggerCatchUp})
+		}
+		a.wakeJobs(runCtx)
+	}
+}

@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/host"
+
+	"svcctl/config"
+	"svcctl/internal/fsutil"
+	"svcctl/runtrace"
+)
+
+// Options configure one agent process.
+type Options struct {
+	Config  *config.Config
+	Version string
+	Mode    string   // service | user-service | foreground
+	Stderr  *os.File // copy of the log when it is a terminal; nil = none
+	// LogWriter replaces agent.log (tests, demo); nil = agent.log via lumberjack.
+	LogWriter io.Writer
+	Clock     Clock
+	// SleepTick is the period of the sleep detector (default 5s).
+	SleepTick time.Duration
+	// BeforeCycle is a test hook run at the start of every cycle (inject a panic).
+	BeforeCycle func(service string)
+	// Ready, when set, is closed once the agent runs its loops.
+	Ready chan<- struct{}
+}
+
+// Agent is the long-running supervisor: one loop per service, the fast path
+// on exits, the sleep detector, the heartbeat, and the drain on stop.
+type Agent struct {
+	o        Options
+	cfg      *config.Config
+	paths    Paths
+	log      *slog.Logger
+	sup      *Supervisor
+	store    *runtrace.Store // nil when the ledger is unavailable
+	rec      Recorder
+	instance string
+	started  time.Time
+	boot     time.Time
+	lock     *agentLock
+	closers  []io.Closer
+
+	draining atomic.Bool
+	triggers map[string]chan Request
+	watched  sync.Map // service -> proc identity key being watched
+	loops    sync.WaitGroup
+	fatal    chan error
+	jobs     *jobRunner
+}
+
+// Run runs the agent until ctx is cancelled, then drains and returns. A nil
+// error means a clean stop; anything else must end the process non-zero.
+func Run(ctx context.Context, o Options) error {
+	a, err := newAgent(o)
+	if err != nil {
+		return err
+	}
+	defer a.closeAll()
+	return a.run(ctx)
+}
+
+func newAgent(o Options) (*Agent, error) {
+	if o.Clock == nil {
+		o.Clock = realClock{start: time.Now()}
+	}
+	if o.SleepTick <= 0 {
+		o.SleepTick = 5 * time.Second
+	}
+	if o.Mode == "" {
+		o.Mode = "foreground"
+	}
+	cfg := o.Config
+	a := &Agent{o: o, cfg: cfg, paths: Paths{State: cfg.Agent.StateDir}, started: time.Now().UTC(),
+		instance: randomID(), triggers: map[string]chan Request{}, fatal: make(chan error, 1)}
+	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
+		return nil, fmt.Errorf("state dir %s: %w", cfg.Agent.StateDir, err)
+	}
+	lock, err := lockAgent(a.paths)
+	if err != nil {
+		return nil, err
+	}
+	a.lock = lock
+	a.setupLog()
+	a.openLedger()
+	a.sup = NewSupervisor(cfg, a.rec, a.log)
+	a.sup.BeforeCycle = o.BeforeCycle
+	a.sup.OnSpawn = a.onSpawn
+	if bt, err := host.BootTime(); err == nil {
+		a.boot = time.Unix(int64(bt), 0).UTC()
+	}
+	for _, s := range cfg.Services {
+		a.triggers[s.Name] = make(chan Request, 1)
+	}
+	return a, nil
+}
+
+func (a *Agent) setupLog() {
+	w := a.o.LogWriter
+	if w == nil {
+		lw, c := agentLogWriter(a.paths.AgentLog(), a.o.Stderr)
+		w = lw
+		a.closers = append(a.closers, c)
+	}
+	a.log = NewLogger(w, LogLevel(a.cfg.Agent.LogLevel), NewRedactor(a.cfg))
+}
+
+// openLedger opens run_trace. A damaged or locked ledger does not stop
+// supervision: the agent logs it loudly once and keeps cycling, with every
+// result kept in watchdog.last.json.
+func (a *Agent) openLedger() {
+	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log})
+	if err != nil {
+		a.log.Error("ledger.unavailable", "err", err, "path", a.paths.DB(),
+			"hint", "supervision goes on; results are kept in watchdog.last.json; move the file aside to start a new ledger")
+		a.rec = NopRecorder{Why: err}
+		return
+	}
+	a.store = st
+	a.rec = st
+}
+
+func (a *Agent) closeAll() {
+	if a.store != nil {
+		if err := a.store.Close(); err != nil {
+			a.log.Error("ledger.close_failed", "err", err)
+		}
+	}
+	for _, c := range a.closers {
+		c.Close()
+	}
+	a.lock.release()
+}
+
+func randomID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (a *Agent) run(ctx context.Context) error {
+	a.recordStartup()
+	a.reportCrash()
+	a.housekeeping(ctx)
+	loopCtx, stopLoops := context.WithCancel(ctx)
+	defer stopLoops()
+	// Runs get their own context: on stop they may finish, up to drain_timeout.
+	runCtx, cancelRuns := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelRuns(nil)
+	a.startLoops(loopCtx, runCtx)
+	if a.o.Ready != nil {
+		close(a.o.Ready)
+	}
+	var fatal error
+	select {
+	case <-ctx.Done():
+	case fatal = <-a.fatal:
+	}
+	stopLoops()
+	err := a.drain(cancelRuns)
+	return errors.Join(fatal, err)
+}
+
+func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
+	for _, s := range a.cfg.Services {
+		name := s.Name
+		a.goSafe(loopCtx, "service:"+name, func(ctx context.Context) { a.serviceLoop(ctx, runCtx, name) })
+		a.adopt(name)
+	}
+	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
+	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx) })
+	a.goSafe(loopCtx, "housekeeping", a.housekeepingLoop)
+	a.startJobs(loopCtx, runCtx)
+	a.log.Info("agent.running", "services", len(a.cfg.Services), "jobs", len(a.cfg.Jobs), "instance", a.instance)
+}

@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"svcctl/internal/fsutil"
+	"svcctl/runtrace"
+)
+
+// recordStartup writes the agent's own start: the evidence L1 is judged by
+// (a startup row newer than the host's boot time proves autostart fired).
+func (a *Agent) recordStartup() {
+	detail := map[string]any{
+		"version": a.o.Version, "pid": os.Getpid(), "mode": a.o.Mode, "instance": a.instance,
+		"started_at": a.started, "boot_time": a.boot, "config": a.cfg.Path, "state_dir": a.cfg.Agent.StateDir,
+	}
+	a.log.Info("agent.started", "version", a.o.Version, "mode", a.o.Mode, "boot_time", a.boot,
+		"started_at", a.started, "config", a.cfg.Path, "state_dir", a.cfg.Agent.StateDir)
+	a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeOK, runtrace.ReasonStarted, detail)
+}
+
+// record writes a run that starts and ends at once.
+func (a *Agent) record(jobID, trigger, outcome, reason string, detail any) {
+	ctx := context.Background()
+	now := time.Now().UTC()
+	id, err := a.rec.Begin(ctx, jobID, trigger, time.Time{}, now)
+	if err == nil {
+		err = a.rec.Finish(ctx, id, outcome, reason, detail, now)
+	}
+	if err != nil {
+		a.log.Warn("ledger.write_failed", "job", jobID, "err", err)
+	}
+}
+
+// reportCrash reports, once, that the previous agent died of a fatal runtime
+// error, then installs crash.log for this process. The reported file moves to
+// crash.prev.log: crash.log with content means "not reported yet".
+func (a *Agent) reportCrash() {
+	path := a.paths.CrashLog()
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		tail, _ := fsutil.TailLines(path, 40, 64<<10)
+		a.log.Error("agent.previous_crash", "crash_log", path, "at", st.ModTime().UTC(), "tail", strings.Join(tail, "\n"))
+		a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonPanic, map[string]any{
+			"previous_agent_crashed": true, "crash_log_at": st.ModTime().UTC(), "tail": tail,
+		})
+		prev := strings.TrimSuffix(path, ".log") + ".prev.log"
+		if err := os.Rename(path, prev); err != nil {
+			a.log.Warn("crash_log.rotate_failed", "err", err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		a.log.Warn("crash_log.open_failed", "err", err)
+		return
+	}
+	if err := debug.SetCrashOutput(f, debug.CrashOptions{}); err != nil {
+		a.log.Warn("crash_log.set_failed", "err", err)
+	}
+	f.Close() // SetCrashOutput keeps its own duplicate
+}
+
+// housekeeping reaps abandoned runs and prunes old ones; it runs at start and
+// then daily.
+func (a *Agent) housekeeping(ctx context.Context) {
+	if a.store == nil {
+		return
+	}
+	n, err := a.store.Reap(ctx, runtrace.ReapPolicy{Now: time.Now().UTC(), Timeout: a.runTimeout, Skip: a.isPausedJob})
+	if err != nil {
+		a.log.Warn("ledger.reap_failed", "err", err)
+	} else if n > 0 {
+		a.log.Warn("ledger.reaped", "abandoned", n)
+	}
+	before := time.Now().Add(-a.cfg.Agent.Retention).UTC()
+	if n, err := a.store.Prune(ctx, before); err != nil {
+		a.log.Warn("ledger.prune_failed", "err", err)
+	} else if n > 0 {
+		a.log.Info("ledger.pruned", "rows", n, "before", before)
+	}
+}
+
+func (a *Agent) housekeepingLoop(ctx context.Context) {
+	t := time.NewTicker(24 * time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			a.housekeeping(ctx)
+		}
+	}
+}
+
+// runTimeout is how long a run of jobID may take before a `running` row is
+// judged abandoned (the store applies a floor of 60 s).
+func (a *Agent) runTimeout(jobID string) time.Duration {
+	kind, name, _ := strings.Cut(jobID, ":")
+	switch kind {
+	case "watchdog":
+		if s := a.cfg.Service(name); s != nil {
+			return s.StartTimeout + s.StopTimeout + s.Health.Confirm + 2*s.Health.Timeout
+		}
+	case "job":
+		if j := a.cfg.Job(name); j != nil {
+			return j.Timeout
+		}
+	}
+	return 0
+}
+
+func (a *Agent) isPausedJob(jobID string) bool {
+	kind, name, _ := strings.Cut(jobID, ":")
+	var path string
+	switch kind {
+	case "watchdog":
+		path = a.paths.Paused(name)
+	case "job":
+		path = a.paths.JobPaused(name)
+	default:
+		return false
+	}
+	p, _ := ReadPause(path)
+	return p.Active(time.Now())
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"svcctl/agent"
+	"svcctl/config"
+)
+
+func init() { addCommand(newAgentCommand) }
+
+type agentOptions struct{ mode string }
+
+func newAgentCommand(g *globals) *cobra.Command {
+	var o agentOptions
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Run the agent in the foreground (what the OS service runs)",
+		Long: `Run the agent: one watchdog loop per service, the scheduled jobs, the heartbeat.
+It logs JSON lines to <state>/agent.log (and to stderr when that is a terminal).
+SIGINT/SIGTERM stop it cleanly: in-flight runs may finish up to drain_timeout,
+supervised services keep running. A second signal exits at once (non-zero).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runAgent(cmd.Context(), g, o) },
+	}
+	cmd.Flags().StringVar(&o.mode, "mode", "", "how the agent was started, for the record: service | user-service | foreground (default: detected)")
+	return cmd
+}
+
+func runAgent(ctx context.Context, g *globals, o agentOptions) error {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	if !config.UserMode() {
+		// Whoever can write the config runs commands as the agent.
+		if err := config.CheckPermissions(cfg.Path); err != nil {
+			return configError{err}
+		}
+	}
+	mode := o.mode
+	if mode == "" {
+		mode = detectMode()
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stopSignals := handleSignals(cancel, g)
+	defer stopSignals()
+	err = runAsService(ctx, func(ctx context.Context) error {
+		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr})
+	})
+	var running *agent.AlreadyRunningError
+	if errors.As(err, &running) {
+		return usageError{err}
+	}
+	return err
+}
+
+// handleSignals: the first SIGINT/SIGTERM starts the drain; a second one
+// during the drain exits at once, non-zero.
+func handleSignals(cancel context.CancelFunc, g *globals) func() {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case s := <-ch:
+			fmt.Fprintf(g.stderr, "svc-ctl: second %v during drain: exiting now\n", s)
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}
