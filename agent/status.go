@@ -1,0 +1,228 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/shirou/gopsutil/v4/host"
+
+	"svcctl/config"
+	"svcctl/probe"
+	"svcctl/runtrace"
+)
+
+// StatusReport is what `svc-ctl status` shows and `verify` judges.
+type StatusReport struct {
+	Now      time.Time       `json:"now"`
+	Config   string          `json:"config"`
+	StateDir string          `json:"state_dir"`
+	Agent    AgentStatus     `json:"agent"`
+	Ledger   LedgerStatus    `json:"ledger"`
+	Services []ServiceStatus `json:"services"`
+	Jobs     []JobStatus     `json:"jobs,omitempty"`
+}
+
+// AgentStatus is the agent as its heartbeat and its lock show it.
+type AgentStatus struct {
+	State        string    `json:"state"` // running | stopped | stale
+	Why          string    `json:"why"`
+	PID          int       `json:"pid,omitempty"`
+	Version      string    `json:"version,omitempty"`
+	Mode         string    `json:"mode,omitempty"`
+	StartedAt    time.Time `json:"started_at,omitzero"`
+	UptimeS      int64     `json:"uptime_s,omitempty"`
+	HeartbeatAt  time.Time `json:"heartbeat_at,omitzero"`
+	HeartbeatAgo string    `json:"heartbeat_age,omitempty"`
+	BootTime     time.Time `json:"boot_time,omitzero"` // the host's, now
+	LockHeld     bool      `json:"lock_held"`
+}
+
+// LedgerStatus says whether run_trace can be read.
+type LedgerStatus struct {
+	OK    bool   `json:"ok"`
+	Path  string `json:"path"`
+	Error string `json:"error,omitempty"`
+}
+
+// ServiceStatus is one service's line.
+type ServiceStatus struct {
+	Name          string         `json:"name"`
+	State         string         `json:"state"`
+	Health        string         `json:"health,omitempty"`
+	LatencyMS     float64        `json:"latency_ms,omitempty"`
+	Probe         []probe.Result `json:"probe,omitempty"`
+	LastCycle     *CycleBrief    `json:"last_cycle,omitempty"`
+	LastRestart   time.Time      `json:"last_restart,omitzero"`
+	Restarts24h   int            `json:"restarts_24h"`
+	Failures      int            `json:"consecutive_failures"`
+	Pause         *Pause         `json:"pause,omitempty"`
+	Interval      string         `json:"interval"`
+	Depends       []probe.Result `json:"depends,omitempty"`
+	RecordedError string         `json:"record_error,omitempty"`
+}
+
+// CycleBrief is a cycle's verdict in short.
+type CycleBrief struct {
+	At      time.Time `json:"at"`
+	Trigger string    `json:"trigger"`
+	Outcome string    `json:"outcome"`
+	Reason  string    `json:"reason"`
+	Message string    `json:"message,omitempty"`
+	RunID   int64     `json:"run_id,omitempty"`
+}
+
+// JobStatus is one job's line (filled by the jobs code).
+type JobStatus struct {
+	Name       string      `json:"name"`
+	Schedule   string      `json:"schedule"`
+	Timezone   string      `json:"timezone"`
+	External   bool        `json:"external"`
+	NextSlot   time.Time   `json:"next_slot,omitzero"`
+	LastRun    *CycleBrief `json:"last_run,omitempty"`
+	Missing7d  int         `json:"missing_7d"`
+	Paused     *Pause      `json:"pause,omitempty"`
+	Registered time.Time   `json:"registered_at,omitzero"`
+}
+
+// Healthy reports whether status should exit 0: the agent runs and every
+// service that is not paused is healthy.
+func (r *StatusReport) Healthy() bool {
+	if r.Agent.State != "running" {
+		return false
+	}
+	for _, s := range r.Services {
+		if s.State != StateHealthy && s.State != StatePaused {
+			return false
+		}
+	}
+	return true
+}
+
+// BuildStatus gathers the status from the evidence on disk: the agent lock,
+// the heartbeat rows, the service state files, the pause sentinels and
+// run_trace. It never changes anything.
+func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) *StatusReport {
+	p := Paths{State: cfg.Agent.StateDir}
+	r := &StatusReport{Now: now.UTC(), Config: cfg.Path, StateDir: cfg.Agent.StateDir}
+	r.Ledger.Path = p.DB()
+	store, err := openForRead(p.DB())
+	if err != nil {
+		r.Ledger.Error = err.Error()
+	} else {
+		defer store.Close()
+		r.Ledger.OK = true
+	}
+	r.Agent = agentStatus(ctx, cfg, p, store, now)
+	last, _ := ReadLast(p.WatchdogLast())
+	for i := range cfg.Services {
+		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
+	}
+	r.Jobs = jobStatuses(ctx, cfg, p, store, now)
+	return r
+}
+
+func openForRead(path string) (*runtrace.Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return runtrace.Open(path, runtrace.Options{BusyTimeout: 3 * time.Second})
+}
+
+func agentStatus(ctx context.Context, cfg *config.Config, p Paths, store *runtrace.Store, now time.Time) AgentStatus {
+	a := AgentStatus{State: "stopped", Why: "no heartbeat row and the agent lock is free"}
+	if bt, err := host.BootTime(); err == nil {
+		a.BootTime = time.Unix(int64(bt), 0).UTC()
+	}
+	a.LockHeld = agentLockHeld(p)
+	if store != nil {
+		if hbs, err := store.Heartbeats(ctx); err == nil && len(hbs) > 0 {
+			h := hbs[0]
+			a.PID, a.Version, a.Mode, a.StartedAt, a.HeartbeatAt = h.PID, h.Version, h.Mode, h.StartedAt, h.BeatAt
+			age := now.Sub(h.BeatAt)
+			a.HeartbeatAgo = age.Round(time.Second).String()
+			a.UptimeS = int64(now.Sub(h.StartedAt).Seconds())
+			switch {
+			case age > 3*cfg.Agent.Heartbeat+5*time.Second:
+				a.State, a.Why = "stale", "heartbeat is "+a.HeartbeatAgo+" old (renewed every "+cfg.Agent.Heartbeat.String()+")"
+			case !a.LockHeld:
+				a.State, a.Why = "stale", "fresh heartbeat but no process holds the agent lock"
+			default:
+				a.State, a.Why = "running", "heartbeat "+a.HeartbeatAgo+" ago"
+			}
+			return a
+		}
+	}
+	if a.LockHeld {
+		a.State, a.Why = "running", "the agent lock is held (no heartbeat readable)"
+		if pid, err := readAgentPID(p.State + string(os.PathSeparator) + "agent.pid"); err == nil {
+			a.PID = pid
+		}
+	}
+	return a
+}
+
+// agentLockHeld tries the agent lock without keeping it.
+func agentLockHeld(p Paths) bool {
+	if _, err := os.Stat(p.AgentLock()); errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	fl := flock.New(p.AgentLock())
+	ok, err := fl.TryLock()
+	if err != nil {
+		return false
+	}
+	if ok {
+		fl.Unlock()
+		return false
+	}
+	return true
+}
+
+func serviceStatus(ctx context.Context, svc *config.Service, p Paths, store *runtrace.Store, last *LastFile, now time.Time) ServiceStatus {
+	st, _ := LoadState(p.StateFile(svc.Name))
+	s := ServiceStatus{Name: svc.Name, State: st.State, Probe: st.LastProbe, LastRestart: st.LastRestart,
+		Failures: st.Failures, Interval: svc.Interval.String()}
+	if len(st.LastProbe) > 0 {
+		s.Health = probe.Summary(st.LastProbe)
+		s.LatencyMS = st.LastProbe[0].LatencyMS
+	}
+	if pz, _ := ReadPause(p.Paused(svc.Name)); pz.Active(now) {
+		s.Pause, s.State = pz, StatePaused
+	}
+	if lr := last.Services[svc.Name]; lr != nil {
+		s.LastCycle = &CycleBrief{At: lr.Time, Trigger: lr.Trigger, Outcome: lr.Outcome, Reason: lr.Reason, Message: lr.Message, RunID: lr.RunID}
+		s.RecordedError = lr.RecordError
+		if lr.Detail != nil {
+			s.Depends = lr.Detail.Depends
+		}
+	}
+	if store != nil {
+		fillFromLedger(ctx, &s, store, now)
+	}
+	return s
+}
+
+// fillFromLedger takes the last cycle and restarts from run_trace: the ledger
+// is the record; the state file only remembers.
+func fillFromLedger(ctx context.Context, s *ServiceStatus, store *runtrace.Store, now time.Time) {
+	job := "watchdog:" + s.Name
+	if r, err := store.Latest(ctx, job); err == nil && r != nil && r.Outcome != runtrace.OutcomeRunning {
+		if s.LastCycle == nil || !r.StartedAt.Before(s.LastCycle.At.Add(-time.Minute)) {
+			msg := ""
+			if s.LastCycle != nil && s.LastCycle.RunID == r.ID {
+				msg = s.LastCycle.Message
+			}
+			s.LastCycle = &CycleBrief{At: r.FinishedAt, Trigger: r.Trigger, Outcome: r.Outcome, Reason: r.Reason, RunID: r.ID, Message: msg}
+		}
+	}
+	rs, err := store.Runs(ctx, runtrace.Filter{JobID: job, Reason: runtrace.ReasonStarted, Limit: 1})
+	if err == nil && len(rs) > 0 {
+		s.LastRestart = rs[0].StartedAt
+	}
+	if n, err := store.Count(ctx, runtrace.Filter{JobID: job, Reason: runtrace.ReasonStarted, Since: now.Add(-24 * time.Hour)}); err == nil {
+		s.Restarts24h = n
+	}
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svcctl/agent"
+)
+
+func init() { addCommand(newStatusCommand) }
+
+func newStatusCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status [NAME]",
+		Short: "Show the agent, every service and every job, from the evidence on disk",
+		Long: `Show the agent (running, stopped or stale, from its heartbeat and lock), the
+ledger's health, and per service: state, last probe, last cycle, last restart,
+restarts in 24 h, pause. Per job: next slot, last run, missing slots in 7 days.
+
+Exit status: 0 when the agent runs and every service that is not paused is
+healthy; 1 otherwise. It works when the agent is not running (and says so).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(g)
+			if err != nil {
+				return err
+			}
+			rep := agent.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
+			if len(args) == 1 {
+				if err := narrow(rep, args[0]); err != nil {
+					return usageError{err}
+				}
+			}
+			if asJSON {
+				if err := writeJSON(g.stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				printStatus(g.stdout, rep)
+			}
+			if !rep.Healthy() {
+				return errSilent
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func narrow(rep *agent.StatusReport, name string) error {
+	for _, s := range rep.Services {
+		if s.Name == name {
+			rep.Services, rep.Jobs = []agent.ServiceStatus{s}, nil
+			return nil
+		}
+	}
+	for _, j := range rep.Jobs {
+		if j.Name == name {
+			rep.Services, rep.Jobs = nil, []agent.JobStatus{j}
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %q", agent.ErrUnknownName, name)
+}
+
+func printStatus(w io.Writer, r *agent.StatusReport) {
+	a := r.Agent
+	fmt.Fprintf(w, "agent:  %s", a.State)
+	if a.PID > 0 {
+		fmt.Fprintf(w, " (pid %d", a.PID)
+		if a.UptimeS > 0 {
+			fmt.Fprintf(w, ", up %s", (time.Duration(a.UptimeS) * time.Second).String())
+		}
+		if a.Version != "" {
+			fmt.Fprintf(w, ", version %s, %s", a.Version, a.Mode)
+		}
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintf(w, " — %s\n", a.Why)
+	if !a.BootTime.IsZero() {
+		fmt.Fprintf(w, "host:   booted %s\n", when(a.BootTime, r.Now))
+	}
+	if r.Ledger.OK {
+		fmt.Fprintf(w, "ledger: ok (%s)\n", r.Ledger.Path)
+	} else {
+		fmt.Fprintf(w, "ledger: UNAVAILABLE: %s\n", r.Ledger.Error)
+	}
+	if len(r.Services) > 0 {
+		fmt.Fprintln(w)
+		printServices(w, r)
+	}
+	if len(r.Jobs) > 0 {
+		fmt.Fprintln(w)
+		printJobs(w, r)
+	}
+}
+
+func printServices(w io.Writer, r *agent.StatusReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVICE\tSTATE\tHEALTH\tLAST CYCLE\tLAST RESTART\tRESTARTS 24H\tPAUSE")
+	for _, s := range r.Services {
+		cycle := "-"
+		if c := s.LastCycle; c != nil {
+			cycle = fmt.Sprintf("%s/%s %s", c.Outcome, c.Reason, ago(c.At, r.Now))
+		}
+		restart := "-"
+		if !s.LastRestart.IsZero() {
+			restart = ago(s.LastRestart, r.Now)
+		}
+		pause := "-"
+		if p := s.Pause; p != nil {
+			pause = p.Reason
+			if p.Until != nil {
+				pause += " until " + p.Until.Local().Format("2006-01-02 15:04 MST")
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.State, dash(s.Health), cycle, restart, s.Restarts24h, pause)
+	}
+	tw.Flush()
+	for _, s := range r.Services {
+		if s.RecordedError != "" {
+			fmt.Fprintf(w, "%s: last cycle not recorded in run_trace: %s\n", s.Name, s.RecordedError)
+		}
+	}
+}
+
+func printJobs(w io.Writer, r *agent.StatusReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSCHEDULE\tNEXT (UTC)\tNEXT (LOCAL)\tLAST RUN\tMISSING 7D")
+	for _, j := range r.Jobs {
+		next, nextLocal := "-", "-"
+		if !j.NextSlot.IsZero() {
+			next = j.NextSlot.UTC().Format("2006-01-02 15:04 MST")
+			nextLocal = j.NextSlot.Local().Format("2006-01-02 15:04 -0700")
+		}
+		last := "never"
+		if l := j.LastRun; l != nil {
+			last = fmt.Sprintf("%s/%s %s", l.Outcome, l.Reason, ago(l.At, r.Now))
+		}
+		sched := j.Schedule + " " + j.Timezone
+		if j.External {
+			sched += " (external)"
+		}
+		if j.Paused != nil {
+			sched += " [paused]"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", j.Name, sched, next, nextLocal, last, j.Missing7d)
+	}
+	tw.Flush()
+}
+
+func dash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
+
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	if d < 0 {
+		return "in " + (-d).Round(time.Second).String()
+	}
+	return d.Round(time.Second).String() + " ago"
+}
+
+func when(t, now time.Time) string {
+	return fmt.Sprintf("%s (%s)", t.Local().Format("2006-01-02 15:04:05 -0700"), ago(t, now))
+}
+
+var _ = errors.New
