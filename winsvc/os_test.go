@@ -1,0 +1,5 @@
+package winsvc
+
+import "runtime"
+
+func isWindows() bool { return runtime.GOOS == "windows" }
