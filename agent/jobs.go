@@ -2,21 +2,343 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/fsutil"
+	"svcctl/probe"
+	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/schedule"
 )
 
-// jobRunner runs the scheduled jobs (issue: scheduled jobs). Until it lands,
-// the agent supervises services only.
-type jobRunner struct{}
+// jobRunner runs the scheduled jobs: one loop per job that sleeps until the
+// next slot, and one goroutine per run so an overlap is seen and recorded.
+type jobRunner struct {
+	a        *Agent
+	wg       sync.WaitGroup
+	wake     map[string]chan struct{}
+	mu       sync.Mutex
+	running  map[string]int64 // job -> run id in flight
+	inflight sync.Map         // run id -> job
+}
 
-func (a *Agent) startJobs(loopCtx, runCtx context.Context) {}
-func (a *Agent) wakeJobs(runCtx context.Context)           {}
-func (a *Agent) waitJobs()                                 {}
-func (a *Agent) jobsInFlight() map[int64]string            { return map[int64]string{} }
+// JobSpec is what identifies a job's schedule for registration: a change of
+// schedule or zone is a new registration (slots before it are not expected).
+func JobSpec(j *config.Job) string { return j.Schedule + " | " + j.Timezone }
 
-func jobStatuses(ctx context.Context, cfg *config.Config, p Paths, store *runtrace.Store, now time.Time) []JobStatus {
+// JobSchedule parses a job's schedule in its zone, anchored (for @every) at
+// its registration.
+func JobSchedule(j *config.Job, registered time.Time) (*schedule.Schedule, error) {
+	s, err := schedule.Parse(j.Schedule, j.Location)
+	if err != nil {
+		return nil, err
+	}
+	return s.WithAnchor(registered), nil
+}
+
+func (a *Agent) startJobs(loopCtx, runCtx context.Context) {
+	a.jobs = &jobRunner{a: a, wake: map[string]chan struct{}{}, running: map[string]int64{}}
+	for i := range a.cfg.Jobs {
+		j := &a.cfg.Jobs[i]
+		a.jobs.wake[j.Name] = make(chan struct{}, 1)
+		a.goSafe(loopCtx, "job:"+j.Name, func(ctx context.Context) { a.jobs.loop(ctx, runCtx, j) })
+	}
+}
+
+func (a *Agent) wakeJobs(context.Context) {
+	if a.jobs == nil {
+		return
+	}
+	for _, ch := range a.jobs.wake {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (a *Agent) waitJobs() {
+	if a.jobs != nil {
+		a.jobs.wg.Wait()
+	}
+}
+
+func (a *Agent) jobsInFlight() map[int64]string {
+	out := map[int64]string{}
+	if a.jobs != nil {
+		a.jobs.inflight.Range(func(k, v any) bool { out[k.(int64)] = v.(string); return true })
+	}
+	return out
+}
+
+// register records the job's registration; the first slot is computed from
+// that moment (a job added at 00:05 for "30 9 * * *" first runs at 09:30).
+func (r *jobRunner) register(ctx context.Context, j *config.Job) time.Time {
+	now := time.Now().UTC()
+	if r.a.store == nil {
+		return now
+	}
+	at, err := r.a.store.Register(ctx, "job:"+j.Name, JobSpec(j), now)
+	if err != nil {
+		r.a.log.Warn("job.register_failed", "job", j.Name, "err", err)
+		return now
+	}
+	return at
+}
+
+func (r *jobRunner) loop(ctx, runCtx context.Context, j *config.Job) {
+	log := r.a.log.With("job", j.Name)
+	registered := r.register(ctx, j)
+	s, err := JobSchedule(j, registered)
+	if err != nil {
+		log.Error("job.schedule_invalid", "err", err)
+		return
+	}
+	r.catchUp(ctx, runCtx, j, s, registered)
+	for {
+		next := s.Next(time.Now())
+		if next.IsZero() {
+			log.Warn("job.never_fires")
+			return
+		}
+		log.Debug("job.next", "slot", next)
+		woke, ok := r.sleepUntil(ctx, j.Name, next)
+		if !ok {
+			return
+		}
+		if woke {
+			r.catchUp(ctx, runCtx, j, s, registered)
+			continue
+		}
+		r.fire(runCtx, j, next, runtrace.TriggerSchedule, nil)
+	}
+}
+
+// sleepUntil waits for the wall clock to reach t. It re-reads the wall clock
+// every 30 s, because timers run on the monotonic clock, which stops while
+// the host sleeps. woke is true when the sleep detector asked for a catch-up.
+func (r *jobRunner) sleepUntil(ctx context.Context, name string, t time.Time) (woke, ok bool) {
+	for {
+		d := time.Until(t)
+		if d <= 0 {
+			return false, true
+		}
+		timer := time.NewTimer(min(d, 30*time.Second))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false, false
+		case <-r.wake[name]:
+			timer.Stop()
+			return true, true
+		case <-timer.C:
+		}
+	}
+}
+
+// catchUp runs, once, the newest slot missed while the agent was down or the
+// host asleep (catch_up = true); several missed slots coalesce into that run.
+// With catch_up = false they are left for `svc-ctl missing` to report.
+func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *schedule.Schedule, registered time.Time) {
+	if !j.CatchUp || j.External || r.a.store == nil {
+		return
+	}
+	now := time.Now().UTC()
+	last := registered
+	if slots, err := r.a.store.ScheduledSlots(ctx, "job:"+j.Name, registered, now); err == nil {
+		for _, t := range slots {
+			if t.After(last) {
+				last = t
+			}
+		}
+	}
+	cu, ok := schedule.CatchUpSlot(s, last, now, j.Grace)
+	if !ok {
+		return
+	}
+	// Spread the catch-ups of many jobs over 30 s: twenty jobs must not all
+	// start in the same second after a wake.
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(schedule.Stagger(j.Name, 30*time.Second)):
+	}
+	r.a.log.Info("job.catch_up", "job", j.Name, "slot", cu.Slot, "coalesced", cu.Coalesced)
+	r.fire(runCtx, j, cu.Slot, runtrace.TriggerCatchUp, map[string]any{"coalesced": cu.Coalesced})
+}
+
+// fire starts one run of a slot unless the job is paused, external, still
+// running from before (overlap) or the agent is draining.
+func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, trigger string, extra map[string]any) {
+	id := "job:" + j.Name
+	if p, _ := ReadPause(r.a.paths.JobPaused(j.Name)); p.Active(time.Now()) {
+		r.skip(id, trigger, slot, runtrace.ReasonPaused, map[string]any{"pause": p})
+		return
+	}
+	if j.External {
+		return // another scheduler runs it; `missing` checks its slots
+	}
+	if r.a.draining.Load() {
+		r.skip(id, trigger, slot, runtrace.ReasonDraining, nil)
+		return
+	}
+	r.mu.Lock()
+	if prev, busy := r.running[j.Name]; busy {
+		r.mu.Unlock()
+		r.skip(id, trigger, slot, runtrace.ReasonOverlap, map[string]any{"running_run_id": prev})
+		return
+	}
+	runID, err := r.a.rec.Begin(context.Background(), id, trigger, slot, time.Now().UTC())
+	if err != nil {
+		r.a.log.Warn("ledger.write_failed", "job", j.Name, "err", err)
+	}
+	r.running[j.Name] = runID
+	r.mu.Unlock()
+	if runID > 0 {
+		r.inflight.Store(runID, id)
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			delete(r.running, j.Name)
+			r.mu.Unlock()
+			r.inflight.Delete(runID)
+		}()
+		res := RunJob(ctx, r.a.paths, j, NewRedactor(r.a.cfg))
+		for k, v := range extra {
+			res.Detail[k] = v
+		}
+		r.finish(j, runID, res)
+	}()
+}
+
+func (r *jobRunner) skip(id, trigger string, slot time.Time, reason string, detail map[string]any) {
+	ctx := context.Background()
+	now := time.Now().UTC()
+	runID, err := r.a.rec.Begin(ctx, id, trigger, slot, now)
+	if err == nil {
+		err = r.a.rec.Finish(ctx, runID, runtrace.OutcomeSkipped, reason, detail, now)
+	}
+	if err != nil {
+		r.a.log.Warn("ledger.write_failed", "job", id, "err", err)
+	}
+	r.a.log.Info("job.skipped", "job", id, "reason", reason, "slot", slot)
+}
+
+func (r *jobRunner) finish(j *config.Job, runID int64, res JobResult) {
+	if runID > 0 {
+		err := r.a.rec.Finish(context.Background(), runID, res.Outcome, res.Reason, res.Detail, time.Now().UTC())
+		if err != nil {
+			r.a.log.Warn("ledger.write_failed", "job", j.Name, "run_id", runID, "err", err)
+		}
+	}
+	lvl := "info"
+	if res.Outcome == runtrace.OutcomeFailed {
+		lvl = "warn"
+	}
+	args := []any{"job", j.Name, "run_id", runID, "outcome", res.Outcome, "reason", res.Reason, "detail", res.Detail}
+	if lvl == "warn" {
+		r.a.log.Warn("job.finished", args...)
+	} else {
+		r.a.log.Info("job.finished", args...)
+	}
+}
+
+// JobResult is one job run's verdict.
+type JobResult struct {
+	Outcome, Reason string
+	Detail          map[string]any
+	ExitCode        int
+}
+
+// RunJob runs a job's command once: dependencies first (a failing one means
+// the command is not started), output to jobs/<name>/last.log (the previous
+// run's kept as last.prev.log), the whole process tree killed at the timeout.
+func RunJob(ctx context.Context, p Paths, j *config.Job, red *Redactor) JobResult {
+	start := time.Now()
+	if res, failed := jobDepends(ctx, j); failed {
+		return res
+	}
+	logPath := filepath.Join(p.JobDir(j.Name), "last.log")
+	if err := fsutil.EnsureDir(p.JobDir(j.Name)); err != nil {
+		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": err.Error()}}
+	}
+	if err := rotateJobLog(logPath); err != nil {
+		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": err.Error()}}
+	}
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, LogPath: logPath})
+	if err != nil {
+		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": red.line(err.Error())}, ExitCode: -1}
+	}
+	res := waitJob(ctx, child, j.Timeout)
+	res.Detail["pid"] = child.PID
+	res.Detail["duration_ms"] = time.Since(start).Milliseconds()
+	if res.Outcome == runtrace.OutcomeFailed {
+		tail, _ := fsutil.TailLines(logPath, 20, 4<<10)
+		res.Detail["output_tail"] = red.lines(tail)
+	}
+	return res
+}
+
+func rotateJobLog(logPath string) error {
+	prev := filepath.Join(filepath.Dir(logPath), "last.prev.log")
+	if err := os.Rename(logPath, prev); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("keep previous output: %w", err)
+	}
 	return nil
+}
+
+func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
+	if len(j.Depends) == 0 {
+		return JobResult{}, false
+	}
+	specs := make([]probe.Spec, 0, len(j.Depends))
+	for _, d := range j.Depends {
+		specs = append(specs, probe.DependSpec(d, j.Env))
+	}
+	rs := probe.RunAll(ctx, specs)
+	if probe.Healthy(rs) {
+		return JobResult{}, false
+	}
+	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonDependencyFailed,
+		Detail: map[string]any{"depends": rs, "why": probe.Summary(rs)}, ExitCode: -1}, true
+}
+
+// waitJob waits for the job's exit, its timeout, or the agent's drain
+// deadline; at a deadline the whole process group is killed.
+func waitJob(ctx context.Context, child *proc.Child, timeout time.Duration) JobResult {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-child.Done:
+		code := child.ExitCode()
+		if code == 0 {
+			return JobResult{Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted, Detail: map[string]any{"exit_code": 0}}
+		}
+		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero, Detail: map[string]any{"exit_code": code}, ExitCode: code}
+	case <-timer.C:
+		killTree(child)
+		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonTimeout,
+			Detail: map[string]any{"timeout": timeout.String(), "killed": "process group"}, ExitCode: -1}
+	case <-ctx.Done():
+		killTree(child)
+		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonInterrupted,
+			Detail: map[string]any{"why": context.Cause(ctx).Error()}, ExitCode: -1}
+	}
+}
+
+func killTree(child *proc.Child) {
+	proc.Stop(context.Background(), child.Identity, 2*time.Second)
+	select {
+	case <-child.Done:
+	case <-time.After(5 * time.Second):
+	}
 }

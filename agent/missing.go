@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+	"svcctl/schedule"
+)
+
+// MissingSlot is an expected slot of a job that has no run_trace row.
+type MissingSlot struct {
+	Job  string    `json:"job"`
+	Slot time.Time `json:"slot"`
+	Zone string    `json:"timezone"`
+}
+
+// JobSlots is the slot logic of one job over a window: what was expected,
+// what is covered, what is missing. `missing`, `why` and `status` share it.
+type JobSlots struct {
+	Job        *config.Job
+	Registered time.Time
+	Known      bool // registered in the ledger (an agent or `exec` has seen it)
+	Schedule   *schedule.Schedule
+	Expected   []time.Time
+	Missing    []time.Time
+}
+
+// SlotsFor computes a job's expected and missing slots in (since, now].
+func SlotsFor(ctx context.Context, store *runtrace.Store, j *config.Job, since, now time.Time) (*JobSlots, error) {
+	id := "job:" + j.Name
+	reg, known, err := store.Registered(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("read registration of %s: %w", id, err)
+	}
+	js := &JobSlots{Job: j, Registered: reg, Known: known}
+	if !known {
+		return js, nil // never registered: nothing was expected yet
+	}
+	s, err := JobSchedule(j, reg)
+	if err != nil {
+		return nil, err
+	}
+	js.Schedule = s
+	js.Expected = schedule.Expected(s, reg, since, now, j.Grace)
+	if len(js.Expected) == 0 {
+		return js, nil
+	}
+	covered, err := store.ScheduledSlots(ctx, id, js.Expected[0], js.Expected[len(js.Expected)-1])
+	if err != nil {
+		return nil, fmt.Errorf("read runs of %s: %w", id, err)
+	}
+	js.Missing = schedule.Missing(js.Expected, covered)
+	return js, nil
+}
+
+// Missing lists every expected slot with no row, for the jobs named (all
+// when names is empty).
+func Missing(ctx context.Context, store *runtrace.Store, cfg *config.Config, names []string, since, now time.Time) ([]MissingSlot, error) {
+	out := []MissingSlot{}
+	for i := range cfg.Jobs {
+		j := &cfg.Jobs[i]
+		if len(names) > 0 && !contains(names, j.Name) {
+			continue
+		}
+		js, err := SlotsFor(ctx, store, j, since, now)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range js.Missing {
+			out = append(out, MissingSlot{Job: "job:" + j.Name, Slot: t.UTC(), Zone: j.Timezone})
+		}
+	}
+	return out, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func jobStatuses(ctx context.Context, cfg *config.Config, p Paths, store *runtrace.Store, now time.Time) []JobStatus {
+	var out []JobStatus
+	for i := range cfg.Jobs {
+		j := &cfg.Jobs[i]
+		js := JobStatus{Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, External: j.External}
+		if pz, _ := ReadPause(p.JobPaused(j.Name)); pz.Active(now) {
+			js.Paused = pz
+		}
+		reg := now
+		if store != nil {
+			if slots, err := SlotsFor(ctx, store, j, now.Add(-7*24*time.Hour), now); err == nil {
+				js.Missing7d = len(slots.Missing)
+				if slots.Known {
+					reg, js.Registered = slots.Registered, slots.Registered
+				}
+			}
+			if r, err := store.Latest(ctx, "job:"+j.Name); err == nil && r != nil {
+				js.LastRun = &CycleBrief{At: r.StartedAt, Trigger: r.Trigger, Outcome: r.Outcome, Reason: r.Reason, RunID: r.ID}
+			}
+		}
+		if s, err := JobSchedule(j, reg); err == nil {
+			js.NextSlot = s.Next(now)
+		}
+		out = append(out, js)
+	}
+	return out
+}

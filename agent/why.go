@@ -1,0 +1,258 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+	"svcctl/snapshot"
+)
+
+// Diagnosis is the four-way answer of `svc-ctl why` (DESIGN.md): for the
+// slot or cycle in question, no row / skipped / failed / ok, what it means,
+// and where to look next.
+type Diagnosis struct {
+	Target   string          `json:"target"`
+	Slot     *time.Time      `json:"slot,omitempty"`
+	Row      *runtrace.Run   `json:"row,omitempty"`
+	Branch   string          `json:"branch"` // no-row | skipped | failed | ok | running
+	Means    string          `json:"means"`
+	LookNext []string        `json:"look_next"`
+	Snapshot *snapshot.Entry `json:"snapshot,omitempty"`
+}
+
+// Why diagnoses target ("proxy", "watchdog:proxy", "daily-pull" or
+// "job:daily-pull") at the latest slot or cycle, or the one at/before at.
+func Why(ctx context.Context, store *runtrace.Store, cfg *config.Config, target string, at, now time.Time) (*Diagnosis, error) {
+	kind, name := splitTarget(cfg, target)
+	p := Paths{State: cfg.Agent.StateDir}
+	switch kind {
+	case "watchdog":
+		return whyService(ctx, store, cfg, p, name, at)
+	case "job":
+		return whyJob(ctx, store, cfg, p, name, at, now)
+	}
+	return nil, fmt.Errorf("%w: %q (a service, a job, watchdog:NAME or job:NAME)", ErrUnknownName, target)
+}
+
+func splitTarget(cfg *config.Config, t string) (kind, name string) {
+	if k, n, ok := strings.Cut(t, ":"); ok {
+		if (k == "watchdog" && cfg.Service(n) != nil) || (k == "job" && cfg.Job(n) != nil) {
+			return k, n
+		}
+		return "", ""
+	}
+	if cfg.Service(t) != nil {
+		return "watchdog", t
+	}
+	if cfg.Job(t) != nil {
+		return "job", t
+	}
+	return "", ""
+}
+
+func whyService(ctx context.Context, store *runtrace.Store, cfg *config.Config, p Paths, name string, at time.Time) (*Diagnosis, error) {
+	d := &Diagnosis{Target: "watchdog:" + name}
+	var row *runtrace.Run
+	var err error
+	if at.IsZero() {
+		row, err = store.Latest(ctx, d.Target)
+	} else {
+		row, err = store.LatestBefore(ctx, d.Target, at)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if row == nil {
+		d.Branch = "no-row"
+		d.Means = "never triggered: no cycle of " + name + " is recorded"
+		d.LookNext = []string{
+			"is the agent running? `svc-ctl status` (heartbeat) and `svc-ctl verify`",
+			"the last cycle result, kept even when the ledger is unavailable: " + p.WatchdogLast(),
+			"the agent's log: " + p.AgentLog(),
+		}
+		return d, nil
+	}
+	d.Row = row
+	explain(d, row, cfg, p, name)
+	if row.Reason == runtrace.ReasonStartFailed || row.Reason == runtrace.ReasonSpawnError {
+		d.Snapshot = snapshotFor(p.Snapshots(name), row.ID)
+	}
+	return d, nil
+}
+
+func snapshotFor(path string, runID int64) *snapshot.Entry {
+	es, err := snapshot.Read(path, 200)
+	if err != nil {
+		return nil
+	}
+	for i := range es {
+		if es[i].RunID == runID {
+			return &es[i]
+		}
+	}
+	return nil
+}
+
+func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p Paths, name string, at, now time.Time) (*Diagnosis, error) {
+	j := cfg.Job(name)
+	d := &Diagnosis{Target: "job:" + name}
+	reg, known, err := store.Registered(ctx, d.Target)
+	if err != nil {
+		return nil, err
+	}
+	if !known {
+		d.Branch = "no-row"
+		d.Means = "never triggered: the job was never registered (no agent has loaded it, no `svc-ctl exec` has recorded it)"
+		d.LookNext = []string{"is the agent running with this config? `svc-ctl status --config " + cfg.Path + "`"}
+		return d, nil
+	}
+	s, err := JobSchedule(j, reg)
+	if err != nil {
+		return nil, err
+	}
+	ref := now.Add(-j.Grace)
+	if !at.IsZero() {
+		ref = at
+	}
+	slots := s.Slots(maxTime(reg, ref.Add(-400*24*time.Hour)), ref, 0)
+	if len(slots) == 0 {
+		d.Branch = "no-row"
+		d.Means = fmt.Sprintf("no slot has come due yet (registered %s; next slot %s)", reg.Format(time.RFC3339), s.Next(now).Format(time.RFC3339))
+		d.LookNext = []string{"`svc-ctl schedule next " + name + "`"}
+		return d, nil
+	}
+	slot := slots[len(slots)-1].UTC()
+	d.Slot = &slot
+	row, err := runForSlot(ctx, store, d.Target, slot)
+	if err != nil {
+		return nil, err
+	}
+	if row == nil {
+		d.Branch = "no-row"
+		d.Means = fmt.Sprintf("never triggered: the slot %s (%s) has no row", slot.Format(time.RFC3339), slot.In(j.Location).Format("2006-01-02 15:04 MST"))
+		d.LookNext = noRowHints(j, p)
+		return d, nil
+	}
+	d.Row = row
+	explain(d, row, cfg, p, name)
+	return d, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func runForSlot(ctx context.Context, store *runtrace.Store, job string, slot time.Time) (*runtrace.Run, error) {
+	rs, err := store.Runs(ctx, runtrace.Filter{JobID: job, Since: slot.Add(-time.Minute), Limit: 500})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].ScheduledAt.Unix() == slot.Unix() {
+			return &rs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func noRowHints(j *config.Job, p Paths) []string {
+	if j.External {
+		return []string{
+			"this job is external: did the outside scheduler run `svc-ctl exec " + j.Name + " --scheduled -- ...`? check its own log (cron, launchd, Task Scheduler)",
+			"`svc-ctl schedule next " + j.Name + "`: is the schedule read in the zone you meant (" + j.Timezone + ")?",
+		}
+	}
+	return []string{
+		"was the agent running then? `svc-ctl runs --job agent` (startups, wakes) and its heartbeat in `svc-ctl status`",
+		"`svc-ctl schedule next " + j.Name + "`: is the schedule read in the zone you meant (" + j.Timezone + ")?",
+		"catch_up = " + fmt.Sprint(j.CatchUp) + ": with false, slots missed while the agent was down are only reported",
+		"the agent's log: " + p.AgentLog(),
+	}
+}
+
+// explain fills the branch, meaning and hints from a row.
+func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p Paths, name string) {
+	d.Branch = r.Outcome
+	switch r.Outcome {
+	case runtrace.OutcomeRunning:
+		d.Means = "still running (or its process died and the reaper has not judged it yet)"
+		d.LookNext = []string{"wait for it; a row left running past its timeout becomes failed/abandoned at the next agent start"}
+	case runtrace.OutcomeOK:
+		d.Means = "our side completed (" + r.Reason + ")"
+		d.LookNext = []string{"delivery and reconciliation downstream: did the result arrive where it should?"}
+	case runtrace.OutcomeSkipped:
+		d.Means = "triggered, but a precondition said no: " + r.Reason
+		d.LookNext = skippedHints(r, p, name)
+	case runtrace.OutcomeFailed:
+		d.Means = "the chain broke midway: " + r.Reason
+		d.LookNext = failedHints(r, cfg, p, name)
+	}
+	if msg := detailString(r.Detail, "message", "why", "error"); msg != "" {
+		d.LookNext = append([]string{"detail: " + msg}, d.LookNext...)
+	}
+}
+
+func detailString(raw json.RawMessage, keys ...string) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func skippedHints(r *runtrace.Run, p Paths, name string) []string {
+	switch r.Reason {
+	case runtrace.ReasonPaused:
+		return []string{"the pause sentinel (who, why, until): " + p.Paused(name) + " or " + p.JobPaused(name), "`svc-ctl resume " + name + "` to end it"}
+	case runtrace.ReasonLockHeld:
+		return []string{"another svc-ctl process held the service lock (a manual start, the backstop): usually harmless, the next cycle runs"}
+	case runtrace.ReasonGivenUp:
+		return []string{"the failed starts before it: `svc-ctl runs --job watchdog:" + name + " --outcome failed`", "`svc-ctl snapshot " + name + "` and " + filepath.Join(p.ServiceDir(name), "runtime.prev.log"), "fix the cause, then `svc-ctl resume " + name + "`"}
+	case runtrace.ReasonBackoff:
+		return []string{"the failed start before it: `svc-ctl runs --job watchdog:" + name + " -n 5`"}
+	case runtrace.ReasonOverlap:
+		return []string{"the previous run was still going: `svc-ctl runs --job job:" + name + " -n 5`; is the timeout longer than the interval?"}
+	case runtrace.ReasonDraining:
+		return []string{"the agent was stopping: `svc-ctl runs --job agent`"}
+	}
+	return nil
+}
+
+func failedHints(r *runtrace.Run, cfg *config.Config, p Paths, name string) []string {
+	switch r.Reason {
+	case runtrace.ReasonStartFailed:
+		return []string{"the snapshot written before this restart: `svc-ctl snapshot " + name + "` (" + p.Snapshots(name) + ")",
+			"what the old instance wrote: " + filepath.Join(p.ServiceDir(name), "runtime.prev.log"),
+			"what the new instance wrote: " + filepath.Join(p.ServiceDir(name), "runtime.log")}
+	case runtrace.ReasonSpawnError:
+		return []string{"the command could not be started: check the path and permissions of its argv[0] in " + cfg.Path}
+	case runtrace.ReasonExitNonzero:
+		return []string{"exit code and output tail are in the row's detail; full output: " + filepath.Join(p.JobDir(name), "last.log"),
+			"proxy settings (HTTPS_PROXY in the job's env) and the downstream it calls"}
+	case runtrace.ReasonTimeout:
+		return []string{"it ran past its timeout and its process tree was killed: " + filepath.Join(p.JobDir(name), "last.log")}
+	case runtrace.ReasonDependencyFailed:
+		return []string{"the dependency named in the detail is down: restarting or re-running cannot fix an upstream"}
+	case runtrace.ReasonAbandoned:
+		return []string{"the process running it died mid-run (agent killed or crashed?): " + p.CrashLog() + ", " + p.AgentLog()}
+	case runtrace.ReasonInterrupted:
+		return []string{"the agent stopped while this ran, past drain_timeout: `svc-ctl runs --job agent`"}
+	case runtrace.ReasonPanic:
+		return []string{"svc-ctl itself panicked: the stack is in " + p.AgentLog() + " (search panic.recovered); please report it"}
+	}
+	return nil
+}
