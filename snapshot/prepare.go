@@ -1,0 +1,45 @@
+package snapshot
+
+import (
+	"fmt"
+
+	"svcctl/internal/fsutil"
+)
+
+// Prepare keeps the evidence of a failing service before it is restarted, in
+// an order that is load-bearing:
+//
+//  1. read the last LogTailLines lines of logPath (at most LogTailMaxBytes),
+//  2. append e, with that tail, to snapshotsPath (fsynced),
+//  3. rotate logPath to its prev (fsynced).
+//
+// Both are on disk when Prepare returns, and the caller must not spawn the new
+// instance before: spawn first and the new output is written on top of the
+// old, the evidence is gone. The tail is read before the rotation so it is the
+// failing instance's own output.
+//
+// If the append fails, Prepare returns the error and does NOT rotate. The log
+// still holds the failure's output in place; rotating now would make it the
+// prev log with no snapshot naming it, and the next restart's rotation would
+// then replace it silently. Left in place, the caller decides: restart anyway
+// (the new instance appends after the old output) or hold off and say why.
+//
+// A log that exists but cannot be read does not stop the snapshot: the entry
+// is written with LogTailError saying why its tail is empty.
+func Prepare(e Entry, snapshotsPath, logPath string) error {
+	if e.Phase == "" {
+		e.Phase = PhasePreRestart
+	}
+	tail, err := fsutil.TailLines(logPath, LogTailLines, LogTailMaxBytes)
+	e.LogTail, e.LogTailError = tail, ""
+	if err != nil {
+		e.LogTailError = err.Error()
+	}
+	if err := Append(snapshotsPath, e); err != nil {
+		return fmt.Errorf("snapshot before restart, log %s not rotated: %w", logPath, err)
+	}
+	if err := RotateLog(logPath); err != nil {
+		return fmt.Errorf("snapshot before restart: %w", err)
+	}
+	return nil
+}
