@@ -86,6 +86,7 @@ type Result struct {
 
 // Detail is what a cycle saw and did; it becomes the run row's detail.
 type Detail struct {
+	Message        string         `json:"message,omitempty"`
 	State          string         `json:"state"`
 	Failures       int            `json:"consecutive_failures"`
 	BackoffUntil   *time.Time     `json:"backoff_until,omitempty"`

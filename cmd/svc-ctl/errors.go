@@ -31,7 +31,10 @@ func (e checkFailed) Unwrap() error { return e.err }
 func exitCode(err error) int {
 	var u usageError
 	var c configError
+	var x exitStatus
 	switch {
+	case errors.As(err, &x):
+		return x.code
 	case errors.As(err, &u), errors.As(err, &c):
 		return 2
 	case isCobraUsage(err):

@@ -70,7 +70,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	code := exitCode(err)
-	if !errors.Is(err, errSilent) {
+	var passthrough exitStatus
+	if !errors.Is(err, errSilent) && !errors.As(err, &passthrough) {
 		fmt.Fprintf(stderr, "svc-ctl: %v\n", err)
 	}
 	if code == 2 && isUsage(err) {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+)
+
+func init() { addCommand(newRunsCommand) }
+
+type runsOptions struct {
+	job, since, until, outcome, reason string
+	limit                              int
+	json, utc                          bool
+}
+
+func newRunsCommand(g *globals) *cobra.Command {
+	var o runsOptions
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List run_trace: every cycle, job run and agent start, newest first",
+		Long: `List the rows of run_trace, newest first. Job ids are watchdog:NAME (a service's
+cycles), job:NAME (a job's runs) and agent (the agent's starts and wakes).
+Times are local with their offset; --utc prints UTC.`,
+		Example: `  svc-ctl runs --job watchdog:proxy --since 24h
+  svc-ctl runs --outcome failed --since 7d --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runRuns(cmd, g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.job, "job", "", "only this job id (watchdog:NAME, job:NAME, agent); a bare service or job name works too")
+	f.StringVar(&o.since, "since", "", "only runs started since: a duration back (24h, 40d) or a time")
+	f.StringVar(&o.until, "until", "", "only runs started before this time")
+	f.StringVar(&o.outcome, "outcome", "", "running | ok | skipped | failed")
+	f.StringVar(&o.reason, "reason", "", "a reason code (see docs/runbook.md)")
+	f.IntVarP(&o.limit, "limit", "n", 50, "at most this many rows (0 = all)")
+	f.BoolVar(&o.json, "json", false, "print as JSON")
+	f.BoolVar(&o.utc, "utc", false, "print times in UTC")
+	return cmd
+}
+
+func runRuns(cmd *cobra.Command, g *globals, o runsOptions) error {
+	now := time.Now()
+	filter, err := runsFilter(o, now)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	filter.JobID = qualifyJob(cfg, filter.JobID)
+	st, err := openLedgerForRead(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rows, err := st.Runs(ctxOf(cmd.Context()), filter)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", st.Path(), err)
+	}
+	if o.json {
+		if rows == nil {
+			rows = []runtrace.Run{}
+		}
+		return writeJSON(g.stdout, rows)
+	}
+	printRuns(g.stdout, rows, o.utc)
+	return nil
+}
+
+func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
+	f := runtrace.Filter{JobID: o.job, Outcome: o.outcome, Reason: o.reason, Limit: o.limit}
+	var err error
+	if f.Since, err = parseSince("since", o.since, now); err != nil {
+		return f, err
+	}
+	if f.Until, err = parseTimeFlag("until", o.until); err != nil {
+		return f, err
+	}
+	if o.outcome != "" && o.outcome != runtrace.OutcomeRunning && runtrace.Reasons[o.outcome] == nil {
+		return f, usageError{fmt.Errorf("--outcome %q: want running, ok, skipped or failed", o.outcome)}
+	}
+	if o.reason != "" && !knownReason(o.reason) {
+		return f, usageError{fmt.Errorf("--reason %q: not a reason code; see docs/runbook.md", o.reason)}
+	}
+	if o.limit < 0 {
+		return f, usageError{fmt.Errorf("-n %d: want 0 (all) or more", o.limit)}
+	}
+	return f, nil
+}
+
+func knownReason(r string) bool {
+	for _, rs := range runtrace.Reasons {
+		for _, x := range rs {
+			if x == r {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// qualifyJob turns a bare service or job name into its job id.
+func qualifyJob(cfg *config.Config, id string) string {
+	if id == "" || id == "agent" || strings.Contains(id, ":") {
+		return id
+	}
+	if cfg.Service(id) != nil {
+		return "watchdog:" + id
+	}
+	if cfg.Job(id) != nil {
+		return "job:" + id
+	}
+	return id
+}
+
+func printRuns(w io.Writer, rows []runtrace.Run, utc bool) {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no runs match")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tJOB\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tSLOT\tDETAIL")
+	for _, r := range rows {
+		dur := "-"
+		if !r.FinishedAt.IsZero() {
+			dur = r.Duration.Round(time.Millisecond).String()
+		}
+		out := r.Outcome
+		if r.Reason != "" {
+			out += "/" + r.Reason
+		}
+		slot := "-"
+		if !r.ScheduledAt.IsZero() {
+			slot = fmtTime(r.ScheduledAt, utc)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, out, slot, shortDetail(r.Detail))
+	}
+	tw.Flush()
+}
+
+// shortDetail picks the most telling field of a row's detail for one line.
+func shortDetail(raw json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "error", "why", "old_instance"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			return clip(s, 80)
+		}
+	}
+	if c, ok := m["exit_code"]; ok {
+		return fmt.Sprintf("exit code %v", c)
+	}
+	if v, ok := m["version"]; ok {
+		return fmt.Sprintf("version %v, mode %v", v, m["mode"])
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svcctl/agent"
+)
+
+func init() { addCommand(newWhyCommand) }
+
+func newWhyCommand(g *globals) *cobra.Command {
+	var (
+		atStr       string
+		asJSON, utc bool
+	)
+	cmd := &cobra.Command{
+		Use:   "why NAME",
+		Short: "Diagnose the latest (or a given) slot or cycle: no row, skipped, failed or ok",
+		Long: `Answer from run_trace, for the slot or cycle in question:
+
+  no row          never triggered            schedule and registration, agent heartbeat, watchdog.last.json
+  skipped+reason  a precondition said no     the lock, pause, dependency or window the reason names
+  failed+reason   the chain broke midway     the downstream, proxy settings, exit code in detail
+  ok              our side completed         delivery and reconciliation downstream
+
+NAME is a service (its latest cycle), a job (its latest due slot), or
+watchdog:NAME / job:NAME.`,
+		Example: `  svc-ctl why watchdog:proxy
+  svc-ctl why job:daily-pull --at "2026-11-28 09:30"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			at, err := parseTimeFlag("at", atStr)
+			if err != nil {
+				return err
+			}
+			cfg, err := loadConfig(g)
+			if err != nil {
+				return err
+			}
+			st, err := openLedgerForRead(cfg)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			d, err := agent.Why(ctxOf(cmd.Context()), st, cfg, args[0], at, time.Now())
+			if errors.Is(err, agent.ErrUnknownName) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(g.stdout, d)
+			}
+			printDiagnosis(g.stdout, d, utc)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&atStr, "at", "", "diagnose the slot or cycle at or before this time instead of the latest")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&utc, "utc", false, "print times in UTC")
+	return cmd
+}
+
+func printDiagnosis(w io.Writer, d *agent.Diagnosis, utc bool) {
+	fmt.Fprintf(w, "%s", d.Target)
+	if d.Slot != nil {
+		fmt.Fprintf(w, ", slot %s", fmtTime(*d.Slot, utc))
+	}
+	fmt.Fprintln(w)
+	if r := d.Row; r != nil {
+		out := r.Outcome
+		if r.Reason != "" {
+			out += "/" + r.Reason
+		}
+		fmt.Fprintf(w, "  row:   #%d %s, trigger %s, started %s", r.ID, out, r.Trigger, fmtTime(r.StartedAt, utc))
+		if !r.FinishedAt.IsZero() {
+			fmt.Fprintf(w, ", took %s", r.Duration.Round(time.Millisecond))
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintln(w, "  row:   none")
+	}
+	fmt.Fprintf(w, "  means: %s\n", d.Means)
+	if len(d.LookNext) > 0 {
+		fmt.Fprintln(w, "  look next:")
+		for _, h := range d.LookNext {
+			fmt.Fprintf(w, "    - %s\n", h)
+		}
+	}
+	if s := d.Snapshot; s != nil {
+		fmt.Fprintf(w, "  snapshot at %s: reason %q, %d ms without a healthy verdict\n", fmtTime(s.Time, utc), s.Reason, s.NoProgressMS)
+		for _, l := range lastN(s.LogTail, 5) {
+			fmt.Fprintf(w, "    | %s\n", strings.TrimRight(l, "\n"))
+		}
+	}
+}
+
+func lastN(xs []string, n int) []string {
+	if len(xs) > n {
+		return xs[len(xs)-n:]
+	}
+	return xs
+}
