@@ -52,7 +52,7 @@ type Entry struct {
 	LogTail      []string     `json:"log_tail"`                 // last LogTailLines lines of runtime.log
 	LogTailError string       `json:"log_tail_error,omitempty"` // why LogTail is empty when the log could not be read
 	EnvNames     []string     `json:"env_names"`                // names only, never values
-	RunID        int64        `json:"run_id,omitempty"`        // the run_trace row of the cycle that took it
+	RunID        int64        `json:"run_id,omitempty"`         // the run_trace row of the cycle that took it
 }
 
 // EnvNames returns the sorted names of env, never its values: the one way a
