@@ -87,7 +87,7 @@ func whyService(ctx context.Context, store *runtrace.Store, cfg *config.Config, 
 }
 
 func snapshotFor(path string, runID int64) *snapshot.Entry {
-	es, err := snapshot.Read(path, 200)
+	es, _, err := snapshot.Read(path, 200)
 	if err != nil {
 		return nil
 	}

@@ -26,7 +26,10 @@ import (
 //
 // A log that exists but cannot be read does not stop the snapshot: the entry
 // is written with LogTailError saying why its tail is empty.
-func Prepare(e Entry, snapshotsPath, logPath string) error {
+//
+// scrub, when not nil, is applied to every log line before it is written: a
+// service may print its own secrets, and snapshots never hold them.
+func Prepare(e Entry, snapshotsPath, logPath string, scrub func(string) string) error {
 	if e.Phase == "" {
 		e.Phase = PhasePreRestart
 	}
@@ -34,6 +37,11 @@ func Prepare(e Entry, snapshotsPath, logPath string) error {
 	e.LogTail, e.LogTailError = tail, ""
 	if err != nil {
 		e.LogTailError = err.Error()
+	}
+	if scrub != nil {
+		for i, l := range e.LogTail {
+			e.LogTail[i] = scrub(l)
+		}
 	}
 	if err := Append(snapshotsPath, e); err != nil {
 		return fmt.Errorf("snapshot before restart, log %s not rotated: %w", logPath, err)

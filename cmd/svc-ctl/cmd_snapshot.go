@@ -30,9 +30,12 @@ func newSnapshotCommand(g *globals) *cobra.Command {
 				return usageError{fmt.Errorf("%w: service %q", agent.ErrUnknownName, args[0])}
 			}
 			path := agent.Paths{State: cfg.Agent.StateDir}.Snapshots(args[0])
-			es, err := snapshot.Read(path, n)
+			es, corrupt, err := snapshot.Read(path, n)
 			if err != nil {
 				return fmt.Errorf("read %s: %w", path, err)
+			}
+			if corrupt > 0 {
+				fmt.Fprintf(g.stderr, "svc-ctl: warning: %d damaged line(s) in %s skipped\n", corrupt, path)
 			}
 			if asJSON {
 				if es == nil {

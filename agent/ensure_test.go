@@ -1,0 +1,331 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"svcctl/proc"
+	"svcctl/runtrace"
+	"svcctl/snapshot"
+)
+
+func TestEnsureHealthySpawnsNothing(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	before := e.pid("web")
+	procsBefore := testsvcPIDs(t)
+	r := e.ensure("web", Request{})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
+	if after := e.pid("web"); after != before {
+		t.Fatalf("pid file changed: %+v -> %+v", before, after)
+	}
+	if after := testsvcPIDs(t); len(after) != len(procsBefore) {
+		t.Fatalf("process list changed: %v -> %v", procsBefore, after)
+	}
+	// The row is in the ledger, finished by id.
+	row, err := e.store.Latest(context.Background(), "watchdog:web")
+	if err != nil || row == nil || row.ID != r.RunID || row.Reason != runtrace.ReasonAlreadyRunning {
+		t.Fatalf("ledger row = %+v, %v; want run %d already-running", row, err, r.RunID)
+	}
+}
+
+func TestEnsureRestartsKilledService(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, extraArgs: []string{"--startup-delay", "200ms"}})
+	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	old := e.pid("web")
+	if err := syscall.Kill(int(old.PID), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "old instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
+	r := e.ensure("web", Request{})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
+	if r.Detail.HealthyAfterMS > 5000 {
+		t.Fatalf("healthy after %d ms, beyond start_timeout", r.Detail.HealthyAfterMS)
+	}
+	if !healthy(addr) {
+		t.Fatal("service not healthy after started")
+	}
+	if e.pid("web").PID == old.PID {
+		t.Fatal("pid file still names the killed instance")
+	}
+}
+
+func TestEnsureReplacesHungService(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	old := e.pid("web")
+	get(t, "http://"+addr+"/control/hang")
+	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
+	if ok, _ := proc.Match(old); ok {
+		t.Fatal("the hung instance is still alive")
+	}
+	if !strings.Contains(r.Detail.OldInstance, "stopped") {
+		t.Fatalf("old instance: %q, want stopped", r.Detail.OldInstance)
+	}
+	if !healthy(addr) {
+		t.Fatal("new instance not healthy")
+	}
+}
+
+func TestEnsureExitAtOnceBacksOffThenGivesUp(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "bad", addr: addr, extraArgs: []string{"--exit-now", "1"}, giveUpAfter: 2, backoff: "1h"})
+	r := e.ensure("bad", Request{Trigger: runtrace.TriggerSchedule})
+	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
+	if !strings.Contains(r.Message, "exited with code 1") {
+		t.Fatalf("message %q does not say it exited", r.Message)
+	}
+	if r.Detail.BackoffUntil == nil || r.Detail.Failures != 1 {
+		t.Fatalf("detail = %+v, want backoff and 1 failure", r.Detail)
+	}
+	wantResult(t, e.ensure("bad", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeSkipped, runtrace.ReasonBackoff)
+	// A manual start ignores backoff; the second failure gives up.
+	r = e.ensure("bad", Request{Manual: true})
+	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
+	if r.Detail.State != StateGivenUp {
+		t.Fatalf("state %q after %d failures, want given-up", r.Detail.State, r.Detail.Failures)
+	}
+	// Given-up persists across processes (a new supervisor reads the state file).
+	e2 := NewSupervisor(e.cfg, e.store, nil)
+	wantResult(t, e2.Ensure(context.Background(), "bad", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeSkipped, runtrace.ReasonGivenUp)
+}
+
+func TestGivenUpReturnsToHealthyByItself(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "svc", addr: addr, extraArgs: []string{"--exit-now", "1"}, giveUpAfter: 1})
+	wantResult(t, e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
+	// Something else brings the service up on its address.
+	cmd := exec.Command(testsvcBin, "--addr", addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitFor(t, 5*time.Second, "outside instance healthy", func() bool { return healthy(addr) })
+	r := e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
+	if r.Detail.State != StateHealthy || r.Detail.Failures != 0 {
+		t.Fatalf("detail %+v, want healthy with 0 failures", r.Detail)
+	}
+}
+
+func TestConcurrentStartsSpawnOnce(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, extraArgs: []string{"--startup-delay", "300ms"}})
+	before := testsvcPIDs(t)
+	var wg sync.WaitGroup
+	results := make([]Result, 20)
+	for i := range results {
+		// Separate supervisors: the lock is an OS file lock, per open file.
+		sup := NewSupervisor(e.cfg, e.store, nil)
+		wg.Go(func() { results[i] = sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}) })
+	}
+	wg.Wait()
+	started := 0
+	for _, r := range results {
+		switch r.Reason {
+		case runtrace.ReasonStarted:
+			started++
+		case runtrace.ReasonAlreadyRunning:
+		default:
+			t.Errorf("unexpected %s/%s: %s", r.Outcome, r.Reason, r.Message)
+		}
+	}
+	after := testsvcPIDs(t)
+	if started != 1 || len(after)-len(before) != 1 {
+		t.Fatalf("started %d times, %d new processes; want exactly 1", started, len(after)-len(before))
+	}
+}
+
+func TestPIDReuseIsNeverSignalled(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	id, err := proc.IdentityOf(int32(sleeper.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pid file names the sleeper's pid, as after a reboot reused it, with
+	// the identity of the instance we once spawned.
+	id.Exe = testsvcBin
+	id.CreateTime -= 3_600_000
+	if err := proc.WritePidFile(e.sup.Paths.Pid("web"), id); err != nil {
+		t.Fatal(err)
+	}
+	r := e.ensure("web", Request{})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
+	if !strings.Contains(r.Detail.OldInstance, "not signalled") {
+		t.Fatalf("old instance: %q", r.Detail.OldInstance)
+	}
+	if err := sleeper.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the unrelated process was signalled: %v", err)
+	}
+	if sleeper.ProcessState != nil {
+		t.Fatal("sleeper exited")
+	}
+}
+
+func TestEvidenceBeforeSpawn(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, extraArgs: []string{"--tick", "20ms"}, env: map[string]string{"API_TOKEN": "s3cr3t-value-xyz"}})
+	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	old := e.pid("web")
+	logPath := e.cfg.Services[0].Log
+	waitFor(t, 5*time.Second, "a few log lines", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Count(string(b), "tick") >= 3
+	})
+	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	waitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
+	oldLog, _ := os.ReadFile(logPath)
+	r := e.ensure("web", Request{})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
+
+	prev, err := os.ReadFile(snapshot.PrevPath(logPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(prev), string(oldLog)) {
+		t.Fatalf("runtime.prev.log does not hold what runtime.log held before the restart")
+	}
+	newLog, _ := os.ReadFile(logPath)
+	if strings.Contains(string(newLog), pidLine(old.PID)) {
+		t.Fatal("the new runtime.log holds the old instance's lines")
+	}
+	es, err := snapshot.Read(e.sup.Paths.Snapshots("web"), 1)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("snapshots: %v %v", es, err)
+	}
+	s := es[0]
+	tail := strings.Join(s.LogTail, "\n")
+	// The snapshot holds the old instance's lines and none of the new one's:
+	// it was on disk before the new process wrote its first line.
+	if !strings.Contains(tail, "tick") || strings.Contains(tail, pidLine(r.Detail.PID)) {
+		t.Fatalf("snapshot log tail is not the old instance's:\n%s", tail)
+	}
+	if s.RunID != r.RunID || len(s.EnvNames) != 1 || s.EnvNames[0] != "API_TOKEN" {
+		t.Fatalf("snapshot = %+v", s)
+	}
+	raw, _ := os.ReadFile(e.sup.Paths.Snapshots("web"))
+	if strings.Contains(string(raw), "s3cr3t-value-xyz") {
+		t.Fatal("an env value reached snapshots.jsonl")
+	}
+}
+
+func pidLine(pid int32) string { return "testsvc: pid " + itoa(pid) + " starting" }
+
+func itoa(n int32) string { return strings.TrimSpace(strings.Replace(string(rune('0')), "0", "", 1)) + fmtInt(n) }
+
+func fmtInt(n int32) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestForeignPortHolderIsStartFailedWithReason(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	addr := ln.Addr().String()
+	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	r := e.ensure("web", Request{})
+	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
+	for _, want := range []string{"exited with code 1", "address already in use", "500"} {
+		if !strings.Contains(r.Message, want) {
+			t.Errorf("reason %q does not say %q", r.Message, want)
+		}
+	}
+}
+
+func TestPausedDoesNothingAndForExpires(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	if _, err := e.sup.PauseTarget("web", 400*time.Millisecond, "maintenance"); err != nil {
+		t.Fatal(err)
+	}
+	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
+	wantResult(t, r, runtrace.OutcomeSkipped, runtrace.ReasonPaused)
+	if _, err := os.Stat(e.sup.Paths.Pid("web")); !os.IsNotExist(err) {
+		t.Fatal("a paused service was spawned")
+	}
+	time.Sleep(450 * time.Millisecond) // let the --for expire: the point of the test
+	r = e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
+	if _, err := os.Stat(e.sup.Paths.Paused("web")); !os.IsNotExist(err) {
+		t.Fatal("expired sentinel not removed")
+	}
+}
+
+func TestManualStartClearsPause(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	e.sup.PauseTarget("web", 0, "stopped")
+	wantResult(t, e.ensure("web", Request{Manual: true}), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	if p, _ := ReadPause(e.sup.Paths.Paused("web")); p != nil {
+		t.Fatal("manual start left the pause")
+	}
+}
+
+func TestStopIsIdentityCheckedAndPauses(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	id := e.pid("web")
+	rep, err := e.sup.Stop(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Paused || !strings.HasPrefix(rep.Result, "stopped") {
+		t.Fatalf("report %+v", rep)
+	}
+	if ok, _ := proc.Match(id); ok {
+		t.Fatal("still running after stop")
+	}
+	wantResult(t, e.ensure("web", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeSkipped, runtrace.ReasonPaused)
+}
+
+func TestWatchdogLastKeepsEveryService(t *testing.T) {
+	a, b := freeAddr(t), freeAddr(t)
+	e := newEnv(t, svcOpts{name: "a", addr: a}, svcOpts{name: "b", addr: b})
+	e.ensure("a", Request{})
+	e.ensure("b", Request{})
+	lf, err := ReadLast(e.sup.Paths.WatchdogLast())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b"} {
+		if lf.Services[n] == nil || lf.Services[n].Reason != runtrace.ReasonStarted {
+			t.Fatalf("watchdog.last.json lacks %s: %+v", n, lf.Services)
+		}
+	}
+	// A line per service, human readable.
+	f, _ := os.Open(e.sup.Paths.WatchdogLast())
+	defer f.Close()
+	if !bufio.NewScanner(f).Scan() {
+		t.Fatal("empty watchdog.last.json")
+	}
+	_ = filepath.Join
+}

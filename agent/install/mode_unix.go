@@ -1,0 +1,18 @@
+//go:build !windows
+
+package install
+
+import (
+	"os"
+
+	"golang.org/x/term"
+)
+
+func gatherFacts() facts {
+	return facts{
+		getenv:   os.Getenv,
+		euid:     os.Geteuid(),
+		ppid:     os.Getppid(),
+		stdinTTY: term.IsTerminal(int(os.Stdin.Fd())),
+	}
+}
