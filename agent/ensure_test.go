@@ -132,7 +132,9 @@ func TestConcurrentStartsSpawnOnce(t *testing.T) {
 	for i := range results {
 		// Separate supervisors: the lock is an OS file lock, per open file.
 		sup := NewSupervisor(e.cfg, e.store, nil)
-		wg.Go(func() { results[i] = sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}) })
+		wg.Go(func() {
+			results[i] = sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true})
+		})
 	}
 	wg.Wait()
 	started := 0
@@ -232,7 +234,9 @@ func TestEvidenceBeforeSpawn(t *testing.T) {
 
 func pidLine(pid int32) string { return "testsvc: pid " + itoa(pid) + " starting" }
 
-func itoa(n int32) string { return strings.TrimSpace(strings.Replace(string(rune('0')), "0", "", 1)) + fmtInt(n) }
+func itoa(n int32) string {
+	return strings.TrimSpace(strings.Replace(string(rune('0')), "0", "", 1)) + fmtInt(n)
+}
 
 func fmtInt(n int32) string {
 	b, _ := json.Marshal(n)

@@ -35,28 +35,25 @@ func RenderUnit(s Spec, t Target) (Unit, error) {
 	if err := s.validate(); err != nil {
 		return Unit{}, err
 	}
-	u := Unit{Target: t, Tuned: true}
+	u := Unit{Target: t, Path: unitPath(s, t), Tuned: true}
 	var err error
 	switch t.Platform {
 	case "linux-systemd":
-		u.Path, u.Option = systemdUnitPath(s, ServiceName+".service"), "SystemdScript"
-		u.Content = renderSystemdUnit(s)
+		u.Option, u.Content = "SystemdScript", renderSystemdUnit(s)
 	case "unix-systemv":
 		err = needSystem(s, t)
-		u.Path, u.Option = "/etc/init.d/"+ServiceName, "SysvScript"
-		u.Content = renderSysv(s)
+		u.Option, u.Content = "SysvScript", renderSysv(s)
 	case "linux-openrc":
 		err = needSystem(s, t)
-		u.Path, u.Option = "/etc/init.d/"+ServiceName, "OpenRCScript"
+		u.Option = "OpenRCScript"
 		if err == nil {
 			u.Content, err = renderOpenRC(s)
 		}
 	case "linux-upstart", "linux-rcs", "linux-procd":
 		err = needSystem(s, t)
-		u.Path, u.Tuned = defaultPath(t.Platform), false
+		u.Tuned = false
 	case "darwin-launchd":
-		u.Path, u.Option = launchdPath(s, ServiceName), "LaunchdConfig"
-		u.Content = renderLaunchdAgent(s)
+		u.Option, u.Content = "LaunchdConfig", renderLaunchdAgent(s)
 	case "windows-service":
 		if s.User {
 			err = fmt.Errorf("--user: Windows has no per-user services; run `svc-ctl install` from an elevated prompt (the agent then runs as LocalSystem)")
@@ -82,9 +79,18 @@ func needSystem(s Spec, t Target) error {
 	return nil
 }
 
-func defaultPath(platform string) string {
-	if platform == "linux-upstart" {
+// unitPath is where the target keeps the agent's definition, as kardianos
+// computes it ("" on Windows).
+func unitPath(s Spec, t Target) string {
+	switch t.Platform {
+	case "linux-systemd":
+		return systemdUnitPath(s, ServiceName+".service")
+	case "linux-upstart":
 		return "/etc/init/" + ServiceName + ".conf"
+	case "darwin-launchd":
+		return launchdPath(s, ServiceName)
+	case "windows-service":
+		return ""
 	}
 	return "/etc/init.d/" + ServiceName
 }

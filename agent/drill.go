@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"svcctl/config"
+	"svcctl/probe"
+	"svcctl/proc"
+	"svcctl/runtrace"
+	"svcctl/snapshot"
+)
+
+// DrillReport is the rehearsal's evidence: how long the agent took to bring
+// the killed service back, and the run row and snapshot that prove it.
+type DrillReport struct {
+	Service  string          `json:"service"`
+	Killed   proc.Identity   `json:"killed"`
+	KilledAt time.Time       `json:"killed_at"`
+	Restored bool            `json:"restored"`
+	TookMS   int64           `json:"took_ms,omitempty"`
+	Row      *runtrace.Run   `json:"row,omitempty"`
+	Snapshot *snapshot.Entry `json:"snapshot,omitempty"`
+	NewPID   int32           `json:"new_pid,omitempty"`
+	Why      string          `json:"why,omitempty"`
+}
+
+// Drill kills the service's recorded instance (identity-checked) and waits for
+// the agent — not this process — to bring it back healthy.
+func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Duration) (*DrillReport, error) {
+	svc := cfg.Service(name)
+	if svc == nil {
+		return nil, fmt.Errorf("%w: service %q", ErrUnknownName, name)
+	}
+	p := Paths{State: cfg.Agent.StateDir}
+	rep := &DrillReport{Service: name}
+	if a := agentStatusQuick(ctx, cfg, p); a != "running" {
+		return nil, fmt.Errorf("the agent is %s: the drill rehearses the agent bringing a service back; start it first ('svc-ctl install' or 'svc-ctl agent')", a)
+	}
+	id, err := proc.ReadPidFile(p.Pid(name))
+	if err != nil {
+		return nil, fmt.Errorf("no recorded instance of %s to kill (%w): is it running? 'svc-ctl start %s'", name, err, name)
+	}
+	if ok, _ := proc.Match(id); !ok {
+		return nil, fmt.Errorf("the recorded instance of %s (pid %d) is not running or not ours: nothing to kill", name, id.PID)
+	}
+	store, err := openForRead(p.DB())
+	if err != nil {
+		return nil, fmt.Errorf("the drill reads its evidence from run_trace: %w", err)
+	}
+	defer store.Close()
+	rep.Killed, rep.KilledAt = id, time.Now().UTC()
+	if err := proc.Kill(id); err != nil {
+		return nil, fmt.Errorf("kill pid %d: %w", id.PID, err)
+	}
+	rep.Restored = waitRestored(ctx, store, svc, p, rep, timeout)
+	if !rep.Restored && rep.Why == "" {
+		rep.Why = fmt.Sprintf("not back within %s", timeout)
+	}
+	return rep, nil
+}
+
+func agentStatusQuick(ctx context.Context, cfg *config.Config, p Paths) string {
+	store, err := openForRead(p.DB())
+	if store != nil {
+		defer store.Close()
+	}
+	if err != nil {
+		store = nil
+	}
+	return agentStatus(ctx, cfg, p, store, time.Now()).State
+}
+
+// waitRestored polls run_trace for a cycle, begun after the kill by the agent
+// (not a manual start), that started the service, and checks health itself.
+func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Service, p Paths, rep *DrillReport, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		rs, err := store.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + svc.Name, Since: rep.KilledAt.Add(-time.Second), Reason: runtrace.ReasonStarted, Limit: 5})
+		if err == nil {
+			for i := range rs {
+				r := rs[i]
+				if r.Trigger == runtrace.TriggerManual || r.StartedAt.Before(rep.KilledAt.Add(-time.Second)) {
+					continue
+				}
+				hs := probe.RunAll(ctx, probe.HealthSpecs(svc.Health, svc.Env, svc.Dir))
+				if !probe.Healthy(hs) {
+					continue
+				}
+				rep.Row = &r
+				rep.TookMS = r.FinishedAt.Sub(rep.KilledAt).Milliseconds()
+				if id, err := proc.ReadPidFile(p.Pid(svc.Name)); err == nil {
+					rep.NewPID = id.PID
+				}
+				rep.Snapshot = snapshotFor(p.Snapshots(svc.Name), r.ID)
+				return true
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}

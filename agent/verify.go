@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+)
+
+// Verdicts of `svc-ctl verify`.
+const (
+	Pass = "PASS"
+	Warn = "WARN"
+	Fail = "FAIL"
+)
+
+// Check is one line of `svc-ctl verify`: a claim and the evidence for it.
+type Check struct {
+	Name     string `json:"name"`
+	Status   string `json:"status"`
+	Evidence string `json:"evidence"`
+}
+
+// VerifyReport is the acceptance by evidence.
+type VerifyReport struct {
+	Now    time.Time `json:"now"`
+	OK     bool      `json:"ok"` // no FAIL
+	Checks []Check   `json:"checks"`
+}
+
+// InstallInfo is what the OS service manager says (filled by the caller: the
+// install package sits above this one).
+type InstallInfo struct {
+	Known     bool   // false: could not be asked
+	Installed bool   // the agent is registered as an OS service
+	Mode      string // service | user-service
+	Platform  string // systemd, launchd, windows-service, unix-systemv...
+	Running   bool
+	Detail    string
+	// Backstop
+	BackstopKnown     bool
+	BackstopInstalled bool
+	BackstopEvery     time.Duration
+	BackstopDetail    string
+}
+
+// VerifyEnv is what Verify reads besides the state dir; tests inject it.
+type VerifyEnv struct {
+	Now      time.Time
+	BootTime time.Time
+	Install  InstallInfo
+}
+
+// Verify checks every layer by its evidence: L1 by the agent's startup row
+// against the host's boot time, L3 by the age of its cycles, the ledger by
+// reading it. It never changes anything.
+func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyReport {
+	v := &verifier{cfg: cfg, env: env, p: Paths{State: cfg.Agent.StateDir}, r: &VerifyReport{Now: env.Now.UTC()}}
+	v.installed()
+	store, err := openForRead(v.p.DB())
+	if err != nil {
+		v.add("ledger readable", Fail, fmt.Sprintf("%s: %v", v.p.DB(), err))
+	} else {
+		defer store.Close()
+		v.ledger(ctx, store)
+		v.startedSinceBoot(ctx, store)
+		v.heartbeat(ctx, store)
+	}
+	v.watchdogLast()
+	v.servicesCycled(ctx, store)
+	v.backstop()
+	v.pauses()
+	v.givenUp()
+	v.crashLog()
+	if store != nil {
+		v.missing(ctx, store)
+	}
+	v.r.OK = true
+	for _, c := range v.r.Checks {
+		if c.Status == Fail {
+			v.r.OK = false
+		}
+	}
+	return v.r
+}
+
+type verifier struct {
+	cfg *config.Config
+	env VerifyEnv
+	p   Paths
+	r   *VerifyReport
+}
+
+func (v *verifier) add(name, status, evidence string) {
+	v.r.Checks = append(v.r.Checks, Check{Name: name, Status: status, Evidence: evidence})
+}
+
+func (v *verifier) installed() {
+	i := v.env.Install
+	switch {
+	case !i.Known:
+		v.add("agent installed", Warn, "could not ask the service manager: "+i.Detail)
+	case !i.Installed:
+		v.add("agent installed", Fail, "no svc-ctl OS service is installed ("+i.Platform+"): run 'svc-ctl install'; without it nothing starts the agent after a reboot")
+	default:
+		v.add("agent installed", Pass, fmt.Sprintf("installed as %s (%s)%s", i.Mode, i.Platform, suffix(i.Detail)))
+	}
+}
+
+func suffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
+func (v *verifier) ledger(ctx context.Context, store *runtrace.Store) {
+	if err := store.IntegrityCheck(ctx); err != nil {
+		v.add("ledger readable", Fail, err.Error())
+		return
+	}
+	v.add("ledger readable", Pass, v.p.DB()+" passes quick_check")
+}
+
+// startedSinceBoot is the L1 proof: the agent's newest startup row is newer
+// than the host's boot, so something started it after the boot — autostart
+// fired. "The unit file exists" proves nothing.
+func (v *verifier) startedSinceBoot(ctx context.Context, store *runtrace.Store) {
+	rs, err := store.Runs(ctx, runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonStarted, Limit: 1})
+	switch {
+	case err != nil:
+		v.add("agent started since boot", Fail, "read startup rows: "+err.Error())
+	case len(rs) == 0:
+		v.add("agent started since boot", Fail, "no agent startup row in run_trace: the agent has never run with this state dir")
+	case v.env.BootTime.IsZero():
+		v.add("agent started since boot", Warn, "host boot time unknown; last agent start "+rs[0].StartedAt.Format(time.RFC3339))
+	case rs[0].StartedAt.Before(v.env.BootTime.Add(-2 * time.Second)):
+		v.add("agent started since boot", Fail, fmt.Sprintf("last agent start %s is before the host's boot at %s: autostart did not fire",
+			rs[0].StartedAt.Format(time.RFC3339), v.env.BootTime.Format(time.RFC3339)))
+	default:
+		v.add("agent started since boot", Pass, fmt.Sprintf("agent started %s, host booted %s (%s later)",
+			rs[0].StartedAt.Format(time.RFC3339), v.env.BootTime.Format(time.RFC3339), rs[0].StartedAt.Sub(v.env.BootTime).Round(time.Second)))
+	}
+}
+
+func (v *verifier) heartbeat(ctx context.Context, store *runtrace.Store) {
+	hbs, err := store.Heartbeats(ctx)
+	limit := 3*v.cfg.Agent.Heartbeat + 5*time.Second
+	switch {
+	case err != nil:
+		v.add("heartbeat fresh", Fail, err.Error())
+	case len(hbs) == 0:
+		v.add("heartbeat fresh", Fail, "no heartbeat: the agent is not running (a clean stop deletes it)")
+	case v.env.Now.Sub(hbs[0].BeatAt) > limit:
+		v.add("heartbeat fresh", Fail, fmt.Sprintf("heartbeat of pid %d is %s old (renewed every %s): the agent is stale",
+			hbs[0].PID, v.env.Now.Sub(hbs[0].BeatAt).Round(time.Second), v.cfg.Agent.Heartbeat))
+	default:
+		v.add("heartbeat fresh", Pass, fmt.Sprintf("pid %d, %s, %s ago", hbs[0].PID, hbs[0].Mode, v.env.Now.Sub(hbs[0].BeatAt).Round(time.Second)))
+	}
+}
+
+func (v *verifier) shortestInterval() time.Duration {
+	var d time.Duration
+	for _, s := range v.cfg.Services {
+		if d == 0 || s.Interval < d {
+			d = s.Interval
+		}
+	}
+	return d
+}
+
+func (v *verifier) watchdogLast() {
+	if len(v.cfg.Services) == 0 {
+		v.add("watchdog.last.json fresh", Pass, "no services configured")
+		return
+	}
+	st, err := os.Stat(v.p.WatchdogLast())
+	limit := 2 * v.shortestInterval()
+	switch {
+	case err != nil:
+		v.add("watchdog.last.json fresh", Fail, "no "+v.p.WatchdogLast()+": no cycle has ever run")
+	case v.env.Now.Sub(st.ModTime()) > limit:
+		v.add("watchdog.last.json fresh", Fail, fmt.Sprintf("last written %s ago, more than twice the shortest interval (%s)",
+			v.env.Now.Sub(st.ModTime()).Round(time.Second), limit))
+	default:
+		v.add("watchdog.last.json fresh", Pass, fmt.Sprintf("written %s ago", v.env.Now.Sub(st.ModTime()).Round(time.Second)))
+	}
+}
+
+func (v *verifier) servicesCycled(ctx context.Context, store *runtrace.Store) {
+	last, _ := ReadLast(v.p.WatchdogLast())
+	for _, s := range v.cfg.Services {
+		name := "service " + s.Name + " cycled"
+		at := time.Time{}
+		if lr := last.Services[s.Name]; lr != nil {
+			at = lr.Time
+		}
+		if store != nil {
+			if r, err := store.Latest(ctx, "watchdog:"+s.Name); err == nil && r != nil && r.StartedAt.After(at) {
+				at = r.StartedAt
+			}
+		}
+		switch {
+		case at.IsZero():
+			v.add(name, Fail, "no cycle recorded")
+		case v.env.Now.Sub(at) > 2*s.Interval+s.StartTimeout+s.Health.Confirm:
+			v.add(name, Fail, fmt.Sprintf("last cycle %s ago, more than two intervals (%s)", v.env.Now.Sub(at).Round(time.Second), 2*s.Interval))
+		default:
+			v.add(name, Pass, fmt.Sprintf("last cycle %s ago (interval %s)", v.env.Now.Sub(at).Round(time.Second), s.Interval))
+		}
+	}
+}
+
+func (v *verifier) backstop() {
+	i := v.env.Install
+	if !i.BackstopKnown || !i.BackstopInstalled {
+		return // optional: checked only where installed
+	}
+	st, err := os.Stat(v.p.WatchdogLast())
+	every := i.BackstopEvery
+	if every <= 0 {
+		every = 10 * time.Minute
+	}
+	if err != nil || v.env.Now.Sub(st.ModTime()) > 2*every {
+		v.add("backstop ran recently", Fail, "backstop registered ("+i.BackstopDetail+") but no cycle written within two of its periods")
+		return
+	}
+	v.add("backstop ran recently", Pass, "registered ("+i.BackstopDetail+")")
+}
+
+func (v *verifier) pauses() {
+	bad := ""
+	check := func(kind, name, path string) {
+		p, _ := ReadPause(path)
+		if p != nil && p.Until == nil && v.env.Now.Sub(p.At) > 24*time.Hour {
+			bad += fmt.Sprintf("%s %s paused %s ago without expiry (reason %q, by %s); ", kind, name, v.env.Now.Sub(p.At).Round(time.Hour), p.Reason, p.By)
+		}
+	}
+	for _, s := range v.cfg.Services {
+		check("service", s.Name, v.p.Paused(s.Name))
+	}
+	for _, j := range v.cfg.Jobs {
+		check("job", j.Name, v.p.JobPaused(j.Name))
+	}
+	if bad != "" {
+		v.add("no forgotten pause", Warn, bad+"resume or pause again with --for")
+		return
+	}
+	v.add("no forgotten pause", Pass, "no pause older than 24 h without an expiry")
+}
+
+func (v *verifier) givenUp() {
+	bad := ""
+	for _, s := range v.cfg.Services {
+		st, _ := LoadState(v.p.StateFile(s.Name))
+		if st.State == StateGivenUp {
+			bad += fmt.Sprintf("%s gave up after %d failed starts; ", s.Name, st.Failures)
+		}
+	}
+	if bad != "" {
+		v.add("no given-up service", Fail, bad+"see 'svc-ctl why', fix, then 'svc-ctl resume'")
+		return
+	}
+	v.add("no given-up service", Pass, "none")
+}
+
+func (v *verifier) crashLog() {
+	st, err := os.Stat(v.p.CrashLog())
+	if err == nil && st.Size() > 0 {
+		v.add("no unread crash.log", Fail, fmt.Sprintf("%s holds a fatal crash of the agent (%s); the next agent start reports it", v.p.CrashLog(), st.ModTime().UTC().Format(time.RFC3339)))
+		return
+	}
+	v.add("no unread crash.log", Pass, "none")
+}
+
+func (v *verifier) missing(ctx context.Context, store *runtrace.Store) {
+	if len(v.cfg.Jobs) == 0 {
+		return
+	}
+	ms, err := Missing(ctx, store, v.cfg, nil, v.env.Now.Add(-24*time.Hour), v.env.Now)
+	switch {
+	case err != nil:
+		v.add("no missing runs (24 h)", Fail, err.Error())
+	case len(ms) > 0:
+		v.add("no missing runs (24 h)", Fail, fmt.Sprintf("%d slot(s) with no row, first %s at %s: 'svc-ctl missing'", len(ms), ms[0].Job, ms[0].Slot.Format(time.RFC3339)))
+	default:
+		v.add("no missing runs (24 h)", Pass, "every due slot has a row")
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/host"
+	"github.com/spf13/cobra"
+
+	"svcctl/agent"
+)
+
+func init() { addCommand(newVerifyCommand) }
+
+func newVerifyCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Acceptance by evidence: PASS / WARN / FAIL for every layer (exit 1 on any FAIL)",
+		Long: `Check each layer by what it left behind, not by its configuration:
+
+  agent installed            the OS service manager has the agent (and in which mode)
+  agent started since boot   the agent's startup row is newer than the host's boot (L1 fired)
+  heartbeat fresh            the running agent renews its heartbeat
+  watchdog.last.json fresh   cycles are being written
+  service NAME cycled        every service cycled within two intervals
+  backstop ran recently      where the backstop task is installed
+  no forgotten pause         no pause older than 24 h without an expiry
+  no given-up service        no service the watchdog has given up on
+  no unread crash.log        no fatal agent crash left unreported
+  ledger readable            run_trace passes SQLite's quick_check
+  no missing runs (24 h)     every due job slot has a row`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(g)
+			if err != nil {
+				return err
+			}
+			env := agent.VerifyEnv{Now: time.Now(), Install: installInfo(cfg)}
+			if bt, err := host.BootTime(); err == nil {
+				env.BootTime = time.Unix(int64(bt), 0).UTC()
+			}
+			rep := agent.Verify(ctxOf(cmd.Context()), cfg, env)
+			if asJSON {
+				if err := writeJSON(g.stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range rep.Checks {
+					fmt.Fprintf(g.stdout, "%-4s  %-28s %s\n", c.Status, c.Name, c.Evidence)
+				}
+			}
+			if !rep.OK {
+				return errSilent
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
