@@ -1,0 +1,26 @@
+// Package runtrace is svc-ctl's ledger: a SQLite file (modernc.org/sqlite,
+// pure Go) holding one run_trace row for every run of everything — watchdog
+// cycles, jobs, the agent's own starts — plus agent heartbeats and job
+// registrations.
+//
+// A run is written twice: Begin inserts it as "running" before the work
+// starts, Finish records the verdict by id with
+// "WHERE id = ? AND outcome = 'running'". So a run whose process died is
+// still visible (the reaper later marks it failed/abandoned), and a late or
+// duplicate writer can never overwrite a verdict. A slot with no row at all is
+// therefore a fact: the run was never triggered.
+//
+// What the package must never do:
+//   - overwrite a finished run, or accept an outcome/reason outside the closed
+//     list in reasons.go (the CHECK constraints enforce the same in SQL);
+//   - alter a database written by a newer svc-ctl (ErrNewerSchema), or one
+//     that is damaged or not ours (ErrDamaged): both are left byte-for-byte
+//     as found, so the person can inspect or move them aside;
+//   - let a transient "database is locked" reach a caller: writes take the
+//     write lock up front (BEGIN IMMEDIATE) and busy errors are retried
+//     with jittered backoff for up to Options.BusyTimeout;
+//   - store secrets: detail is short JSON the caller builds, capped at 8 KiB;
+//   - import anything but the standard library and modernc.org/sqlite.
+//
+// Times are stored as unix milliseconds UTC and returned in UTC.
+package runtrace

@@ -1,0 +1,221 @@
+package runtrace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Filter selects runs. Zero fields do not filter. Since is inclusive and
+// Until exclusive, both on started_at. Limit 0 means no limit.
+type Filter struct {
+	JobID     string // exact
+	JobPrefix string // e.g. "watchdog:"
+	Since     time.Time
+	Until     time.Time
+	Outcome   string
+	Reason    string
+	Limit     int
+}
+
+// DefaultLimit is the number of rows `svc-ctl runs` shows unless told.
+const DefaultLimit = 50
+
+const runColumns = `id, job_id, trigger, scheduled_at, started_at, finished_at, outcome, reason, duration_ms, detail`
+
+// Runs returns the runs matching f, newest first.
+func (s *Store) Runs(ctx context.Context, f Filter) ([]Run, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT ` + runColumns + ` FROM run_trace` + where + ` ORDER BY started_at DESC, id DESC`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	var out []Run
+	err = s.read(ctx, "list runs", func(db *sql.DB) error {
+		out = out[:0]
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanRun(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+// Count returns how many runs match f (Limit is ignored).
+func (s *Store) Count(ctx context.Context, f Filter) (int, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = s.read(ctx, "count runs", func(db *sql.DB) error {
+		return db.QueryRowContext(ctx, `SELECT count(*) FROM run_trace`+where, args...).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count runs: %w", err)
+	}
+	return n, nil
+}
+
+// Latest returns the newest run of jobID, or nil, nil when it has none.
+func (s *Store) Latest(ctx context.Context, jobID string) (*Run, error) {
+	return s.one(ctx, Filter{JobID: jobID, Limit: 1})
+}
+
+// LatestBefore returns the newest run of jobID that started before t, or
+// nil, nil when there is none.
+func (s *Store) LatestBefore(ctx context.Context, jobID string, t time.Time) (*Run, error) {
+	return s.one(ctx, Filter{JobID: jobID, Until: t, Limit: 1})
+}
+
+func (s *Store) one(ctx context.Context, f Filter) (*Run, error) {
+	if f.JobID == "" {
+		return nil, errors.New("latest run: job id is empty")
+	}
+	runs, err := s.Runs(ctx, f)
+	if err != nil || len(runs) == 0 {
+		return nil, err
+	}
+	return &runs[0], nil
+}
+
+// ScheduledSlots returns the distinct scheduled_at values of jobID's runs,
+// whatever their outcome, in [from, to], oldest first. An expected slot not
+// in this list is a missing run.
+func (s *Store) ScheduledSlots(ctx context.Context, jobID string, from, to time.Time) ([]time.Time, error) {
+	var out []time.Time
+	err := s.read(ctx, "list scheduled slots", func(db *sql.DB) error {
+		out = out[:0]
+		rows, err := db.QueryContext(ctx, `SELECT DISTINCT scheduled_at FROM run_trace
+WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ? ORDER BY scheduled_at`,
+			jobID, from.UnixMilli(), to.UnixMilli())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var ms int64
+			if err := rows.Scan(&ms); err != nil {
+				return err
+			}
+			out = append(out, time.UnixMilli(ms).UTC())
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scheduled slots of %s: %w", jobID, err)
+	}
+	return out, nil
+}
+
+// where builds the WHERE clause; every value is a bound parameter.
+func (f Filter) where() (string, []any, error) {
+	if err := f.check(); err != nil {
+		return "", nil, err
+	}
+	var conds []string
+	var args []any
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	if f.JobID != "" {
+		add("job_id = ?", f.JobID)
+	}
+	if f.JobPrefix != "" {
+		// A range, not LIKE: it uses the (job_id, started_at) index and
+		// needs no escaping of % and _.
+		if hi, ok := prefixEnd(f.JobPrefix); ok {
+			add("job_id >= ? AND job_id < ?", f.JobPrefix, hi)
+		} else {
+			add("job_id >= ?", f.JobPrefix)
+		}
+	}
+	if !f.Since.IsZero() {
+		add("started_at >= ?", f.Since.UnixMilli())
+	}
+	if !f.Until.IsZero() {
+		add("started_at < ?", f.Until.UnixMilli())
+	}
+	if f.Outcome != "" {
+		add("outcome = ?", f.Outcome)
+	}
+	if f.Reason != "" {
+		add("reason = ?", f.Reason)
+	}
+	if len(conds) == 0 {
+		return "", nil, nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args, nil
+}
+
+// check rejects an outcome or reason outside the closed lists, so a typo in
+// `runs --outcome` is an error instead of an empty answer.
+func (f Filter) check() error {
+	if f.Outcome != "" && f.Outcome != OutcomeRunning && Reasons[f.Outcome] == nil {
+		return fmt.Errorf("%w: unknown outcome %q (want running, ok, skipped or failed)", ErrBadReason, f.Outcome)
+	}
+	if f.Reason == "" {
+		return nil
+	}
+	for _, rs := range Reasons {
+		for _, r := range rs {
+			if r == f.Reason {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%w: unknown reason %q (docs/runbook.md lists them)", ErrBadReason, f.Reason)
+}
+
+// prefixEnd is the smallest string greater than every string with prefix p.
+func prefixEnd(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRun(sc scanner) (Run, error) {
+	var r Run
+	var sched, started, finished, dur *int64
+	var reason, detail sql.NullString
+	if err := sc.Scan(&r.ID, &r.JobID, &r.Trigger, &sched, &started, &finished,
+		&r.Outcome, &reason, &dur, &detail); err != nil {
+		return r, err
+	}
+	r.ScheduledAt, r.StartedAt, r.FinishedAt = fromMS(sched), fromMS(started), fromMS(finished)
+	r.Reason = reason.String
+	if dur != nil {
+		r.Duration = time.Duration(*dur) * time.Millisecond
+	}
+	if detail.Valid && detail.String != "" {
+		r.Detail = []byte(detail.String)
+	}
+	return r, nil
+}

@@ -1,0 +1,63 @@
+package runtrace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Register records that jobID exists with spec (its schedule and zone, as
+// the caller spells them) and returns since when: at for a new job or a
+// changed spec, the old time for an unchanged one. Slots before that time
+// are not missing runs: the job (in this form) did not exist yet.
+func (s *Store) Register(ctx context.Context, jobID, spec string, at time.Time) (time.Time, error) {
+	if jobID == "" || at.IsZero() {
+		return time.Time{}, errors.New("register job: job id and time are required")
+	}
+	var since int64
+	err := s.tx(ctx, "register job", func(tx *sql.Tx) error {
+		var old string
+		err := tx.QueryRowContext(ctx, `SELECT spec, registered_at FROM job_registrations WHERE job_id = ?`, jobID).
+			Scan(&old, &since)
+		switch {
+		case err == nil && old == spec:
+			return nil
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		since = at.UnixMilli()
+		_, err = tx.ExecContext(ctx, `INSERT INTO job_registrations (job_id, spec, registered_at) VALUES (?, ?, ?)
+ON CONFLICT (job_id) DO UPDATE SET spec = excluded.spec, registered_at = excluded.registered_at`,
+			jobID, spec, since)
+		return err
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("register job %s: %w", jobID, err)
+	}
+	return time.UnixMilli(since).UTC(), nil
+}
+
+// Registered returns since when jobID has had its current spec, and false
+// when it was never registered.
+func (s *Store) Registered(ctx context.Context, jobID string) (time.Time, bool, error) {
+	var since int64
+	found := false
+	err := s.read(ctx, "read job registration", func(db *sql.DB) error {
+		err := db.QueryRowContext(ctx, `SELECT registered_at FROM job_registrations WHERE job_id = ?`, jobID).Scan(&since)
+		if errors.Is(err, sql.ErrNoRows) {
+			found = false
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("read registration of %s: %w", jobID, err)
+	}
+	if !found {
+		return time.Time{}, false, nil
+	}
+	return time.UnixMilli(since).UTC(), true, nil
+}

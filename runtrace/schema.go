@@ -1,0 +1,218 @@
+package runtrace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// applicationID marks the file as svc-ctl's ("Svct" in the header), so a
+// database of some other program is refused rather than written into.
+const applicationID = 0x53766374
+
+// migrations[i] brings the schema from version i to i+1. Forward only: a
+// released step is never edited, a change is a new step. schemaVersion is
+// what this binary writes and reads.
+var migrations = [][]string{
+	// v1
+	{
+		`CREATE TABLE run_trace (
+  id           INTEGER PRIMARY KEY,
+  job_id       TEXT    NOT NULL,
+  trigger      TEXT    NOT NULL,
+  scheduled_at INTEGER,
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER,
+  outcome      TEXT    NOT NULL CHECK (outcome IN ('running','ok','skipped','failed')),
+  reason       TEXT,
+  duration_ms  INTEGER,
+  detail       TEXT,
+  CHECK (outcome IN ('running','ok') OR reason IS NOT NULL AND reason <> '')
+)`,
+		// runs --job J --since D, Latest, LatestBefore: newest first per job.
+		`CREATE INDEX run_trace_job_started ON run_trace (job_id, started_at)`,
+		// runs without --job, and Prune's started_at < cutoff.
+		`CREATE INDEX run_trace_started ON run_trace (started_at)`,
+		// missing-run detection; watchdog rows have no slot, so keep them out.
+		`CREATE INDEX run_trace_job_slot ON run_trace (job_id, scheduled_at) WHERE scheduled_at IS NOT NULL`,
+		// the reaper and "runs that never finished" read only running rows.
+		`CREATE INDEX run_trace_running ON run_trace (started_at) WHERE outcome = 'running'`,
+		`CREATE TABLE heartbeats (
+  instance_id TEXT    PRIMARY KEY,
+  pid         INTEGER NOT NULL,
+  version     TEXT    NOT NULL,
+  started_at  INTEGER NOT NULL,
+  boot_time   INTEGER,
+  beat_at     INTEGER NOT NULL,
+  mode        TEXT    NOT NULL,
+  hostname    TEXT    NOT NULL
+)`,
+		`CREATE TABLE job_registrations (
+  job_id        TEXT    PRIMARY KEY,
+  spec          TEXT    NOT NULL,
+  registered_at INTEGER NOT NULL
+)`,
+	},
+}
+
+var schemaVersion = len(migrations)
+
+// wantColumns is the shape verifySchema insists on after migrating.
+var wantColumns = map[string][]string{
+	"run_trace": {"id", "job_id", "trigger", "scheduled_at", "started_at", "finished_at",
+		"outcome", "reason", "duration_ms", "detail"},
+	"heartbeats":        {"instance_id", "pid", "version", "started_at", "boot_time", "beat_at", "mode", "hostname"},
+	"job_registrations": {"job_id", "spec", "registered_at"},
+}
+
+type schemaState struct {
+	version int
+	appID   int64
+	tables  []string
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// inspect reads the version stamps and table list and refuses files that are
+// newer or not ours. It never writes.
+func (s *Store) inspect(ctx context.Context, db *sql.DB) (schemaState, error) {
+	var st schemaState
+	err := s.retry(ctx, "read schema version", func() error {
+		var err error
+		st, err = readSchemaState(ctx, db)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("open run_trace database: %w", err)
+	}
+	return st, s.judge(st)
+}
+
+func readSchemaState(ctx context.Context, q querier) (schemaState, error) {
+	var st schemaState
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&st.version); err != nil {
+		return st, err
+	}
+	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&st.appID); err != nil {
+		return st, err
+	}
+	rows, err := q.QueryContext(ctx,
+		`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return st, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return st, err
+		}
+		st.tables = append(st.tables, n)
+	}
+	return st, rows.Err()
+}
+
+func (s *Store) judge(st schemaState) error {
+	switch {
+	case st.appID != 0 && st.appID != applicationID:
+		return damaged(s.path, fmt.Sprintf("not an svc-ctl database (application_id %#x)", st.appID), nil)
+	case st.version > schemaVersion:
+		return fmt.Errorf("run_trace database %s has schema version %d, this svc-ctl knows up to %d: "+
+			"a newer svc-ctl wrote it; use that version or upgrade (the file was not changed): %w",
+			s.path, st.version, schemaVersion, ErrNewerSchema)
+	case st.version == 0 && len(st.tables) > 0:
+		return damaged(s.path, fmt.Sprintf("no svc-ctl schema version but tables %s", strings.Join(st.tables, ", ")), nil)
+	}
+	return nil
+}
+
+// migrate applies the missing steps in one transaction. The version is read
+// again inside it: another process may have migrated since inspect.
+func (s *Store) migrate(ctx context.Context) error {
+	var from int
+	err := s.tx(ctx, "migrate schema", func(tx *sql.Tx) error {
+		st, err := readSchemaState(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := s.judge(st); err != nil {
+			return err
+		}
+		from = st.version
+		for _, step := range migrations[st.version:] {
+			for _, stmt := range step {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("schema step %q: %w", firstLine(stmt), err)
+				}
+			}
+		}
+		if from == schemaVersion {
+			return nil
+		}
+		// PRAGMA takes no parameters; both values are our own integers.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion))
+		return err
+	})
+	if errors.Is(err, ErrDamaged) || errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrBusy) {
+		return err // these already name the file and what to do
+	}
+	if err != nil {
+		return fmt.Errorf("migrate run_trace database %s: %w", s.path, err)
+	}
+	if from != schemaVersion {
+		s.log.Info("runtrace.migrated", "path", s.path, "from", from, "to", schemaVersion)
+	}
+	return nil
+}
+
+// verifySchema catches a file whose version stamp is right but whose tables
+// are not (hand-edited, or written by an unrelated program).
+func (s *Store) verifySchema(ctx context.Context, db *sql.DB) error {
+	for table, want := range wantColumns {
+		var got []string
+		err := s.retry(ctx, "verify schema", func() error {
+			var err error
+			got, err = columns(ctx, db, table)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("verify run_trace database schema: %w", err)
+		}
+		if !slices.Equal(got, want) {
+			return damaged(s.path, fmt.Sprintf("table %s has columns (%s), want (%s)",
+				table, strings.Join(got, ", "), strings.Join(want, ", ")), nil)
+		}
+	}
+	return nil
+}
+
+func columns(ctx context.Context, db *sql.DB, table string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

@@ -1,0 +1,152 @@
+package runtrace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Begin records that a run of jobID starts now ("running") and returns its
+// id for Finish. scheduledAt is the slot the run serves (zero for none).
+// Write it before the work starts: a run whose process dies stays visible.
+func (s *Store) Begin(ctx context.Context, jobID, trigger string, scheduledAt, startedAt time.Time) (int64, error) {
+	if err := checkStart(jobID, trigger, startedAt); err != nil {
+		return 0, fmt.Errorf("begin run of %q: %w", jobID, err)
+	}
+	var id int64
+	err := s.tx(ctx, "begin run", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome) VALUES (?, ?, ?, ?, 'running')`,
+			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli())
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("begin run of %s: %w", jobID, err)
+	}
+	return id, nil
+}
+
+// Finish records the verdict of run id once. A run that is no longer
+// "running" (reaped, interrupted, finished twice) keeps its verdict and
+// Finish returns ErrAlreadyFinished; an unknown id returns ErrNotFound.
+func (s *Store) Finish(ctx context.Context, id int64, outcome, reason string, detail any, finishedAt time.Time) error {
+	if err := checkVerdict(outcome, reason, finishedAt); err != nil {
+		return fmt.Errorf("finish run %d: %w", id, err)
+	}
+	d, err := encodeDetail(detail)
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", id, err)
+	}
+	var kept Run
+	err = s.tx(ctx, "finish run", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE run_trace
+SET outcome = ?, reason = ?, detail = ?, finished_at = ?, duration_ms = MAX(0, ? - started_at)
+WHERE id = ? AND outcome = 'running'`,
+			outcome, reason, d, finishedAt.UnixMilli(), finishedAt.UnixMilli(), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		kept, err = finishedRun(ctx, tx, id)
+		return err
+	})
+	if errors.Is(err, ErrAlreadyFinished) {
+		s.log.Warn("runtrace.finish_late", "run_id", id, "job", kept.JobID,
+			"kept_outcome", kept.Outcome, "kept_reason", kept.Reason, "outcome", outcome, "reason", reason)
+		return fmt.Errorf("finish run %d of %s as %s/%s: %w (kept %s/%s)",
+			id, kept.JobID, outcome, reason, err, kept.Outcome, kept.Reason)
+	}
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", id, err)
+	}
+	return nil
+}
+
+// finishedRun explains why an UPDATE matched nothing.
+func finishedRun(ctx context.Context, tx *sql.Tx, id int64) (Run, error) {
+	var r Run
+	var reason sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT job_id, outcome, reason FROM run_trace WHERE id = ?`, id).
+		Scan(&r.JobID, &r.Outcome, &reason)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	if err != nil {
+		return r, err
+	}
+	r.Reason = reason.String
+	return r, ErrAlreadyFinished
+}
+
+// Record writes a run that starts and ends at once (e.g. skipped/overlap) as
+// one finished row in one statement. r.ID is ignored; the new id is returned.
+// A zero r.FinishedAt means r.StartedAt.
+func (s *Store) Record(ctx context.Context, r Run) (int64, error) {
+	if r.FinishedAt.IsZero() {
+		r.FinishedAt = r.StartedAt
+	}
+	if err := checkStart(r.JobID, r.Trigger, r.StartedAt); err != nil {
+		return 0, fmt.Errorf("record run of %q: %w", r.JobID, err)
+	}
+	if err := checkVerdict(r.Outcome, r.Reason, r.FinishedAt); err != nil {
+		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
+	}
+	var detail any
+	if len(r.Detail) > 0 {
+		detail = r.Detail
+	}
+	d, err := encodeDetail(detail)
+	if err != nil {
+		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
+	}
+	dur := max(0, r.FinishedAt.UnixMilli()-r.StartedAt.UnixMilli())
+	var id int64
+	err = s.tx(ctx, "record run", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO run_trace
+(job_id, trigger, scheduled_at, started_at, finished_at, outcome, reason, duration_ms, detail)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.JobID, r.Trigger, toMS(r.ScheduledAt), r.StartedAt.UnixMilli(), r.FinishedAt.UnixMilli(),
+			r.Outcome, r.Reason, dur, d)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
+	}
+	return id, nil
+}
+
+func checkStart(jobID, trigger string, startedAt time.Time) error {
+	switch {
+	case jobID == "":
+		return errors.New("job id is empty")
+	case !ValidTrigger(trigger):
+		return fmt.Errorf("%w %q (want one of %v)", ErrBadTrigger, trigger, Triggers)
+	case startedAt.IsZero():
+		return errors.New("start time is zero")
+	}
+	return nil
+}
+
+func checkVerdict(outcome, reason string, finishedAt time.Time) error {
+	switch {
+	case Reasons[outcome] == nil:
+		return fmt.Errorf("%w: outcome %q (a verdict is ok, skipped or failed)", ErrBadReason, outcome)
+	case !ValidReason(outcome, reason):
+		return fmt.Errorf("%w: %q/%q (%s takes one of %v)", ErrBadReason, outcome, reason, outcome, Reasons[outcome])
+	case finishedAt.IsZero():
+		return errors.New("finish time is zero")
+	}
+	return nil
+}
