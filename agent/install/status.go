@@ -1,0 +1,48 @@
+package install
+
+// StatusOptions says which agent service to look at.
+type StatusOptions struct {
+	User bool // the per-user service instead of the system one
+}
+
+// Info is the agent service as the OS service manager sees it, for
+// `svc-ctl status` and `svc-ctl verify`. Installed is not evidence that the
+// agent started since boot (verify judges that from the agent's own start
+// record); it is what the service manager says.
+type Info struct {
+	Installed bool   `json:"installed"`
+	Running   bool   `json:"running"`
+	Mode      Mode   `json:"mode"` // service | user-service: the scope looked at
+	Platform  string `json:"platform"`
+	Path      string `json:"path,omitempty"`  // unit file, init script or plist ("" on Windows)
+	Error     string `json:"error,omitempty"` // the service manager's answer when it was not a status
+}
+
+// Status asks the service manager about the agent service. It changes
+// nothing and needs no privileges beyond reading the definition.
+func Status(opts StatusOptions) (Info, error) {
+	s, err := bareSpec(opts.User)
+	if err != nil {
+		return Info{}, err
+	}
+	t := host.target()
+	info := Info{Mode: s.Mode(), Platform: t.Platform, Path: unitPath(s, t)}
+	m, err := newManager(Unit{Target: t, Path: info.Path}, s)
+	if err != nil {
+		return info, err
+	}
+	_, ok, err := m.installed()
+	if err != nil {
+		return info, err
+	}
+	info.Installed = ok
+	if !ok {
+		return info, nil
+	}
+	running, err := m.running()
+	info.Running = running
+	if err != nil {
+		info.Error = err.Error()
+	}
+	return info, nil
+}

@@ -1,0 +1,251 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"svcctl/proc"
+	"svcctl/runtrace"
+)
+
+// syncBuffer is a log sink the test can read while the agent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type runningAgent struct {
+	cancel context.CancelFunc
+	done   chan error
+	log    *syncBuffer
+}
+
+func startAgent(t *testing.T, e *testEnv, o Options) *runningAgent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	o.Config, o.Ready = e.cfg, ready
+	if o.Version == "" {
+		o.Version = "test"
+	}
+	buf := &syncBuffer{}
+	if o.LogWriter == nil {
+		o.LogWriter = buf
+	}
+	ra := &runningAgent{cancel: cancel, done: make(chan error, 1), log: buf}
+	go func() { ra.done <- Run(ctx, o) }()
+	select {
+	case <-ready:
+	case err := <-ra.done:
+		t.Fatalf("agent exited at start: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent not ready")
+	}
+	t.Cleanup(func() { ra.stop(t) })
+	return ra
+}
+
+func (ra *runningAgent) stop(t *testing.T) error {
+	ra.cancel()
+	select {
+	case err := <-ra.done:
+		ra.done <- err
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("agent did not stop")
+		return nil
+	}
+}
+
+func latestStarted(e *testEnv, name string, after time.Time) *runtrace.Run {
+	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:" + name, Reason: runtrace.ReasonStarted, Since: after, Limit: 1})
+	if err != nil || len(rs) == 0 {
+		return nil
+	}
+	return &rs[0]
+}
+
+func TestAgentFastPathAndHungService(t *testing.T) {
+	a, b := freeAddr(t), freeAddr(t)
+	e := newEnv(t,
+		svcOpts{name: "killed", addr: a, interval: "1s", confirm: "0s"},
+		svcOpts{name: "hung", addr: b, interval: "1s", confirm: "0s"})
+	startAgent(t, e, Options{})
+	waitFor(t, 15*time.Second, "both services up", func() bool { return healthy(a) && healthy(b) })
+
+	// SIGKILL one: the exit itself triggers the cycle (trigger event).
+	old := e.pid("killed")
+	killedAt := time.Now()
+	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	waitFor(t, 5*time.Second, "killed service restarted by the fast path", func() bool {
+		r := latestStarted(e, "killed", killedAt.Add(-time.Second))
+		return r != nil && r.Trigger == runtrace.TriggerEvent && healthy(a)
+	})
+	if _, err := os.Stat(e.cfg.Services[0].Log[:len(e.cfg.Services[0].Log)-len(".log")] + ".prev.log"); err != nil {
+		t.Fatalf("no runtime.prev.log after the restart: %v", err)
+	}
+	if b, _ := os.ReadFile(e.sup.Paths.Snapshots("killed")); !strings.Contains(string(b), "exited") {
+		t.Fatalf("no snapshot line naming the exit: %s", b)
+	}
+
+	// Hang the other's /health: replaced within one interval plus the probe timeout.
+	oldHung := e.pid("hung")
+	hungAt := time.Now()
+	get(t, "http://"+b+"/control/hang")
+	waitFor(t, 10*time.Second, "hung service replaced", func() bool {
+		return latestStarted(e, "hung", hungAt) != nil && healthy(b)
+	})
+	if ok, _ := proc.Match(oldHung); ok {
+		t.Fatal("the hung instance was left running")
+	}
+}
+
+func TestAgentPanicIsContained(t *testing.T) {
+	a, b := freeAddr(t), freeAddr(t)
+	e := newEnv(t, svcOpts{name: "boom", addr: a, interval: "1s"}, svcOpts{name: "calm", addr: b, interval: "1s"})
+	var panics sync.Map
+	ra := startAgent(t, e, Options{BeforeCycle: func(s string) {
+		if s == "boom" {
+			n, _ := panics.LoadOrStore(s, new(int))
+			*(n.(*int))++
+			panic("injected test panic")
+		}
+	}})
+	waitFor(t, 15*time.Second, "two failed/panic rows and calm healthy", func() bool {
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "watchdog:boom", Reason: runtrace.ReasonPanic})
+		return n >= 2 && healthy(b)
+	})
+	if !strings.Contains(ra.log.String(), "panic.recovered") || !strings.Contains(ra.log.String(), "goroutine") {
+		t.Fatalf("no stack in the log:\n%s", ra.log.String())
+	}
+	calm, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "watchdog:calm", Outcome: runtrace.OutcomeOK})
+	if calm == 0 {
+		t.Fatal("the other service was not cycled")
+	}
+}
+
+func TestSecondAgentRefused(t *testing.T) {
+	e := newEnv(t, svcOpts{name: "web", addr: freeAddr(t), interval: "1h"})
+	startAgent(t, e, Options{})
+	err := Run(context.Background(), Options{Config: e.cfg, LogWriter: &syncBuffer{}})
+	var are *AlreadyRunningError
+	if !errors.As(err, &are) || are.PID != os.Getpid() {
+		t.Fatalf("second agent: %v, want AlreadyRunningError naming pid %d", err, os.Getpid())
+	}
+}
+
+// jumpClock is a clock whose wall time can jump, as after a host sleep.
+type jumpClock struct {
+	mu    sync.Mutex
+	start time.Time
+	jump  time.Duration
+}
+
+func (c *jumpClock) Wall() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.jump).Round(0)
+}
+func (c *jumpClock) Mono() time.Duration { return time.Since(c.start) }
+func (c *jumpClock) sleep(d time.Duration) {
+	c.mu.Lock()
+	c.jump += d
+	c.mu.Unlock()
+}
+
+func TestClockJumpTriggersCatchUp(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1h"})
+	clk := &jumpClock{start: time.Now()}
+	startAgent(t, e, Options{Clock: clk, SleepTick: 20 * time.Millisecond})
+	clk.sleep(3 * time.Hour)
+	waitFor(t, 10*time.Second, "resumed row and a catch-up cycle", func() bool {
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonResumed})
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web", Limit: 10})
+		catchUp := false
+		for _, r := range rs {
+			catchUp = catchUp || r.Trigger == runtrace.TriggerCatchUp
+		}
+		return n == 1 && catchUp
+	})
+	r, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonResumed})
+	if !strings.Contains(string(r[0].Detail), "away_ms") {
+		t.Fatalf("resumed row lacks how long the host was away: %s", r[0].Detail)
+	}
+}
+
+func TestDrainFinishesRunsAndDeletesHeartbeat(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1h"})
+	ra := startAgent(t, e, Options{})
+	waitFor(t, 15*time.Second, "heartbeat and a cycle", func() bool {
+		hb, _ := e.store.Heartbeats(context.Background())
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "watchdog:web"})
+		return len(hb) == 1 && n >= 1
+	})
+	if err := ra.stop(t); err != nil {
+		t.Fatalf("clean stop returned %v", err)
+	}
+	hb, _ := e.store.Heartbeats(context.Background())
+	if len(hb) != 0 {
+		t.Fatalf("heartbeat left after a clean stop: %+v", hb)
+	}
+	running, _ := e.store.Count(context.Background(), runtrace.Filter{Outcome: runtrace.OutcomeRunning})
+	if running != 0 {
+		t.Fatalf("%d rows left running", running)
+	}
+	if !healthy(addr) {
+		t.Fatal("the supervised service was stopped with the agent")
+	}
+}
+
+func TestRedactionEverywhere(t *testing.T) {
+	addr := freeAddr(t)
+	const token = "tok-9f8e7d6c5b4a"
+	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1s", env: map[string]string{"API_TOKEN": token},
+		extraArgs: []string{"--body", "ok"}})
+	// The probe URL carries the token in its query.
+	e.cfg.Services[0].Health.HTTP = "http://" + addr + "/health?token=" + token
+	ra := startAgent(t, e, Options{})
+	waitFor(t, 15*time.Second, "up", func() bool { return healthy(addr) })
+	old := e.pid("web")
+	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	waitFor(t, 10*time.Second, "restarted", func() bool { return latestStarted(e, "web", time.Now().Add(-5*time.Second)) != nil })
+	ra.stop(t)
+	if strings.Contains(ra.log.String(), token) {
+		t.Fatal("token in agent.log")
+	}
+	snaps, _ := os.ReadFile(e.sup.Paths.Snapshots("web"))
+	if strings.Contains(string(snaps), token) {
+		t.Fatal("token in snapshots.jsonl")
+	}
+	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{})
+	for _, r := range rs {
+		if strings.Contains(string(r.Detail), token) {
+			t.Fatalf("token in run_trace row %d: %s", r.ID, r.Detail)
+		}
+	}
+	last, _ := os.ReadFile(e.sup.Paths.WatchdogLast())
+	if strings.Contains(string(last), token) {
+		t.Fatal("token in watchdog.last.json")
+	}
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"svcctl/runtrace"
+)
+
+func TestStartStatusStopResume(t *testing.T) {
+	addr := freeAddr(t)
+	cfg, _ := writeConfig(t, "", webService("web", addr, "10m"))
+	r := svcctl(t, "start", "web", "--config", cfg)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "web: started (pid ") {
+		t.Fatalf("start: %+v", r)
+	}
+	r = svcctl(t, "start", "--all", "--config", cfg)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "web: already-running" {
+		t.Fatalf("second start: %+v", r)
+	}
+	// No agent runs: status says so and exits 1, but shows the service.
+	r = svcctl(t, "status", "--config", cfg)
+	if r.code != 1 || !strings.Contains(r.stdout, "agent:  stopped") || !strings.Contains(r.stdout, "web") {
+		t.Fatalf("status: %+v", r)
+	}
+	r = svcctl(t, "stop", "web", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "stopped (") {
+		t.Fatalf("stop: %+v", r)
+	}
+	waitFor(t, 5*time.Second, "service down", func() bool { return !healthy(addr) })
+	r = svcctl(t, "start", "web", "--scheduled", "--json", "--config", cfg)
+	var res []struct{ Outcome, Reason string }
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res) != 1 || res[0].Reason != runtrace.ReasonPaused {
+		t.Fatalf("scheduled start of a stopped service: %+v (%v)", r, err)
+	}
+	r = svcctl(t, "resume", "web", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "resumed") {
+		t.Fatalf("resume: %+v", r)
+	}
+	r = svcctl(t, "runs", "--job", "web", "--config", cfg, "--json")
+	var rows []runtrace.Run
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("runs: %d rows, %v: %s", len(rows), err, r.stdout)
+	}
+}
+
+func TestStartFailedExitsOne(t *testing.T) {
+	addr := freeAddr(t)
+	cfg, _ := writeConfig(t, "", webService("bad", addr, "10m", "--exit-now", "4"))
+	r := svcctl(t, "start", "bad", "--config", cfg)
+	if r.code != 1 || !strings.Contains(r.stdout, "bad: start-failed: new instance exited with code 4") {
+		t.Fatalf("%+v", r)
+	}
+	r = svcctl(t, "why", "bad", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "failed/start-failed") || !strings.Contains(r.stdout, "runtime.prev.log") {
+		t.Fatalf("why: %+v", r)
+	}
+}
+
+func TestTwentyConcurrentStartsSpawnOne(t *testing.T) {
+	addr := freeAddr(t)
+	cfg, _ := writeConfig(t, "", webService("web", addr, "10m", "--startup-delay", "300ms"))
+	var wg sync.WaitGroup
+	outs := make([]result, 20)
+	for i := range outs {
+		wg.Go(func() { outs[i] = svcctl(t, "start", "web", "--config", cfg) })
+	}
+	wg.Wait()
+	started := 0
+	for _, o := range outs {
+		switch {
+		case strings.HasPrefix(o.stdout, "web: started"):
+			started++
+		case strings.TrimSpace(o.stdout) == "web: already-running":
+		default:
+			t.Errorf("unexpected: %+v", o)
+		}
+	}
+	if started != 1 {
+		t.Fatalf("%d processes started, want exactly 1", started)
+	}
+	if n := countExe(testsvcBin, addr); n != 1 {
+		t.Fatalf("%d testsvc processes on %s, want 1", n, addr)
+	}
+}
+
+// countExe counts live processes running exe with addr on their command line.
+func countExe(exe, addr string) int {
+	n := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p := filepath.Join("/proc", e.Name())
+		if l, err := os.Readlink(filepath.Join(p, "exe")); err != nil || l != exe {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join(p, "stat"))
+		if strings.Contains(string(cmdline), addr) && !strings.Contains(string(stat), ") Z ") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestConfigErrorExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bad.toml")
+	os.WriteFile(cfg, []byte("[agent]\nlog_level = \"loud\"\n"), 0o600)
+	r := svcctl(t, "config", "check", "--config", cfg)
+	if r.code != 2 || !strings.Contains(r.stderr, "bad.toml:2") || !strings.Contains(r.stderr, "log_level") {
+		t.Fatalf("%+v", r)
+	}
+	r = svcctl(t, "start", "--config", cfg)
+	if r.code != 2 {
+		t.Fatalf("usage error: %+v", r)
+	}
+}
+
+// startAgentProcess runs `svc-ctl agent` as a real process.
+func startAgentProcess(t *testing.T, cfg string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(svcctlBin, "agent", "--config", cfg)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, &errb
+}
+
+func openStore(t *testing.T, state string) *runtrace.Store {
+	t.Helper()
+	var st *runtrace.Store
+	waitFor(t, 10*time.Second, "ledger", func() bool {
+		var err error
+		if _, err = os.Stat(filepath.Join(state, "svc-ctl.db")); err != nil {
+			return false
+		}
+		st, err = runtrace.Open(filepath.Join(state, "svc-ctl.db"), runtrace.Options{})
+		return err == nil
+	})
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func slowProbeService(name, seconds string) string {
+	return `
+[[service]]
+name = "` + name + `"
+command = ["/bin/sleep", "600"]
+interval = "1h"
+  [service.health]
+  exec = ["/bin/sleep", "` + seconds + `"]
+  timeout = "10s"
+  confirm = "0s"
+`
+}
+
+func waitRunning(t *testing.T, st *runtrace.Store, job string) {
+	t.Helper()
+	waitFor(t, 40*time.Second, "a cycle in progress", func() bool {
+		n, _ := st.Count(context.Background(), runtrace.Filter{JobID: job, Outcome: runtrace.OutcomeRunning})
+		return n == 1
+	})
+}
+
+func TestAgentSIGTERMWaitsForSlowProbe(t *testing.T) {
+	cfg, state := writeConfig(t, `drain_timeout = "8s"`, slowProbeService("slow", "2"))
+	cmd, errb := startAgentProcess(t, cfg)
+	st := openStore(t, state)
+	waitRunning(t, st, "watchdog:slow")
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("agent exit: %v\n%s", err, errb)
+	}
+	rs, _ := st.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:slow"})
+	if len(rs) != 1 || rs[0].Outcome != runtrace.OutcomeOK {
+		t.Fatalf("the in-flight cycle was not finished: %+v", rs)
+	}
+	if hb, _ := st.Heartbeats(context.Background()); len(hb) != 0 {
+		t.Fatalf("heartbeat left: %+v", hb)
+	}
+}
+
+func TestAgentDrainTimeoutInterrupts(t *testing.T) {
+	cfg, state := writeConfig(t, `drain_timeout = "500ms"`, slowProbeService("slow", "4"))
+	cmd, errb := startAgentProcess(t, cfg)
+	st := openStore(t, state)
+	waitRunning(t, st, "watchdog:slow")
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("agent exit: %v\n%s", err, errb)
+	}
+	rs, _ := st.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:slow"})
+	if len(rs) != 1 || rs[0].Reason != runtrace.ReasonInterrupted {
+		t.Fatalf("want failed/interrupted, got %+v", rs)
+	}
+}
+
+func TestSecondAgentExitsTwo(t *testing.T) {
+	addr := freeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
+	first, _ := startAgentProcess(t, cfg)
+	waitFor(t, 10*time.Second, "agent.pid", func() bool {
+		_, err := os.Stat(filepath.Join(state, "agent.pid"))
+		return err == nil
+	})
+	r := svcctl(t, "agent", "--config", cfg)
+	if r.code != 2 || !strings.Contains(r.stderr, "already running") || !strings.Contains(r.stderr, "pid "+strconv.Itoa(first.Process.Pid)) {
+		t.Fatalf("%+v", r)
+	}
+}
+
