@@ -3,7 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
-		"net"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"

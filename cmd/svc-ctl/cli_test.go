@@ -225,4 +225,3 @@ func TestSecondAgentExitsTwo(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
-
