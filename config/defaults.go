@@ -1,0 +1,36 @@
+package config
+
+// Defaults, exactly as DESIGN.md and docs/configuration.md state them. They
+// are written as the person would write them, and go through the same
+// ParseDuration as the file, so the documentation and the code cannot drift
+// apart in units.
+const (
+	defaultLogLevel     = "info"
+	defaultRetention    = "40d"
+	defaultDrainTimeout = "30s"
+	defaultOnPanic      = "continue"
+	defaultHeartbeat    = "30s"
+
+	defaultInterval     = "10m"
+	defaultStartTimeout = "8s"
+	defaultStopTimeout  = "10s"
+
+	defaultHealthTimeout = "2s"
+	defaultHealthConfirm = "1s"
+
+	defaultBackoffInitial = "10s"
+	defaultBackoffMax     = "10m"
+	defaultGiveUpAfter    = 5
+	defaultRetryGivenUp   = "1h"
+
+	defaultJobTimeout = "1h"
+	defaultJobGrace   = "5m"
+
+	defaultDependTimeout = "5s"
+)
+
+// Bounds checked during validation.
+const (
+	minInterval  = "1s"
+	minRetention = "1h"
+)

@@ -1,0 +1,117 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// Load reads, parses and validates the config file at path. Relative paths
+// inside it are resolved against the file's directory. A problem with the
+// contents comes back as one or more *Error (see Errors); a file that cannot
+// be read comes back wrapping the os error (errors.Is(err, fs.ErrNotExist)).
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w (create it from contrib/svc-ctl.example.toml, or name another with --config or $SVC_CTL_CONFIG)", path, err)
+	}
+	return Parse(data, path)
+}
+
+// Parse parses and validates config bytes. file is the name used in
+// messages and, when not empty, the file whose directory relative paths are
+// resolved against (and Config.Path); with file == "" they are resolved
+// against the working directory and Config.Path stays "".
+//
+// Every problem is reported at once: a syntax error alone (nothing after it
+// can be trusted), else every unknown key and wrong type, and, when the
+// types are right, every failed validation rule, sorted by line.
+func Parse(data []byte, file string) (*Config, error) {
+	display := file
+	if display == "" {
+		display = "config"
+	}
+	doc, syntaxErr := scan(data, display)
+	if syntaxErr != nil {
+		return nil, errorList{syntaxErr}.err()
+	}
+	if doc.badType {
+		return nil, doc.finish()
+	}
+	var raw rawFile
+	if !decode(data, &raw, doc) {
+		return nil, doc.finish()
+	}
+	abs, base, err := locate(file)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{doc: doc, base: base}
+	cfg := &Config{Path: abs, Agent: c.agent(&raw.Agent)}
+	cfg.Services = c.services(raw.Service, cfg.Agent.StateDir)
+	cfg.Jobs = c.jobs(raw.Job)
+	if err := doc.finish(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// decode fills raw with go-toml in strict mode. The walk has already
+// reported unknown keys and wrong types; go-toml is the second line that
+// also catches what only a decoder sees (a key defined twice, an integer
+// too large). It reports whether the decoded values can be validated.
+func decode(data []byte, raw *rawFile, doc *document) bool {
+	err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(raw)
+	var strict *toml.StrictMissingError
+	var derr *toml.DecodeError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &strict):
+		for i := range strict.Errors {
+			doc.addDecodeError(&strict.Errors[i], "unknown key")
+		}
+		return true // strict mode still decoded everything it knew
+	case errors.As(err, &derr):
+		doc.addDecodeError(derr, "")
+		return false
+	default:
+		doc.fail("", 0, "invalid TOML: %v", err)
+		return false
+	}
+}
+
+// addDecodeError records a go-toml error unless the walk already reported
+// a problem on that line.
+func (d *document) addDecodeError(e *toml.DecodeError, msg string) {
+	line, _ := e.Position()
+	if d.errs.hasLine(line) {
+		return
+	}
+	if msg == "" {
+		msg = strings.TrimPrefix(e.Error(), "toml: ")
+	}
+	d.fail(strings.Join(e.Key(), "."), line, "%s", msg)
+}
+
+// locate returns the absolute path of file ("" for none) and the directory
+// relative paths are resolved against.
+func locate(file string) (abs, base string, err error) {
+	if file == "" {
+		base, err = os.Getwd()
+		if err != nil {
+			return "", "", fmt.Errorf("resolve relative paths: %w", err)
+		}
+		return "", base, nil
+	}
+	abs, err = filepath.Abs(file)
+	if err != nil {
+		return "", "", fmt.Errorf("resolve config path %s: %w", file, err)
+	}
+	return abs, filepath.Dir(abs), nil
+}

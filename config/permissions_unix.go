@@ -1,0 +1,71 @@
+//go:build unix
+
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// CheckPermissions refuses a config file that anyone but root could change,
+// for when the agent runs as root: the file must not be group- or
+// world-writable and must be owned by root, and its directory must be owned
+// by root and not group- or world-writable unless sticky (else anyone who
+// can write there can replace the file). Symlinks are followed: the file
+// that is read is the one judged. Every problem found is reported, each
+// with the command that fixes it; each wraps ErrInsecurePermissions.
+func CheckPermissions(path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("check permissions of %s: %w", path, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return fmt.Errorf("check permissions of %s: %w", path, err)
+	}
+	dir := filepath.Dir(real)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("check permissions of %s: %w", dir, err)
+	}
+	var errs []error
+	errs = append(errs, ownerProblem("config", real, fi))
+	if fi.Mode().Perm()&0o022 != 0 {
+		errs = append(errs, insecure("config %s is writable by its group or by everyone (mode %#o); run: chmod go-w %s",
+			real, fi.Mode().Perm(), real))
+	}
+	errs = append(errs, ownerProblem("directory", dir, di))
+	if di.Mode().Perm()&0o022 != 0 && di.Mode()&fs.ModeSticky == 0 {
+		errs = append(errs, insecure("directory %s of the config is writable by its group or by everyone (mode %#o), so they can replace the config; run: chmod go-w %s",
+			dir, di.Mode().Perm(), dir))
+	}
+	return errors.Join(errs...)
+}
+
+// ownerProblem refuses a file or directory not owned by root.
+func ownerProblem(what, path string, fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Uid == 0 {
+		return nil
+	}
+	return insecure("%s %s is owned by %s, not root, who can change what the agent runs; run: chown root %s",
+		what, path, describeUID(st.Uid), path)
+}
+
+func describeUID(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(id); err == nil {
+		return fmt.Sprintf("user %s (uid %s)", u.Username, id)
+	}
+	return "uid " + id
+}
+
+func insecure(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInsecurePermissions}, args...)...)
+}

@@ -1,0 +1,85 @@
+package config
+
+// The raw structs mirror the TOML file one to one. Every field that has a
+// default is a pointer, so "left out" (nil: take the default) and "written
+// out" (even as zero, e.g. give_up_after = 0 or confirm = "0s") stay
+// distinct; go-toml allocates [[service]] and [[job]] elements itself, so
+// defaults cannot be written into them before decoding. Durations are
+// strings here and are parsed by ParseDuration during validation.
+
+// durationText is a duration as written in the file ("10m", "40d"). Its own
+// type lets the schema check say "want a duration" instead of "want a string".
+type durationText string
+
+type rawFile struct {
+	Agent   rawAgent     `toml:"agent"`
+	Service []rawService `toml:"service"`
+	Job     []rawJob     `toml:"job"`
+}
+
+type rawAgent struct {
+	StateDir      *string       `toml:"state_dir"`
+	LogLevel      *string       `toml:"log_level"`
+	Retention     *durationText `toml:"retention"`
+	DrainTimeout  *durationText `toml:"drain_timeout"`
+	OnPanic       *string       `toml:"on_panic"`
+	Heartbeat     *durationText `toml:"heartbeat"`
+	MetricsListen *string       `toml:"metrics_listen"`
+}
+
+type rawService struct {
+	Name         string            `toml:"name"`
+	Command      []string          `toml:"command"`
+	Dir          string            `toml:"dir"`
+	Env          map[string]string `toml:"env"`
+	Log          string            `toml:"log"`
+	Interval     *durationText     `toml:"interval"`
+	StartTimeout *durationText     `toml:"start_timeout"`
+	StopTimeout  *durationText     `toml:"stop_timeout"`
+	Health       rawHealth         `toml:"health"`
+	Depends      []rawDepend       `toml:"depends"`
+	Restart      rawRestart        `toml:"restart"`
+}
+
+type rawHealth struct {
+	TCP          string        `toml:"tcp"`
+	HTTP         string        `toml:"http"`
+	ExpectStatus int           `toml:"expect_status"`
+	ExpectBody   string        `toml:"expect_body"`
+	Timeout      *durationText `toml:"timeout"`
+	Confirm      *durationText `toml:"confirm"`
+	Exec         []string      `toml:"exec"`
+}
+
+type rawDepend struct {
+	Kind         string        `toml:"kind"`
+	URL          string        `toml:"url"`
+	Address      string        `toml:"address"`
+	Host         string        `toml:"host"`
+	Path         string        `toml:"path"`
+	MaxAge       *durationText `toml:"max_age"`
+	MinValid     *durationText `toml:"min_valid"`
+	ExpectStatus int           `toml:"expect_status"`
+	Timeout      *durationText `toml:"timeout"`
+}
+
+type rawRestart struct {
+	BackoffInitial *durationText `toml:"backoff_initial"`
+	BackoffMax     *durationText `toml:"backoff_max"`
+	GiveUpAfter    *int          `toml:"give_up_after"`
+	RetryGivenUp   *durationText `toml:"retry_given_up"`
+}
+
+type rawJob struct {
+	Name     string            `toml:"name"`
+	Schedule string            `toml:"schedule"`
+	Timezone string            `toml:"timezone"`
+	Command  []string          `toml:"command"`
+	Dir      string            `toml:"dir"`
+	Env      map[string]string `toml:"env"`
+	Timeout  *durationText     `toml:"timeout"`
+	CatchUp  bool              `toml:"catch_up"`
+	Grace    *durationText     `toml:"grace"`
+	External bool              `toml:"external"`
+	Depends  []rawDepend       `toml:"depends"`
+}

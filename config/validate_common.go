@@ -1,0 +1,125 @@
+package config
+
+import (
+	"net"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// nameRE is the rule for service and job names: they become directory
+// names under <state>/services/ and job ids in run_trace, so they stay
+// short, lower case and free of path separators on every OS.
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+const nameRule = "use 1 to 63 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit"
+
+func validName(s string) bool { return nameRE.MatchString(s) }
+
+// name checks the name of list element path (service[i] or job[i]);
+// seen maps names already used in the same list to their line.
+func (c *checker) name(path, name string, seen map[string]int) {
+	key := path + ".name"
+	switch {
+	case name == "":
+		c.fail(key, `missing name: set name = "..." (%s)`, nameRule)
+	case !validName(name):
+		c.fail(key, "invalid name %q: %s", name, nameRule)
+	default:
+		if first, dup := seen[name]; dup {
+			c.fail(key, "duplicate name %q: already used at line %d; give each %s its own name",
+				name, first, headerName(path))
+			return
+		}
+		seen[name] = c.doc.line(key)
+	}
+}
+
+// command checks an argv list: it must name a program. hint ends the
+// message with what else would be valid.
+func (c *checker) command(path string, argv []string, hint string) {
+	if len(argv) == 0 || argv[0] == "" {
+		c.fail(path, `empty command: set %s = ["/path/to/program", "arg", ...] (an argv list, never run by a shell)%s`,
+			path[strings.LastIndexByte(path, '.')+1:], hint)
+	}
+}
+
+// env checks variable names (never values: they may be secrets and are not
+// echoed in messages).
+func (c *checker) env(path string, env map[string]string) map[string]string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			c.fail(joinKey(path, k), "invalid variable name %q: it must not be empty or contain '=' or a NUL byte", k)
+		case strings.ContainsRune(env[k], 0):
+			c.fail(joinKey(path, k), "the value contains a NUL byte, which no OS can pass to a process")
+		}
+	}
+	return env
+}
+
+// path resolves a path from the file: relative paths are taken relative to
+// the config file's directory, so a config works the same from any working
+// directory. "~" is not a shell here and is refused rather than creating a
+// directory literally named "~".
+func (c *checker) path(key, p string) string {
+	if p == "" {
+		return ""
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
+		c.fail(key, "%q: ~ is not expanded here: write the full path, or a path relative to the config file", p)
+		return p
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(c.base, p)
+}
+
+// hostPort checks an address like 127.0.0.1:8789. listen addresses may
+// leave the host out (all interfaces) and use port 0 (any free port).
+func (c *checker) hostPort(path, v, example string, listen bool) {
+	host, port, err := net.SplitHostPort(v)
+	n, perr := strconv.Atoi(port)
+	low := 1
+	if listen {
+		low = 0
+	}
+	if err != nil || perr != nil || n < low || n > 65535 || (host == "" && !listen) {
+		c.fail(path, "invalid address %q: use host:port like %s", v, example)
+	}
+}
+
+// httpURL checks an http(s) URL (only https when httpsOnly). The message
+// shows the URL redacted: it may carry a password or a token.
+func (c *checker) httpURL(path, v string, httpsOnly bool) {
+	u, err := url.Parse(v)
+	ok := err == nil && u.Host != "" && (u.Scheme == "https" || (u.Scheme == "http" && !httpsOnly))
+	if ok {
+		return
+	}
+	want := "an http:// or https:// URL with a host"
+	if httpsOnly {
+		want = "an https:// URL with a host"
+	}
+	if err != nil {
+		c.fail(path, "invalid URL: use %s, like https://example.com/health", want)
+		return
+	}
+	c.fail(path, "invalid URL %q: use %s", RedactURL(v), want)
+}
+
+// expectStatus checks an HTTP status to expect; 0 means any 2xx.
+func (c *checker) expectStatus(path string, v int) {
+	if v != 0 && (v < 100 || v > 599) {
+		c.fail(path, "%d is not an HTTP status: use 100 to 599, or leave it out to accept any 2xx", v)
+	}
+}

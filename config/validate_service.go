@@ -1,0 +1,109 @@
+package config
+
+import (
+	"path/filepath"
+	"regexp"
+)
+
+// services validates every [[service]]; names are unique among services.
+func (c *checker) services(raws []rawService, stateDir string) []Service {
+	seen := map[string]int{}
+	out := make([]Service, 0, len(raws))
+	for i := range raws {
+		p := indexKey("service", i)
+		c.name(p, raws[i].Name, seen)
+		out = append(out, c.service(p, &raws[i], stateDir))
+	}
+	return out
+}
+
+func (c *checker) service(p string, r *rawService, stateDir string) Service {
+	c.command(p+".command", r.Command, "")
+	s := Service{
+		Name:         r.Name,
+		Command:      r.Command,
+		Dir:          c.path(p+".dir", r.Dir),
+		Env:          c.env(p+".env", r.Env),
+		Log:          c.path(p+".log", r.Log),
+		Interval:     c.atLeast(p+".interval", r.Interval, defaultInterval, minInterval),
+		StartTimeout: c.positive(p+".start_timeout", r.StartTimeout, defaultStartTimeout),
+		StopTimeout:  c.positive(p+".stop_timeout", r.StopTimeout, defaultStopTimeout),
+		Health:       c.health(p, &r.Health),
+		Depends:      c.depends(p+".depends", r.Depends),
+		Restart:      c.restart(p+".restart", &r.Restart),
+	}
+	if s.Log == "" {
+		s.Log = filepath.Join(stateDir, "services", r.Name, "runtime.log")
+	}
+	return s
+}
+
+// health validates [service.health] of the service at p.
+func (c *checker) health(p string, r *rawHealth) Health {
+	hp := p + ".health"
+	if r.TCP == "" && r.HTTP == "" && len(r.Exec) == 0 {
+		// Named after the service, on the line of its health table if any.
+		c.doc.fail(p, c.doc.line(hp), "no health check: set at least one of health.tcp, health.http or health.exec")
+	}
+	if r.TCP != "" {
+		c.hostPort(hp+".tcp", r.TCP, "127.0.0.1:8789", false)
+	}
+	if r.HTTP != "" {
+		c.httpURL(hp+".http", r.HTTP, false)
+	}
+	c.httpOnly(hp, r)
+	c.expectStatus(hp+".expect_status", r.ExpectStatus)
+	if _, err := regexp.Compile(r.ExpectBody); err != nil {
+		c.fail(hp+".expect_body", "invalid regexp %q: %v", r.ExpectBody, err)
+	}
+	if len(r.Exec) > 0 {
+		c.command(hp+".exec", r.Exec, "")
+	}
+	return Health{
+		TCP:          r.TCP,
+		HTTP:         r.HTTP,
+		ExpectStatus: r.ExpectStatus,
+		ExpectBody:   r.ExpectBody,
+		Timeout:      c.positive(hp+".timeout", r.Timeout, defaultHealthTimeout),
+		Confirm:      c.nonNegative(hp+".confirm", r.Confirm, defaultHealthConfirm),
+		Exec:         r.Exec,
+	}
+}
+
+// httpOnly refuses expect_status and expect_body without an http check:
+// they would silently check nothing.
+func (c *checker) httpOnly(hp string, r *rawHealth) {
+	if r.HTTP != "" {
+		return
+	}
+	for _, k := range []string{"expect_status", "expect_body"} {
+		if c.doc.has(hp + "." + k) {
+			c.fail(hp+"."+k, "only used by an http check: set health.http, or remove it")
+		}
+	}
+}
+
+// restart validates [service.restart].
+func (c *checker) restart(p string, r *rawRestart) Restart {
+	out := Restart{
+		BackoffInitial: c.nonNegative(p+".backoff_initial", r.BackoffInitial, defaultBackoffInitial),
+		BackoffMax:     c.nonNegative(p+".backoff_max", r.BackoffMax, defaultBackoffMax),
+		GiveUpAfter:    defaultGiveUpAfter,
+		RetryGivenUp:   c.nonNegative(p+".retry_given_up", r.RetryGivenUp, defaultRetryGivenUp),
+	}
+	if out.BackoffInitial > out.BackoffMax {
+		key := p + ".backoff_initial"
+		if r.BackoffInitial == nil {
+			key = p + ".backoff_max"
+		}
+		c.fail(key, "backoff_initial %q is longer than backoff_max %q: the first wait cannot exceed the longest",
+			FormatDuration(out.BackoffInitial), FormatDuration(out.BackoffMax))
+	}
+	if r.GiveUpAfter != nil {
+		out.GiveUpAfter = *r.GiveUpAfter
+	}
+	if out.GiveUpAfter < 0 {
+		c.fail(p+".give_up_after", "%d is negative: use 0 (never give up) or a count of failed starts", out.GiveUpAfter)
+	}
+	return out
+}
