@@ -26,8 +26,8 @@ type File struct {
 // with. One file per kind (backstop_*.go), one signature for all.
 type scheduler interface {
 	kind() string
-	where() string           // the file or task name people look for
-	files() ([]File, error)  // pure: what is written
+	where() string                                  // the file or task name people look for
+	files() ([]File, error)                         // pure: what is written
 	register(ctx context.Context, r runner) error   // after the files are written
 	runNow(ctx context.Context, r runner) error     // run it once, now
 	unregister(ctx context.Context, r runner) error // before the files are removed; "not registered" is fine

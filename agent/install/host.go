@@ -17,6 +17,16 @@ type hostInfo struct {
 	userMode   func() bool // not root / not elevated
 	account    func() (account, error)
 	executable func() (string, error)
+	// root is prepended to the paths of files the backstop writes ("/").
+	root string
+}
+
+// path is p under host.root.
+func (h hostInfo) path(p string) string {
+	if h.root == "" || h.root == "/" {
+		return p
+	}
+	return filepath.Join(h.root, filepath.FromSlash(p))
 }
 
 // account is the user who runs the command.
@@ -31,6 +41,7 @@ var host = hostInfo{
 	userMode:   config.UserMode,
 	account:    currentAccount,
 	executable: currentExecutable,
+	root:       "/",
 }
 
 func currentAccount() (account, error) {

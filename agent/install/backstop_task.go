@@ -1,0 +1,86 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"svcctl/winsvc"
+)
+
+// schedTask is the backstop as a Windows Task Scheduler task, registered
+// with schtasks.exe from an XML definition.
+type schedTask struct {
+	s     Spec
+	every time.Duration
+}
+
+func (schedTask) kind() string  { return "task-scheduler" }
+func (schedTask) where() string { return `\` + BackstopName }
+
+func (t schedTask) task() winsvc.Task {
+	user := ""
+	if t.s.User {
+		user = t.s.UserID
+	}
+	return winsvc.Task{
+		Name:        BackstopName,
+		Description: "svc-ctl backstop: start every configured service that is down, independent of the agent",
+		Command:     t.s.Exe,
+		Arguments:   t.s.BackstopArgs(),
+		Every:       t.every,
+		UserID:      user,
+	}
+}
+
+func (t schedTask) files() ([]File, error) {
+	xml, err := winsvc.TaskXML(t.task())
+	if err != nil {
+		return nil, err
+	}
+	return []File{{Path: BackstopName + ".xml", Content: xml, Mode: 0o600, Temp: true}}, nil
+}
+
+// register writes the XML (UTF-16, as schtasks exports it) to a temporary
+// file and creates the task from it; /F replaces an existing one.
+func (t schedTask) register(ctx context.Context, r runner) error {
+	files, err := t.files()
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp("", BackstopName+"-*.xml")
+	if err != nil {
+		return fmt.Errorf("write the task definition: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(winsvc.EncodeUTF16(files[0].Content)); err != nil {
+		f.Close()
+		return fmt.Errorf("write the task definition: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write the task definition: %w", err)
+	}
+	_, err = r.run(ctx, "schtasks.exe", "/Create", "/TN", BackstopName, "/XML", f.Name(), "/F")
+	return err
+}
+
+func (schedTask) runNow(ctx context.Context, r runner) error {
+	_, err := r.run(ctx, "schtasks.exe", "/Run", "/TN", BackstopName)
+	return err
+}
+
+func (schedTask) unregister(ctx context.Context, r runner) error {
+	_, err := r.run(ctx, "schtasks.exe", "/Delete", "/TN", BackstopName, "/F")
+	return err
+}
+
+func (schedTask) afterRemove(context.Context, runner) error { return nil }
+
+// registered: schtasks /Query exits non-zero for a task that does not exist.
+func (schedTask) registered(ctx context.Context, r runner) (bool, error) {
+	_, err := r.run(ctx, "schtasks.exe", "/Query", "/TN", BackstopName)
+	return err == nil, nil
+}
+
+func (schedTask) lastTrigger(context.Context, runner) time.Time { return time.Time{} }
