@@ -40,7 +40,7 @@ func Parse(data []byte, file string) (*Config, error) {
 	if syntaxErr != nil {
 		return nil, errorList{syntaxErr}.err()
 	}
-	if doc.badType {
+	if doc.undecodable {
 		return nil, doc.finish()
 	}
 	var raw rawFile

@@ -20,13 +20,14 @@ import (
 // Paths are dotted keys with 0-based indexes for list elements:
 // `service[1].health.timeout`, `job[0].depends[2].kind`.
 type document struct {
-	file       string
-	lineStarts []int             // byte offset where each line starts
-	lines      map[string]int    // path -> line where it is first written
-	names      map[string]string // "service[0]" -> its name, as written
-	counts     map[string]int    // "service" -> number of elements so far
-	errs       errorList
-	badType    bool // a value of the wrong type: decoding cannot go on
+	file        string
+	lineStarts  []int             // byte offset where each line starts
+	lines       map[string]int    // path -> line where it is first written
+	names       map[string]string // "service[0]" -> its name, as written
+	counts      map[string]int    // "service" -> number of elements so far
+	values      map[string]int    // path of each key = value -> its line
+	errs        errorList
+	undecodable bool // a wrong type or a key set twice: go-toml would refuse to decode
 }
 
 // cursor is the table the walk is in: its path and the raw type it decodes
@@ -46,6 +47,7 @@ func scan(data []byte, file string) (*document, *Error) {
 		lines:      map[string]int{},
 		names:      map[string]string{},
 		counts:     map[string]int{},
+		values:     map[string]int{},
 	}
 	var p unstable.Parser
 	p.Reset(data)

@@ -61,6 +61,12 @@ func (d *document) keyValue(cur cursor, e *unstable.Node) {
 	last := parts[len(parts)-1]
 	seg := string(last.Data)
 	path, line := joinKey(parent.path, seg), d.lineOf(last, 0)
+	if first, dup := d.values[path]; dup {
+		d.undecodable = true // go-toml refuses the document; say it better
+		d.fail(path, line, "defined twice (first at line %d): keep one", first)
+		return
+	}
+	d.values[path] = line
 	d.mark(path, line)
 	value := e.Value()
 	d.noteName(parent.path, seg, value)
@@ -153,7 +159,7 @@ func (d *document) list(path string, line int, t reflect.Type, v *unstable.Node)
 }
 
 func (d *document) wrongType(path string, line int, t reflect.Type, k unstable.Kind) {
-	d.badType = true
+	d.undecodable = true
 	msg := fmt.Sprintf("wrong type: want %s, got %s", want(t), got(k))
 	switch {
 	case isTableList(t) && k == unstable.Table:

@@ -1,0 +1,197 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLoadInvalid loads one testdata/config/invalid-<rule>.toml per
+// validation rule and checks that exactly that one problem is reported,
+// with its file, line, key and message.
+func TestLoadInvalid(t *testing.T) {
+	const (
+		durationMsg = `use Go syntax like 30s, 10m, 1h30m, or days like 40d`
+		commandMsg  = `empty command: set command = ["/path/to/program", "arg", ...] (an argv list, never run by a shell)`
+	)
+	tests := []struct {
+		rule string
+		line int
+		key  string
+		msg  string
+	}{
+		{"unknown-key-top", 2, `agnet`, `unknown key: did you mean "agent"?`},
+		{"unknown-key-nested", 6, `service "proxy".health.timout`, `unknown key: did you mean "timeout"?`},
+		{"unknown-key-list", 3, `agent.foo`, `unknown key: accepted keys here are drain_timeout, heartbeat, log_level, metrics_listen, on_panic, retention, state_dir`},
+		{"wrong-type", 4, `service "proxy".command`, `wrong type: want a list of strings, got a string`},
+		{"wrong-type-duration", 6, `service "proxy".interval`, `wrong type: want a duration string like "30s", got an integer`},
+		{"wrong-type-table", 2, `service`, `wrong type: want a list of tables, got a table: write [[service]]`},
+		{"duplicate-key", 6, `service "proxy".name`, `defined twice (first at line 3): keep one`},
+		{"syntax", 3, ``, `invalid TOML (column 18): basic strings cannot have new lines`},
+		{"duration", 6, `service "proxy".health.timeout`, `invalid duration "2x": ` + durationMsg},
+		{"negative-duration", 6, `service "proxy".health.confirm`, `"-1s" is negative: use 0s or more`},
+		{"name", 3, `service[0].name`, `invalid name "Proxy Server": use 1 to 63 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit`},
+		{"duplicate-name", 8, `service "proxy".name`, `duplicate name "proxy": already used at line 3; give each service its own name`},
+		{"duplicate-job-name", 9, `job "daily-pull".name`, `duplicate name "daily-pull": already used at line 3; give each job its own name`},
+		{"empty-command", 4, `service "proxy".command`, commandMsg},
+		{"no-health", 2, `service "proxy"`, `no health check: set at least one of health.tcp, health.http or health.exec`},
+		{"interval", 6, `service "proxy".interval`, `"500ms" is too short: use at least 1s`},
+		{"timeout-zero", 6, `service "proxy".start_timeout`, `"0s" is not allowed: use a duration greater than 0, like "8s"`},
+		{"health-http", 6, `service "proxy".health.http`, `invalid URL "ftp://127.0.0.1/health": use an http:// or https:// URL with a host`},
+		{"health-tcp", 5, `service "proxy".health.tcp`, `invalid address "localhost": use host:port like 127.0.0.1:8789`},
+		{"expect-status", 7, `service "proxy".health.expect_status`, `700 is not an HTTP status: use 100 to 599, or leave it out to accept any 2xx`},
+		{"expect-body", 7, `service "proxy".health.expect_body`, "invalid regexp \"(\": error parsing regexp: missing closing ): `(`"},
+		{"expect-without-http", 6, `service "proxy".health.expect_status`, `only used by an http check: set health.http, or remove it`},
+		{"log-level", 3, `agent.log_level`, `invalid value "verbose": use debug, info, warn or error`},
+		{"on-panic", 3, `agent.on_panic`, `invalid value "crash": use continue or exit`},
+		{"metrics-listen", 3, `agent.metrics_listen`, `invalid address "9464": use host:port like 127.0.0.1:9464`},
+		{"depends-kind", 8, `service "proxy".depends[0].kind`, `unknown kind "smtp": use http, tcp, dns, file or cert`},
+		{"depends-missing-field", 7, `service "proxy".depends[0].url`, `kind "http" needs url: set url = "https://example.com/health"`},
+		{"depends-cert", 7, `service "proxy".depends[0].path`, `kind "cert" needs path (a PEM file) or url (an https:// endpoint): set path = "/srv/proxy/client.pem" or url = "https://example.com"`},
+		{"depends-unused-key", 11, `job "daily-pull".depends[0].path`, `not used by kind "dns": remove it (kind dns uses host)`},
+		{"job-no-timezone", 2, `job "daily-pull".timezone`, `missing timezone: set an IANA zone like "Asia/Shanghai", or "Local" for the host's zone`},
+		{"timezone", 5, `job "daily-pull".timezone`, `unknown time zone "Mars/Olympus": use an IANA name like "Asia/Shanghai" or "Europe/Berlin", or "Local"`},
+		{"cron", 4, `job "daily-pull".schedule`, `invalid schedule "61 9 * * *": end of range (61) above maximum (59): 61; ` + scheduleHint},
+		{"cron-tz", 4, `job "daily-pull".schedule`, `"CRON_TZ=UTC 30 9 * * *": put the zone in timezone, not in the schedule`},
+		{"job-empty-command", 2, `job "daily-pull".command`, commandMsg + `, or set external = true if another scheduler runs it`},
+		{"give-up-after", 8, `service "proxy".restart.give_up_after`, `-1 is negative: use 0 (never give up) or a count of failed starts`},
+		{"backoff", 8, `service "proxy".restart.backoff_initial`, `backoff_initial "20m" is longer than backoff_max "10m": the first wait cannot exceed the longest`},
+		{"retention", 3, `agent.retention`, `"30m" is too short: use at least 1h`},
+		{"env-name", 6, `service "proxy".env."A=B"`, `invalid variable name "A=B": it must not be empty or contain '=' or a NUL byte`},
+		{"tilde-path", 6, `service "proxy".dir`, `"~/srv/proxy": ~ is not expanded here: write the full path, or a path relative to the config file`},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.rule] = true
+		t.Run(tt.rule, func(t *testing.T) {
+			file := filepath.Join("..", "testdata", "config", "invalid-"+tt.rule+".toml")
+			cfg, err := Load(file)
+			if err == nil {
+				t.Fatalf("Load(%s) = %+v, want an error", file, cfg)
+			}
+			var first *Error
+			if !errors.As(err, &first) {
+				t.Fatalf("Load(%s) error %v (%T) holds no *Error", file, err, err)
+			}
+			all := Errors(err)
+			if len(all) != 1 {
+				t.Fatalf("got %d problems, want exactly 1:\n%v", len(all), err)
+			}
+			want := Error{File: file, Line: tt.line, Key: tt.key, Msg: tt.msg}
+			if *first != want {
+				t.Errorf("got  %#v\nwant %#v", *first, want)
+			}
+		})
+	}
+	// Every invalid-*.toml in testdata has its row: no rule goes untested.
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "config", "invalid-*.toml"))
+	for _, f := range files {
+		rule := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "invalid-"), ".toml")
+		if !covered[rule] {
+			t.Errorf("%s has no row in TestLoadInvalid", f)
+		}
+	}
+}
+
+// TestAllProblemsAtOnce: a file with many problems reports each of them,
+// sorted by line, so a person fixes them in one pass.
+func TestAllProblemsAtOnce(t *testing.T) {
+	data := `[agent]
+log_levl = "info"
+retention = "1m"
+
+[[service]]
+name = "Bad Name"
+interval = "2x"
+
+[[service]]
+name = "ok"
+command = ["/bin/ok"]
+health.tcp = "nope"
+
+[[job]]
+name = "ok"
+schedule = "* * *"
+timezone = "Nowhere/Town"
+command = ["/bin/ok"]
+`
+	_, err := Parse([]byte(data), "svc-ctl.toml")
+	got := Errors(err)
+	want := []struct {
+		line int
+		key  string
+	}{
+		{2, "agent.log_levl"},
+		{3, "agent.retention"},
+		{5, "service[0].command"},
+		{5, "service[0]"},
+		{6, "service[0].name"},
+		{7, "service[0].interval"},
+		{12, `service "ok".health.tcp`},
+		{16, `job "ok".schedule`},
+		{17, `job "ok".timezone`},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(got), len(want), err)
+	}
+	for i, w := range want {
+		if got[i].Line != w.line || got[i].Key != w.key || got[i].File != "svc-ctl.toml" {
+			t.Errorf("problem %d = %s:%d %s, want svc-ctl.toml:%d %s", i, got[i].File, got[i].Line, got[i].Key, w.line, w.key)
+		}
+	}
+	// Unknown keys and validation failures come together when the types
+	// are right; a wrong type stops validation (values cannot be trusted)
+	// but still reports every unknown key and wrong type.
+	_, err = Parse([]byte("[agent]\nlog_level = 1\nfoo = 2\n[[service]]\nname = 3\n"), "x.toml")
+	lines := []int{}
+	for _, e := range Errors(err) {
+		lines = append(lines, e.Line)
+	}
+	if len(lines) != 3 || lines[0] != 2 || lines[1] != 3 || lines[2] != 5 {
+		t.Errorf("wrong-type file: problems on lines %v, want [2 3 5]:\n%v", lines, err)
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	tests := []struct {
+		e    Error
+		want string
+	}{
+		{Error{"svc-ctl.toml", 14, `service "proxy".health.timeout`, `invalid duration "2x": x`},
+			`svc-ctl.toml:14: service "proxy": health.timeout: invalid duration "2x": x`},
+		{Error{"svc-ctl.toml", 9, `service "proxy"`, "no health check"},
+			`svc-ctl.toml:9: service "proxy": no health check`},
+		{Error{"a.toml", 3, `service[2].name`, "m"}, `a.toml:3: service[2]: name: m`},
+		{Error{"a.toml", 3, `job "j".depends[0].kind`, "m"}, `a.toml:3: job "j": depends[0].kind: m`},
+		{Error{"a.toml", 2, `agent.log_level`, "m"}, `a.toml:2: agent.log_level: m`},
+		{Error{"a.toml", 2, `service`, "m"}, `a.toml:2: service: m`},
+		{Error{"a.toml", 0, ``, "m"}, `a.toml: m`},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// TestErrorsNeverEchoSecrets: values from env and URL passwords stay out of
+// messages, even when the value itself is what is wrong.
+func TestErrorsNeverEchoSecrets(t *testing.T) {
+	data := `[[service]]
+name = "proxy"
+command = ["/bin/proxy"]
+env = { TOKEN = "hunter2` + "\\u0000" + `" }
+health.http = "ftp://admin:hunter2@127.0.0.1/?token=hunter2"
+`
+	_, err := Parse([]byte(data), "s.toml")
+	if err == nil {
+		t.Fatal("want errors for a NUL in env and an ftp:// health URL")
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a secret leaked into the message:\n%v", err)
+	}
+	if len(Errors(err)) != 2 {
+		t.Errorf("want 2 problems, got:\n%v", err)
+	}
+}
