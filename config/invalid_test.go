@@ -195,3 +195,24 @@ health.http = "ftp://admin:hunter2@127.0.0.1/?token=hunter2"
 		t.Errorf("want 2 problems, got:\n%v", err)
 	}
 }
+
+// TestDecoderErrors: problems only go-toml's decoder sees still come back as
+// *Error with the line and, where the walk knows it, the service's name.
+func TestDecoderErrors(t *testing.T) {
+	tests := []struct {
+		data, key string
+		line      int
+		msg       string
+	}{
+		{"[[service]]\nname = \"a\"\n[service.restart]\ngive_up_after = 99999999999999999999\n",
+			`service "a".restart.give_up_after`, 4, "decimal number is too large to fit in a 64-bit signed integer"},
+		{"[agent]\nlog_level = \"info\"\n[agent]\n", `agent`, 3, "table agent already exists"},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.data), "d.toml")
+		all := Errors(err)
+		if len(all) != 1 || all[0].Key != tt.key || all[0].Line != tt.line || all[0].Msg != tt.msg {
+			t.Errorf("Parse(%q):\n got %v\nwant d.toml:%d %s: %s", tt.data, err, tt.line, tt.key, tt.msg)
+		}
+	}
+}

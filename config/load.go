@@ -96,7 +96,19 @@ func (d *document) addDecodeError(e *toml.DecodeError, msg string) {
 	if msg == "" {
 		msg = strings.TrimPrefix(e.Error(), "toml: ")
 	}
-	d.fail(strings.Join(e.Key(), "."), line, "%s", msg)
+	d.fail(d.pathAt(line, strings.Join(e.Key(), ".")), line, "%s", msg)
+}
+
+// pathAt maps go-toml's key (no list indexes: service.restart.x) to the
+// walk's path written on that line (service[1].restart.x), so the message
+// can name the service.
+func (d *document) pathAt(line int, key string) string {
+	for path, l := range d.lines {
+		if l == line && headerName(path) == key {
+			return path
+		}
+	}
+	return key
 }
 
 // locate returns the absolute path of file ("" for none) and the directory

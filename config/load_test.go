@@ -22,11 +22,11 @@ func TestLoadValidFull(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Dir(file))
 	shanghai, _ := time.LoadLocation("Asia/Shanghai")
 	proxy := Service{
-		Name:    "proxy",
-		Command: []string{"/usr/local/bin/proxy", "--port", "8789", "--token", "s3cret"},
-		Dir:     filepath.Clean("/srv/proxy"),
-		Env:     map[string]string{"HTTPS_PROXY": "http://user:pw@127.0.0.1:7890", "LANG": "C.UTF-8"},
-		Log:     filepath.Join(dir, "logs", "proxy.log"),
+		Name:     "proxy",
+		Command:  []string{"/usr/local/bin/proxy", "--port", "8789", "--token", "s3cret"},
+		Dir:      filepath.Clean("/srv/proxy"),
+		Env:      map[string]string{"HTTPS_PROXY": "http://user:pw@127.0.0.1:7890", "LANG": "C.UTF-8"},
+		Log:      filepath.Join(dir, "logs", "proxy.log"),
 		Interval: 5 * time.Minute, StartTimeout: 20 * time.Second, StopTimeout: 15 * time.Second,
 		Health: Health{
 			TCP: "127.0.0.1:8789", HTTP: "http://127.0.0.1:8789/health?key=abc",
@@ -240,5 +240,17 @@ external = true
 	// share a service's name.
 	if len(all) != 2 || all[0].Key != `service "a.b_c-9".name` || all[1].Key != `job "a.b_c-9".schedule` {
 		t.Fatalf("want exactly the duplicate name and the schedule, got:\n%v", err)
+	}
+}
+
+// TestExampleConfig: the example people copy loads as it is.
+func TestExampleConfig(t *testing.T) {
+	cfg, err := Load(filepath.Join("..", "contrib", "svc-ctl.example.toml"))
+	if err != nil {
+		t.Fatalf("contrib/svc-ctl.example.toml: %v", err)
+	}
+	p, j := cfg.Service("proxy"), cfg.Job("daily-pull")
+	if p == nil || j == nil || p.Depends[0].Kind != "cert" || p.Health.HTTP == "" || j.Location.String() != "Asia/Shanghai" {
+		t.Errorf("example config lost its proxy, cert depend or Shanghai job: %+v", cfg)
 	}
 }

@@ -185,6 +185,9 @@ func RedactURL(s string) string {
 		}
 		return s
 	}
+	if u.User == nil && u.RawQuery == "" {
+		return s // nothing to hide: keep it exactly as written
+	}
 	if u.User != nil {
 		if _, hasPassword := u.User.Password(); hasPassword {
 			u.User = url.UserPassword(u.User.Username(), Redacted)
