@@ -28,6 +28,7 @@ type scheduler interface {
 	kind() string
 	where() string                                  // the file or task name people look for
 	files() ([]File, error)                         // pure: what is written
+	paths() []string                                // the files it owns (removed on uninstall)
 	register(ctx context.Context, r runner) error   // after the files are written
 	runNow(ctx context.Context, r runner) error     // run it once, now
 	unregister(ctx context.Context, r runner) error // before the files are removed; "not registered" is fine
@@ -213,8 +214,7 @@ func UninstallBackstop(ctx context.Context, opts BackstopOptions) (Result, error
 	if err := sched.unregister(ctx, osRunner); err != nil {
 		return res, err
 	}
-	files, _ := sched.files()
-	if err := removeFiles(files); err != nil {
+	if err := removeFiles(sched.paths()); err != nil {
 		return res, err
 	}
 	if err := sched.afterRemove(ctx, osRunner); err != nil {
@@ -287,14 +287,11 @@ func writeFiles(files []File) error {
 	return nil
 }
 
-func removeFiles(files []File) error {
+func removeFiles(paths []string) error {
 	var errs []error
-	for _, f := range files {
-		if f.Temp {
-			continue
-		}
-		if err := os.Remove(host.path(f.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove %s: %w", f.Path, err))
+	for _, p := range paths {
+		if err := os.Remove(host.path(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", p, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -20,6 +20,8 @@ func (cronFile) kind() string     { return "cron" }
 func (cronFile) where() string    { return "/etc/cron.d/" + BackstopName }
 func (c cronFile) argv() []string { return append([]string{c.s.Exe}, c.s.BackstopArgs()...) }
 
+func (c cronFile) paths() []string { return []string{c.where()} }
+
 // files: cron runs the line through /bin/sh, so every word must be plain (no
 // quoting, no shell syntax): paths that need quoting are refused.
 func (c cronFile) files() ([]File, error) {
@@ -34,8 +36,8 @@ func (c cronFile) files() ([]File, error) {
 		return nil, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s --backstop\n", header)
-	fmt.Fprintf(&b, "# Every %s, independent of the agent: start every configured service that is down.\n", c.every)
+	fmt.Fprintf(&b, "# %s\n", backstopHeader)
+	fmt.Fprintf(&b, "# Every %s, independent of the agent: start every configured service that is down.\n", human(c.every))
 	b.WriteString("SHELL=/bin/sh\n")
 	b.WriteString("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n")
 	fmt.Fprintf(&b, "%s root %s\n", sched, strings.Join(c.argv(), " "))

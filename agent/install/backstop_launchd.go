@@ -18,6 +18,8 @@ type launchdJob struct {
 func (launchdJob) kind() string    { return "launchd" }
 func (j launchdJob) where() string { return launchdPath(j.s, BackstopName) }
 
+func (j launchdJob) paths() []string { return []string{j.where()} }
+
 func (j launchdJob) files() ([]File, error) {
 	return []File{{Path: j.where(), Content: renderLaunchdBackstop(j.s, j.every), Mode: 0o644}}, nil
 }

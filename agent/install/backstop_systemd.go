@@ -19,6 +19,10 @@ func (systemdTimer) kind() string { return "systemd-timer" }
 
 func (t systemdTimer) where() string { return systemdUnitPath(t.s, BackstopName+".timer") }
 
+func (t systemdTimer) paths() []string {
+	return []string{systemdUnitPath(t.s, BackstopName+".service"), t.where()}
+}
+
 func (t systemdTimer) files() ([]File, error) {
 	svc, timer := renderSystemdBackstop(t.s, t.every)
 	return []File{

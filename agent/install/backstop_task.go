@@ -34,6 +34,9 @@ func (t schedTask) task() winsvc.Task {
 	}
 }
 
+// paths: the task lives in Task Scheduler; its XML was temporary.
+func (schedTask) paths() []string { return nil }
+
 func (t schedTask) files() ([]File, error) {
 	xml, err := winsvc.TaskXML(t.task())
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 // cronDaemons are the process names of the cron daemons Linux distributions ship.
 var cronDaemons = map[string]bool{"cron": true, "crond": true, "cronie": true, "fcron": true, "dcron": true, "anacron": false}
 
-// cronDaemonRunning scans /proc for a cron daemon.
-func cronDaemonRunning() (running, known bool) {
+// cronDaemonRunning scans /proc for a cron daemon (a variable for tests).
+var cronDaemonRunning = func() (running, known bool) {
 	comms, err := filepath.Glob("/proc/[0-9]*/comm")
 	if err != nil || len(comms) == 0 {
 		return false, false

@@ -40,7 +40,7 @@ func Apply(ctx context.Context, p *Plan) (Result, error) {
 		Command: append([]string{p.Spec.Exe}, p.Spec.AgentArgs()...),
 	}
 	if !p.Unit.Tuned {
-		res.Notes = append(res.Notes, fmt.Sprintf("%s runs the agent with its own defaults: its stop timeout may be shorter than drain_timeout (%s), and it may stop supervised services with the agent", p.Unit.Target.Platform, p.Spec.DrainTimeout))
+		res.Notes = append(res.Notes, fmt.Sprintf("%s runs the agent with its own defaults: its stop timeout may be shorter than drain_timeout (%s), and it may stop supervised services with the agent", p.Unit.Target.Platform, human(p.Spec.DrainTimeout)))
 	}
 	if err := checkExe(p.Spec.Exe); err != nil {
 		return res, &UsageError{err}

@@ -33,7 +33,7 @@ func renderOpenRC(s Spec) (string, error) {
 	w("error_log='%s'", s.stdioLogPath("linux"))
 	w("respawn_delay=5")
 	w("respawn_max=0")
-	w("# The agent lets in-flight runs finish for drain_timeout (%s); stop waits longer.", s.DrainTimeout)
+	w("# The agent lets in-flight runs finish for drain_timeout (%s); stop waits longer.", human(s.DrainTimeout))
 	w("retry=\"TERM/%d/KILL/5\"", seconds(s.StopTimeout()))
 	w("")
 	w("depend() {")

@@ -24,6 +24,8 @@ const (
 	// keeps no journal (SysV, OpenRC, launchd): messages from before the
 	// agent's own log is open, such as a config error at boot.
 	stdioLog = "agent.stdio.log"
+	// backstopLog receives the launchd backstop job's output.
+	backstopLog = "backstop.log"
 )
 
 // Spec is everything the generated files depend on. It is plain data: the

@@ -34,7 +34,7 @@ func renderSysv(s Spec) string {
 	w("state_dir=%s", shQuote(s.StateDir))
 	w("log_file=%s", shQuote(s.stdioLogPath("linux")))
 	w("pid_file=%s", sysvPidFile)
-	w("# The agent lets in-flight runs finish for drain_timeout (%s); stop waits longer.", s.DrainTimeout)
+	w("# The agent lets in-flight runs finish for drain_timeout (%s); stop waits longer.", human(s.DrainTimeout))
 	w("stop_wait=%d", seconds(s.StopTimeout()))
 	b.WriteString(sysvBody(s))
 	return b.String()

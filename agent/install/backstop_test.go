@@ -1,0 +1,234 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A cron backstop's first run executes the real command (here the test
+// binary standing in for `svc-ctl start --all`), and only the file that run
+// wrote counts as proof.
+func TestBackstopCronRunsTheRealCommand(t *testing.T) {
+	f := useFakeHost(t, sysv, false)
+	osRunner = execRunner{} // a real child process
+	self := copySelf(t)     // the go-build path is refused, as a `go run` binary would be
+	f.exe = self
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "30s")
+	state := filepath.Join(dir, "state")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SVCCTL_INSTALL_HELPER", "start")
+	t.Setenv("SVCCTL_HELPER_STATE", state)
+	oldCron := cronDaemonRunning
+	cronDaemonRunning = func() (bool, bool) { return true, true }
+	t.Cleanup(func() { cronDaemonRunning = oldCron })
+
+	res, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, Wait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != "cron" || res.LastRun.IsZero() || !strings.Contains(res.Message, "ran it once") {
+		t.Errorf("result = %+v", res)
+	}
+	cronPath := host.path("/etc/cron.d/svc-ctl-backstop")
+	fi, err := os.Stat(cronPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("cron file mode %v, want 0644 (cron ignores group/world-writable files)", fi.Mode().Perm())
+	}
+	b, _ := os.ReadFile(cronPath)
+	if want := "*/10 * * * * root " + self + " start --all --config " + cfg + "\n"; !strings.HasSuffix(string(b), want) {
+		t.Errorf("cron line:\n%s\nwant suffix %q", b, want)
+	}
+
+	info, err := BackstopStatus(context.Background(), BackstopOptions{StateDir: state})
+	if err != nil || !info.Registered || info.Kind != "cron" || !info.LastRun.Equal(res.LastRun) {
+		t.Errorf("status = %+v, %v", info, err)
+	}
+	if r, err := UninstallBackstop(context.Background(), BackstopOptions{}); err != nil || r.Action != "removed" {
+		t.Fatalf("uninstall: %+v, %v", r, err)
+	}
+	if _, err := os.Stat(cronPath); !errors.Is(err, os.ErrNotExist) {
+		t.Error("cron file left behind")
+	}
+	if r, _ := UninstallBackstop(context.Background(), BackstopOptions{}); r.Action != "none" {
+		t.Errorf("second uninstall: %+v", r)
+	}
+}
+
+func TestBackstopWithoutEvidenceFails(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	f.run.on = func(argv []string) error {
+		if strings.Contains(strings.Join(argv, " "), "start svc-ctl-backstop.service") {
+			return errors.New("exit status 1: Job for svc-ctl-backstop.service failed")
+		}
+		return nil
+	}
+	_, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, Wait: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "did not prove itself") || !strings.Contains(err.Error(), "Job for svc-ctl-backstop.service failed") {
+		t.Fatalf("err = %v, want registered-but-no-evidence with the run's failure", err)
+	}
+	// The registration stays: once the cause is fixed it runs.
+	if _, err := os.Stat(host.path("/etc/systemd/system/svc-ctl-backstop.timer")); err != nil {
+		t.Errorf("timer removed after a failed first run: %v", err)
+	}
+}
+
+func TestBackstopSystemdCommands(t *testing.T) {
+	f := useFakeHost(t, systemd, true)
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "30s")
+	evidence := filepath.Join(dir, "state", watchdogLast)
+	f.run.on = func(argv []string) error {
+		if argv[len(argv)-1] == "svc-ctl-backstop.service" {
+			return touch(evidence)
+		}
+		return nil
+	}
+	if _, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, User: true, Every: 15 * time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"systemctl --user daemon-reload",
+		"systemctl --user enable --now svc-ctl-backstop.timer",
+		"systemctl --user start svc-ctl-backstop.service",
+	}
+	if got := f.run.got(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	timer := filepath.Join(host.root, f.home, ".config/systemd/user/svc-ctl-backstop.timer")
+	if b, err := os.ReadFile(timer); err != nil || !strings.Contains(string(b), "OnUnitActiveSec=900") {
+		t.Errorf("timer file: %v\n%s", err, b)
+	}
+
+	f.run.calls = nil
+	if _, err := UninstallBackstop(context.Background(), BackstopOptions{User: true}); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"systemctl --user disable --now svc-ctl-backstop.timer", "systemctl --user daemon-reload"}
+	if got := f.run.got(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("uninstall commands: %q", got)
+	}
+	for _, p := range []string{timer, strings.TrimSuffix(timer, ".timer") + ".service"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}
+
+func TestBackstopLaunchdAndTaskCommands(t *testing.T) {
+	cases := []struct {
+		target   Target
+		user     bool
+		register []string
+	}{
+		{launchd, false, []string{"launchctl bootout system/svc-ctl-backstop", "launchctl bootstrap system @plist", "launchctl kickstart system/svc-ctl-backstop"}},
+		{launchd, true, []string{"launchctl bootout gui/1000/svc-ctl-backstop", "launchctl bootstrap gui/1000 @plist", "launchctl kickstart gui/1000/svc-ctl-backstop"}},
+		{scm, false, []string{"schtasks.exe /Create /TN svc-ctl-backstop /XML @xml /F", "schtasks.exe /Run /TN svc-ctl-backstop"}},
+	}
+	for _, c := range cases {
+		f := useFakeHost(t, c.target, c.user)
+		dir := t.TempDir()
+		cfg := writeConfig(t, dir, "30s")
+		evidence := filepath.Join(dir, "state", watchdogLast)
+		var xmlSeen []byte
+		f.run.on = func(argv []string) error {
+			switch argv[1] {
+			case "kickstart", "/Run":
+				return touch(evidence)
+			case "/Create":
+				xmlSeen, _ = os.ReadFile(argv[5]) // the temporary XML, while it exists
+			}
+			return nil
+		}
+		if _, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, User: c.user}); err != nil {
+			t.Fatalf("%s user=%v: %v", c.target.Platform, c.user, err)
+		}
+		got := f.run.got()
+		for i := range got {
+			got[i] = strings.Replace(got[i], filepath.Join(f.home, "Library/LaunchAgents/svc-ctl-backstop.plist"), "@plist", 1)
+			got[i] = strings.Replace(got[i], "/Library/LaunchDaemons/svc-ctl-backstop.plist", "@plist", 1)
+			if fields := strings.Fields(got[i]); len(fields) > 5 && fields[1] == "/Create" {
+				got[i] = strings.Replace(got[i], fields[5], "@xml", 1)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(c.register, "\n") {
+			t.Errorf("%s user=%v commands:\n%s\nwant:\n%s", c.target.Platform, c.user, strings.Join(got, "\n"), strings.Join(c.register, "\n"))
+		}
+		if c.target == scm && (len(xmlSeen) < 2 || xmlSeen[0] != 0xFF || xmlSeen[1] != 0xFE) {
+			t.Errorf("task XML handed to schtasks is not UTF-16 with a BOM: % x", xmlSeen[:min(len(xmlSeen), 4)])
+		}
+	}
+}
+
+func TestBackstopRefusals(t *testing.T) {
+	useFakeHost(t, sysv, true)
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	if _, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, User: true}); err == nil || !strings.Contains(err.Error(), "needs systemd") {
+		t.Errorf("user cron backstop: err = %v", err)
+	}
+	useFakeHost(t, sysv, false)
+	for _, every := range []time.Duration{30 * time.Second, 7 * time.Minute} {
+		_, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, Every: every})
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("--every %s: err = %v, want a usage error", every, err)
+		}
+	}
+}
+
+func TestBackstopNeedsServices(t *testing.T) {
+	useFakeHost(t, systemd, false)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "svc-ctl.toml")
+	if err := os.WriteFile(cfg, []byte("[agent]\nstate_dir = \""+filepath.Join(dir, "state")+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "nothing to start") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestCronDaemonMissingIsAFailure(t *testing.T) {
+	c := cronFile{linuxSystem(), 10 * time.Minute}
+	old := cronDaemonRunning
+	t.Cleanup(func() { cronDaemonRunning = old })
+	cronDaemonRunning = func() (bool, bool) { return false, true }
+	if err := c.checkDaemon(); !errors.Is(err, errNoCronDaemon) {
+		t.Errorf("no daemon: %v", err)
+	}
+	cronDaemonRunning = func() (bool, bool) { return false, false }
+	if err := c.checkDaemon(); err != nil {
+		t.Errorf("unknown: %v, want no claim", err)
+	}
+}
+
+// copySelf copies the test binary to a stable path, to run as svc-ctl.
+func copySelf(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "svc-ctl")
+	if err := os.WriteFile(p, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,144 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"svcctl/winsvc"
+)
+
+// fakeManager is an in-memory service manager: it records every call.
+type fakeManager struct {
+	def        string
+	ok         bool
+	up         bool
+	neverStart bool // start succeeds but the service never runs
+	calls      []string
+}
+
+func (f *fakeManager) installed() (string, bool, error) { return f.def, f.ok, nil }
+func (f *fakeManager) install() error                   { f.calls = append(f.calls, "install"); f.ok = true; return nil }
+func (f *fakeManager) uninstall() error {
+	f.calls = append(f.calls, "uninstall")
+	f.ok, f.def = false, ""
+	return nil
+}
+func (f *fakeManager) start() error {
+	f.calls = append(f.calls, "start")
+	f.up = !f.neverStart
+	return nil
+}
+func (f *fakeManager) stop() error { f.calls = append(f.calls, "stop"); f.up = false; return nil }
+func (f *fakeManager) restart() error {
+	f.calls = append(f.calls, "restart")
+	f.up = !f.neverStart
+	return nil
+}
+func (f *fakeManager) running() (bool, error) { return f.up, nil }
+
+// fakeHost installs a fake host, manager factory, SCM and runner for one test.
+type fakeHost struct {
+	target   Target
+	userMode bool
+	home     string
+	exe      string
+	mgr      *fakeManager
+	built    int // how many managers were made
+	scm      []winsvc.Settings
+	run      *recorder
+}
+
+func useFakeHost(t *testing.T, target Target, userMode bool) *fakeHost {
+	t.Helper()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "bin", "svc-ctl")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeHost{target: target, userMode: userMode, home: filepath.Join(dir, "home"), exe: exe, mgr: &fakeManager{}, run: &recorder{}}
+	oldHost, oldMgr, oldSCM, oldRunner := host, newManager, configureSCM, osRunner
+	host = hostInfo{
+		target:     func() Target { return f.target },
+		userMode:   func() bool { return f.userMode },
+		account:    func() (account, error) { return account{home: f.home, uid: 1000, userID: `EXAMPLE\alice`}, nil },
+		executable: func() (string, error) { return f.exe, nil },
+		root:       filepath.Join(dir, "root"),
+	}
+	newManager = func(u Unit, s Spec) (manager, error) {
+		f.built++
+		return f.mgr, nil
+	}
+	configureSCM = func(name string, s winsvc.Settings) error { f.scm = append(f.scm, s); return nil }
+	osRunner = f.run
+	t.Cleanup(func() { host, newManager, configureSCM, osRunner = oldHost, oldMgr, oldSCM, oldRunner })
+	return f
+}
+
+// writeConfig writes a valid config (one service) and returns its path.
+func writeConfig(t *testing.T, dir, drain string) string {
+	t.Helper()
+	p := filepath.Join(dir, "svc-ctl.toml")
+	body := fmt.Sprintf(`[agent]
+state_dir = %q
+drain_timeout = %q
+
+[[service]]
+name = "demo"
+command = ["/bin/true"]
+  [service.health]
+  tcp = "127.0.0.1:1"
+`, filepath.Join(dir, "state"), drain)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// recorder records OS commands; on, when set, decides each one's outcome.
+type recorder struct {
+	mu    sync.Mutex
+	calls []string
+	on    func(argv []string) error
+}
+
+func (r *recorder) run(_ context.Context, argv ...string) ([]byte, error) {
+	r.mu.Lock()
+	r.calls = append(r.calls, strings.Join(argv, " "))
+	on := r.on
+	r.mu.Unlock()
+	if on != nil {
+		return nil, on(argv)
+	}
+	return nil, nil
+}
+
+func (r *recorder) got() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.calls...)
+}
+
+var errNotFound = errors.New("exit status 1")
+
+// touch sets path's mtime to now (creating it), as a cycle writing
+// watchdog.last.json would.
+func touch(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte("{}"), 0o600); err != nil {
+		return err
+	}
+	now := time.Now()
+	return os.Chtimes(path, now, now)
+}

@@ -1,0 +1,264 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestInstallRefusesBrokenConfigBeforeTouchingAnything(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "svc-ctl.toml")
+	if err := os.WriteFile(cfg, []byte("[agent]\ndrain_timeuot = \"30s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, run := range map[string]func() error{
+		"agent": func() error {
+			_, err := Install(context.Background(), Request{ConfigFlag: cfg})
+			return err
+		},
+		"backstop": func() error {
+			_, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg})
+			return err
+		},
+	} {
+		err := run()
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s: err = %v, want a *ConfigError", name, err)
+		}
+		if !strings.Contains(err.Error(), "drain_timeuot") {
+			t.Errorf("%s: error does not name the bad key: %v", name, err)
+		}
+	}
+	if f.built != 0 || len(f.mgr.calls) != 0 || len(f.run.got()) != 0 {
+		t.Errorf("touched the system with a broken config: managers %d, calls %v, commands %v", f.built, f.mgr.calls, f.run.got())
+	}
+	if entries, _ := os.ReadDir(host.root); len(entries) != 0 {
+		t.Errorf("files written with a broken config: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("state dir created with a broken config")
+	}
+}
+
+func TestInstallIsIdempotent(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "30s")
+	ctx := context.Background()
+
+	res, err := Install(ctx, Request{ConfigFlag: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != "installed" || res.Message != "installed and started svc-ctl (linux-systemd, system)" {
+		t.Errorf("first install: %+v", res)
+	}
+	// What the fake "wrote" is what we rendered: keep it as the installed definition.
+	p, _ := NewPlan(Request{ConfigFlag: cfg})
+	f.mgr.def = p.Unit.Content
+	if fi, err := os.Stat(filepath.Join(dir, "state")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("state dir not prepared 0700: %v", err)
+	}
+
+	f.mgr.calls = nil
+	res, err = Install(ctx, Request{ConfigFlag: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != "restarted" || !strings.HasPrefix(res.Message, "already installed; restarted") {
+		t.Errorf("second install: %+v", res)
+	}
+	if got := strings.Join(f.mgr.calls, " "); got != "restart" {
+		t.Errorf("second install calls = %q, want only a restart", got)
+	}
+
+	writeConfig(t, dir, "2m") // drain_timeout changed: the unit's TimeoutStopSec must follow
+	f.mgr.calls = nil
+	res, err = Install(ctx, Request{ConfigFlag: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != "updated" {
+		t.Errorf("install after a drain_timeout change: %+v", res)
+	}
+	if got := strings.Join(f.mgr.calls, " "); got != "stop uninstall install start" {
+		t.Errorf("update calls = %q", got)
+	}
+}
+
+func TestInstallSaysWhenTheAgentDoesNotRun(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	f.mgr.neverStart = true
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	_, err := Install(context.Background(), Request{ConfigFlag: cfg, StartWait: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "installed svc-ctl (linux-systemd, system), but it is not running after 300ms") {
+		t.Fatalf("err = %v, want installed-but-not-running", err)
+	}
+	var ce *ConfigError
+	var ue *UsageError
+	if errors.As(err, &ce) || errors.As(err, &ue) {
+		t.Errorf("not running classified as a config/usage error: %v", err)
+	}
+}
+
+func TestInstallScope(t *testing.T) {
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	for _, c := range []struct {
+		user, userMode bool
+		want           string
+	}{
+		{false, true, "needs root"},
+		{true, false, "without sudo"},
+	} {
+		f := useFakeHost(t, systemd, c.userMode)
+		_, err := Install(context.Background(), Request{ConfigFlag: cfg, User: c.user})
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("user=%v userMode=%v: err = %v, want a usage error saying %q", c.user, c.userMode, err, c.want)
+		}
+		if f.built != 0 {
+			t.Error("a manager was made for a refused scope")
+		}
+	}
+}
+
+func TestInstallUserOnSysvIsRefused(t *testing.T) {
+	useFakeHost(t, sysv, true)
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	_, err := Install(context.Background(), Request{ConfigFlag: cfg, User: true})
+	if err == nil || !strings.Contains(err.Error(), "per-user services need systemd") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestInstallRefusesGoRunBinary(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	f.exe = "/tmp/go-build123/b001/exe/svc-ctl"
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	_, err := Install(context.Background(), Request{ConfigFlag: cfg})
+	if err == nil || !strings.Contains(err.Error(), "go run") {
+		t.Fatalf("err = %v, want a refusal of the go run binary", err)
+	}
+}
+
+func TestInstallWindowsAppliesRecovery(t *testing.T) {
+	f := useFakeHost(t, scm, false)
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	ctx := context.Background()
+	if _, err := Install(ctx, Request{ConfigFlag: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.scm) != 0 {
+		t.Errorf("recovery applied by Apply itself, want it in the manager's install: %v", f.scm)
+	}
+	p, err := NewPlan(Request{ConfigFlag: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := p.Unit.Windows
+	if w == nil || len(w.RestartDelays) != 3 || w.RestartDelays[0] != 5*time.Second || w.RestartDelays[1] != 30*time.Second ||
+		w.RestartDelays[2] != time.Minute || w.ResetPeriod != 24*time.Hour || !w.NonCrashFailures || w.PreshutdownTimeout <= 30*time.Second {
+		t.Fatalf("windows settings = %+v", w)
+	}
+	// Installed as planned: a second install restarts and re-applies recovery (it can drift).
+	f.mgr.def = p.Unit.CommandLine
+	if res, err := Install(ctx, Request{ConfigFlag: cfg}); err != nil || res.Action != "restarted" {
+		t.Fatalf("second install: %+v, %v", res, err)
+	}
+	if len(f.scm) != 1 || f.scm[0].PreshutdownTimeout != 45*time.Second {
+		t.Errorf("recovery re-applied: %+v", f.scm)
+	}
+}
+
+func TestUninstallIsIdempotent(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	f.mgr.ok, f.mgr.up, f.mgr.def = true, true, "old unit"
+	ctx := context.Background()
+	res, err := Uninstall(ctx, UninstallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != "removed" || !strings.Contains(res.Message, "stopped and removed svc-ctl (linux-systemd, system)") {
+		t.Errorf("uninstall: %+v", res)
+	}
+	if got := strings.Join(f.mgr.calls, " "); got != "stop uninstall" {
+		t.Errorf("calls = %q, want stop then uninstall", got)
+	}
+	res, err = Uninstall(ctx, UninstallOptions{})
+	if err != nil || res.Action != "none" || !strings.HasPrefix(res.Message, "not installed; nothing to do") {
+		t.Errorf("second uninstall: %+v, %v", res, err)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	f := useFakeHost(t, systemd, true)
+	info, err := Status(StatusOptions{User: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Installed || info.Running || info.Mode != ModeUserService || info.Platform != "linux-systemd" ||
+		info.Path != filepath.Join(f.home, ".config/systemd/user/svc-ctl.service") {
+		t.Errorf("not installed: %+v", info)
+	}
+	f.mgr.ok, f.mgr.up = true, true
+	if info, _ = Status(StatusOptions{User: true}); !info.Installed || !info.Running {
+		t.Errorf("installed and running: %+v", info)
+	}
+}
+
+func TestKardianosConfig(t *testing.T) {
+	s := linuxSystem()
+	u, err := RenderUnit(s, systemd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := kardianosConfig(u, s)
+	if c.Name != ServiceName || c.Executable != s.Exe || strings.Join(c.Arguments, " ") != "agent --config /etc/svc-ctl/svc-ctl.toml --mode service" {
+		t.Errorf("config = %+v", c)
+	}
+	if c.Option["SystemdScript"] != u.Content || c.Option["UserService"] != false {
+		t.Errorf("options = %v", c.Option)
+	}
+}
+
+func TestRemoveInitLeftovers(t *testing.T) {
+	root := t.TempDir()
+	links, pidFile := initLeftovers(root)
+	for _, l := range links {
+		if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ours, theirs := links[0], filepath.Join(filepath.Dir(links[2]), "S50other")
+	if err := os.Symlink("/etc/init.d/svc-ctl", ours); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/init.d/other", links[2]); err != nil { // our name, someone else's script
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/init.d/svc-ctl", theirs); err != nil { // not a name we create
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(pidFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pidFile, []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeInitLeftovers(root); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{ours: false, links[2]: true, theirs: true, pidFile: false} {
+		_, err := os.Lstat(p)
+		if exists := err == nil; exists != want {
+			t.Errorf("%s exists = %v, want %v", p, exists, want)
+		}
+	}
+}

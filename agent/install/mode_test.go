@@ -1,0 +1,62 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestDecideMode(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	cases := []struct {
+		name string
+		f    facts
+		want Mode
+	}{
+		{"windows scm", facts{getenv: env(), euid: -1, ppid: 600, winService: true}, ModeService},
+		{"env says user-service", facts{getenv: env(ModeEnv, "user-service"), euid: 0, ppid: 1}, ModeUserService},
+		{"env nonsense is ignored", facts{getenv: env(ModeEnv, "daemon"), euid: 1000, ppid: 4000, stdinTTY: true}, ModeForeground},
+		{"systemd system unit", facts{getenv: env("INVOCATION_ID", "a1b2"), euid: 0, ppid: 1}, ModeService},
+		{"systemd user unit", facts{getenv: env("INVOCATION_ID", "a1b2"), euid: 1000, ppid: 900}, ModeUserService},
+		{"launchd daemon", facts{getenv: env("XPC_SERVICE_NAME", "svc-ctl"), euid: 0, ppid: 1}, ModeService},
+		{"launchd agent", facts{getenv: env("XPC_SERVICE_NAME", "svc-ctl"), euid: 501, ppid: 1}, ModeUserService},
+		{"macOS Terminal", facts{getenv: env("XPC_SERVICE_NAME", "0"), euid: 501, ppid: 700, stdinTTY: true}, ModeForeground},
+		{"iTerm", facts{getenv: env("XPC_SERVICE_NAME", "application.com.googlecode.iterm2.1"), euid: 501, ppid: 700, stdinTTY: true}, ModeForeground},
+		{"sysv init", facts{getenv: env(), euid: 0, ppid: 1}, ModeService},
+		{"nohup from a shell that exited", facts{getenv: env(), euid: 1000, ppid: 1, stdinTTY: true}, ModeForeground},
+		{"terminal as root", facts{getenv: env(), euid: 0, ppid: 4000, stdinTTY: true}, ModeForeground},
+	}
+	for _, c := range cases {
+		if got := decideMode(c.f); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+func TestDetectInATestIsNotWindowsService(t *testing.T) {
+	t.Setenv(ModeEnv, "foreground")
+	if got := Detect(); got != ModeForeground {
+		t.Errorf("Detect with %s=foreground: %s", ModeEnv, got)
+	}
+}
+
+func TestRunServiceContextRunsDirectly(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	boom := errors.New("agent failed")
+	var sawCancel bool
+	err := RunServiceContext(ctx, ServiceName, func(ctx context.Context) error {
+		cancel()
+		<-ctx.Done() // the caller's cancellation reaches run
+		sawCancel = true
+		return boom
+	})
+	if !errors.Is(err, boom) || !sawCancel {
+		t.Errorf("RunServiceContext = %v (cancel seen %v), want run's error after the cancel", err, sawCancel)
+	}
+}
