@@ -1,0 +1,336 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"svcctl/e2e/rebootdrill/marker"
+)
+
+// clockSlack: the guest's clock is an emulated RTC with 1 s resolution, and
+// btime is whole seconds; comparisons of guest times allow this much.
+const clockSlack = 2 * time.Second
+
+// check is one judgement with the evidence it rests on.
+type check struct {
+	name     string
+	pass     bool
+	evidence string
+}
+
+func pass(name, format string, a ...any) check {
+	return check{name: name, pass: true, evidence: fmt.Sprintf(format, a...)}
+}
+
+func fail(name, format string, a ...any) check {
+	return check{name: name, evidence: fmt.Sprintf(format, a...)}
+}
+
+// verdict is a scenario's checks and what is expected of them.
+type verdict struct {
+	scenario string
+	checks   []check
+	// mustFail names the checks a negative self-test requires to FAIL; the
+	// checks mustPass accepts must still PASS (the harness itself worked).
+	// Without mustFail every check must pass.
+	mustFail []string
+	mustPass func(name string) bool
+}
+
+func (v verdict) expected() bool {
+	for _, c := range v.checks {
+		switch {
+		case v.mustFail == nil && !c.pass:
+			return false
+		case v.mustFail != nil && contains(v.mustFail, c.name) && c.pass:
+			return false
+		case v.mustFail != nil && v.mustPass(c.name) && !c.pass:
+			return false
+		}
+	}
+	for _, n := range v.mustFail {
+		if !v.has(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func (v verdict) has(name string) bool {
+	for _, c := range v.checks {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (v verdict) print(w io.Writer) {
+	for _, c := range v.checks {
+		status := "FAIL"
+		if c.pass {
+			status = "PASS"
+		}
+		note := ""
+		switch {
+		case v.mustFail != nil && contains(v.mustFail, c.name):
+			note = " (must FAIL)"
+		case v.mustFail != nil && !v.mustPass(c.name):
+			note = " (either way)"
+		}
+		fmt.Fprintf(w, "%s %s%s: %s\n", status, c.name, note, c.evidence)
+	}
+	result := "FAIL"
+	if v.expected() {
+		result = "PASS"
+	}
+	if v.mustFail != nil {
+		fmt.Fprintf(w, "VERDICT %s: %s (the drill must fail exactly where the defect is: %s)\n",
+			v.scenario, result, strings.Join(v.mustFail, ", "))
+		return
+	}
+	fmt.Fprintf(w, "VERDICT %s: %s\n", v.scenario, result)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// harness checks that the drill itself ran as planned: a scenario of boots
+// boots, each one ended by the guest, the evidence read back.
+func (ev *evidence) harness(boots int) []check {
+	var out []check
+	switch {
+	case ev.in.timedOut:
+		out = append(out, fail("harness.qemu", "the guest hung: the host killed qemu at its deadline"))
+	case ev.in.qemuExit != 0:
+		out = append(out, fail("harness.qemu", "qemu exited %d, not 0 (a guest power-off exits 0)", ev.in.qemuExit))
+	default:
+		out = append(out, pass("harness.qemu", "qemu exited 0: the guest powered itself off"))
+	}
+	if ev.markErr != nil {
+		out = append(out, fail("harness.markers", "%v", ev.markErr))
+	} else {
+		out = append(out, pass("harness.markers", "%d marker lines read from the evidence port", len(ev.markers)))
+	}
+	out = append(out, ev.bootsCheck(boots))
+	if ev.dbErr != nil {
+		out = append(out, fail("harness.db", "%v", ev.dbErr))
+	} else {
+		out = append(out, pass("harness.db", "%d run_trace rows read back from the guest's svc-ctl.db", len(ev.rows)))
+	}
+	return out
+}
+
+func (ev *evidence) bootsCheck(boots int) check {
+	const name = "harness.boots"
+	for _, m := range ev.markers {
+		if !m.OK && (m.Step == "counter" || m.Step == "scenario" || m.Step == "unexpected-boot") {
+			return fail(name, "boot %d: %s: %s", m.Boot, m.Step, m.Note)
+		}
+	}
+	if ev.maxBoot != boots {
+		return fail(name, "the guest reported %d boots, the scenario has %d", ev.maxBoot, boots)
+	}
+	for n := 1; n <= boots; n++ {
+		end := "reboot"
+		if n == boots {
+			end = "poweroff"
+		}
+		if _, ok := ev.btime(n); !ok {
+			return fail(name, "boot %d: no boot-time marker", n)
+		}
+		if _, ok := ev.step(n, end); !ok {
+			return fail(name, "boot %d ended without its %s marker", n, end)
+		}
+	}
+	return pass(name, "%d boots, each with its boot time and its end (reboot, then poweroff)", boots)
+}
+
+// stepOK: the marker of step in boot says it succeeded.
+func (ev *evidence) stepOK(boot int, step, name string) check {
+	m, ok := ev.step(boot, step)
+	switch {
+	case !ok:
+		return fail(name, "boot %d: no %s marker", boot, step)
+	case !m.OK:
+		return fail(name, "boot %d: %s failed: rc=%d %s%s", boot, step, m.RC, m.Note, excerpt(m))
+	}
+	return pass(name, "boot %d: %s ok%s", boot, step, waited(m))
+}
+
+// excerpt is the start of a marker's output, for a failure's evidence.
+func excerpt(m marker.Marker) string {
+	s := strings.Join(strings.Fields(m.Output), " ")
+	if s == "" {
+		return ""
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return ": " + s
+}
+
+func waited(m marker.Marker) string {
+	if ms := field(m, "waited_ms"); ms > 0 {
+		return fmt.Sprintf(" after %s", time.Duration(ms)*time.Millisecond)
+	}
+	return ""
+}
+
+// verify: `svc-ctl verify --json` exited 0 and listed no FAIL.
+func (ev *evidence) verify(boot int, name string) check {
+	m, ok := ev.step(boot, "verify")
+	if !ok {
+		return fail(name, "boot %d: no verify marker", boot)
+	}
+	var rep struct {
+		Checks []struct{ Name, Status, Evidence string } `json:"checks"`
+	}
+	if err := json.Unmarshal(m.Data, &rep); err != nil || len(rep.Checks) == 0 {
+		return fail(name, "boot %d: verify printed no checks (rc=%d %s)%s", boot, m.RC, m.Note, excerpt(m))
+	}
+	var bad []string
+	for _, c := range rep.Checks {
+		if c.Status == "FAIL" {
+			bad = append(bad, c.Name+": "+c.Evidence)
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		return fail(name, "boot %d: verify FAIL: %s", boot, strings.Join(bad, "; "))
+	case m.RC != 0:
+		return fail(name, "boot %d: verify exited %d with no FAIL listed", boot, m.RC)
+	}
+	return pass(name, "boot %d: %d checks, no FAIL (%s)", boot, len(rep.Checks), m.Note)
+}
+
+// agentStarted is the L1 proof: a startup row of the agent newer than the
+// boot. Not "the unit file exists", not "the unit is enabled".
+func (ev *evidence) agentStarted(boot int, name string) check {
+	bt, ok := ev.btime(boot)
+	if !ok {
+		return fail(name, "boot %d: boot time unknown", boot)
+	}
+	if ev.dbErr != nil {
+		return fail(name, "no database: %v", ev.dbErr)
+	}
+	since := ev.startupsSince(bt.Add(-clockSlack))
+	if len(since) == 0 {
+		last := "none ever"
+		if all := ev.startupsSince(time.Time{}); len(all) > 0 {
+			last = all[len(all)-1].String()
+		}
+		return fail(name, "boot %d at %s: no agent startup row since; the last: %s", boot, utc(bt), last)
+	}
+	r := since[0]
+	return pass(name, "boot %d at %s: %s, %s after the boot", boot, utc(bt), r, r.StartedAt.Sub(bt).Round(time.Second))
+}
+
+func (ev *evidence) startupsSince(t time.Time) []row {
+	return ev.rowsWhere(func(r row) bool {
+		return r.JobID == "agent" && r.Trigger == "startup" && r.Outcome == "ok" && r.Reason == "started" && !r.StartedAt.Before(t)
+	})
+}
+
+// restored: after the kill a new process answered healthy, and run_trace
+// holds the cycle that started it (trigger "" = any), after the kill.
+func (ev *evidence) restored(boot int, name, trigger string) check {
+	k, ok := ev.step(boot, "kill")
+	if !ok || !k.OK {
+		return fail(name, "boot %d: the service was not killed: %s", boot, k.Note)
+	}
+	killed := time.UnixMilli(field(k, "killed_at_ms"))
+	m, ok := ev.step(boot, "restored")
+	if !ok || !m.OK {
+		return fail(name, "boot %d: after the kill at %s no new healthy process: %s", boot, utc(killed), m.Note)
+	}
+	starts := ev.starts(killed.Add(-clockSlack), trigger)
+	if len(starts) == 0 {
+		return fail(name, "boot %d: a new process (pid %d) is healthy, but run_trace has no %s ok/started row since the kill at %s",
+			boot, field(m, "pid"), ev.job(), utc(killed))
+	}
+	return pass(name, "boot %d: pid %d killed at %s, pid %d healthy%s; %s", boot, field(k, "pid"), utc(killed),
+		field(m, "pid"), waited(m), starts[0])
+}
+
+func (ev *evidence) job() string { return "watchdog:" + ev.in.service }
+
+// starts are the service's ok/started cycles since t, by trigger ("" = any).
+func (ev *evidence) starts(t time.Time, trigger string) []row {
+	return ev.rowsWhere(func(r row) bool {
+		return r.JobID == ev.job() && r.Outcome == "ok" && r.Reason == "started" &&
+			(trigger == "" || r.Trigger == trigger) && !r.StartedAt.Before(t)
+	})
+}
+
+// bootIsNew: boot n really is a new boot, after boot n-1 asked to reboot.
+func (ev *evidence) bootIsNew(n int, name string) check {
+	prev, ok1 := ev.btime(n - 1)
+	cur, ok2 := ev.btime(n)
+	rb, ok3 := ev.step(n-1, "reboot")
+	switch {
+	case !ok1 || !ok2 || !ok3:
+		return fail(name, "boot times or the reboot marker missing")
+	case !cur.After(prev):
+		return fail(name, "boot %d at %s is not after boot %d at %s", n, utc(cur), n-1, utc(prev))
+	case cur.Before(time.UnixMilli(rb.AtMS).Add(-clockSlack)):
+		return fail(name, "boot %d at %s is before boot %d asked to reboot (%s)", n, utc(cur), n-1, utc(time.UnixMilli(rb.AtMS)))
+	}
+	return pass(name, "boot %d at %s, %s after boot %d", n, utc(cur), cur.Sub(prev).Round(time.Second), n-1)
+}
+
+// cyclesBothBoots: the watchdog cycled before and after the reboot.
+func (ev *evidence) cyclesBothBoots(boot int, name string) check {
+	bt, ok := ev.btime(boot)
+	if !ok || ev.dbErr != nil {
+		return fail(name, "boot time or database missing")
+	}
+	var before, after int
+	for _, r := range ev.rowsWhere(func(r row) bool { return r.JobID == ev.job() }) {
+		if r.StartedAt.Before(bt) {
+			before++
+		} else {
+			after++
+		}
+	}
+	if before == 0 || after == 0 {
+		return fail(name, "%s: %d cycles before boot %d at %s, %d after", ev.job(), before, boot, utc(bt), after)
+	}
+	return pass(name, "%s: %d cycles before boot %d, %d after", ev.job(), before, boot, after)
+}
+
+// agentDown: systemd reports the agent's unit not active (and, with
+// disabled, not enabled) at the marker step.
+func (ev *evidence) agentDown(boot int, step, name string, disabled bool) check {
+	m, ok := ev.step(boot, step)
+	if !ok {
+		return fail(name, "boot %d: no %s marker", boot, step)
+	}
+	active, enabled := text(m, "active"), text(m, "enabled")
+	if active == "active" || (disabled && enabled != "disabled") {
+		return fail(name, "boot %d: %s is %s and %s", boot, text(m, "unit"), active, enabled)
+	}
+	return pass(name, "boot %d: %s is %s and %s", boot, text(m, "unit"), active, enabled)
+}
+
+// noAgentSince: no agent startup row since t: nothing brought the agent back.
+func (ev *evidence) noAgentSince(t time.Time, name, what string) check {
+	if ev.dbErr != nil {
+		return fail(name, "no database: %v", ev.dbErr)
+	}
+	if rs := ev.startupsSince(t); len(rs) > 0 {
+		return fail(name, "the agent started again after %s: %s", what, rs[0])
+	}
+	return pass(name, "no agent startup row after %s (%s)", what, utc(t))
+}
+
+func utc(t time.Time) string { return t.UTC().Format(time.RFC3339) }

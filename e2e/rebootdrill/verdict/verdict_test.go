@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"svcctl/e2e/rebootdrill/marker"
+	"svcctl/runtrace"
+)
+
+// fixture is a drill run's evidence: markers as the guest prints them and a
+// database written by svc-ctl's own runtrace store.
+type fixture struct {
+	t       *testing.T
+	dir     string
+	b1, b2  time.Time // boot times
+	markers []marker.Marker
+	runs    []runtrace.Run
+}
+
+func newFixture(t *testing.T) *fixture {
+	b1 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	return &fixture{t: t, dir: t.TempDir(), b1: b1, b2: b1.Add(90 * time.Second)}
+}
+
+func (f *fixture) mark(boot int, step string, ok bool, at time.Time, data any) {
+	var raw json.RawMessage
+	if data != nil {
+		b, err := json.Marshal(data)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		raw = b
+	}
+	rc := -1
+	if !ok {
+		rc = 1
+	}
+	f.markers = append(f.markers, marker.Marker{Boot: boot, Step: step, OK: ok, RC: rc, AtMS: at.UnixMilli(), Data: raw})
+}
+
+func (f *fixture) run(job, trigger string, at time.Time, outcome, reason string) {
+	f.runs = append(f.runs, runtrace.Run{JobID: job, Trigger: trigger, StartedAt: at, FinishedAt: at.Add(time.Second),
+		Outcome: outcome, Reason: reason})
+}
+
+func verifyData(fails ...string) map[string]any {
+	checks := []map[string]string{{"name": "agent installed", "status": "PASS", "evidence": "x"}}
+	for _, n := range fails {
+		checks = append(checks, map[string]string{"name": n, "status": "FAIL", "evidence": "no"})
+	}
+	return map[string]any{"ok": len(fails) == 0, "checks": checks}
+}
+
+// verifyStep adds a verify marker: rc 0 with no FAIL, else rc 1.
+func (f *fixture) verifyStep(boot int, at time.Time, fails ...string) {
+	f.mark(boot, "verify", len(fails) == 0, at, verifyData(fails...))
+	if len(fails) == 0 {
+		f.markers[len(f.markers)-1].RC = 0
+	}
+}
+
+// mainRun is a good main drill; defect makes boot 2 the "not enabled" one.
+func (f *fixture) mainRun(defect bool) {
+	b1, b2 := f.b1, f.b2
+	f.mark(1, "boot", true, b1.Add(12*time.Second), map[string]any{"btime": b1.Unix()})
+	f.mark(1, "install", true, b1.Add(14*time.Second), nil)
+	f.markers[len(f.markers)-1].RC = 0
+	if defect {
+		f.mark(1, "disable", true, b1.Add(15*time.Second), nil)
+	}
+	f.mark(1, "service-up", true, b1.Add(16*time.Second), map[string]any{"pid": 300, "waited_ms": 900})
+	f.verifyStep(1, b1.Add(18*time.Second))
+	f.mark(1, "kill", true, b1.Add(19*time.Second), map[string]any{"pid": 300, "killed_at_ms": b1.Add(19 * time.Second).UnixMilli()})
+	f.mark(1, "restored", true, b1.Add(21*time.Second), map[string]any{"pid": 310, "old_pid": 300, "waited_ms": 1500})
+	f.mark(1, "reboot", true, b1.Add(25*time.Second), nil)
+	f.run("agent", "startup", b1.Add(14*time.Second), "ok", "started")
+	f.run("watchdog:drillsvc", "startup", b1.Add(15*time.Second), "ok", "started")
+	f.run("watchdog:drillsvc", "schedule", b1.Add(17*time.Second), "ok", "already-running")
+	f.run("watchdog:drillsvc", "event", b1.Add(19500*time.Millisecond), "ok", "started")
+
+	f.mark(2, "boot", true, b2.Add(12*time.Second), map[string]any{"btime": b2.Unix()})
+	if defect {
+		f.mark(2, "service-up", false, b2.Add(70*time.Second), map[string]any{"waited_ms": 60000})
+		f.verifyStep(2, b2.Add(130*time.Second), "agent started since boot", "heartbeat fresh")
+	} else {
+		f.run("agent", "startup", b2.Add(9*time.Second), "ok", "started")
+		f.run("watchdog:drillsvc", "startup", b2.Add(10*time.Second), "ok", "started")
+		f.mark(2, "service-up", true, b2.Add(13*time.Second), map[string]any{"pid": 250, "waited_ms": 100})
+		f.verifyStep(2, b2.Add(14*time.Second))
+	}
+	f.mark(2, "poweroff", true, b2.Add(140*time.Second), nil)
+}
+
+// backstopRun is a good backstop drill; agentBack makes the agent come back
+// after it was stopped, which must fail.
+func (f *fixture) backstopRun(agentBack bool) {
+	b1, b2 := f.b1, f.b2
+	ok0 := func(boot int, step string, at time.Time) {
+		f.mark(boot, step, true, at, nil)
+		f.markers[len(f.markers)-1].RC = 0
+	}
+	down := map[string]any{"unit": "svc-ctl.service", "active": "inactive", "enabled": "disabled"}
+	f.mark(1, "boot", true, b1.Add(12*time.Second), map[string]any{"btime": b1.Unix()})
+	ok0(1, "install", b1.Add(14*time.Second))
+	ok0(1, "install-backstop", b1.Add(16*time.Second))
+	f.mark(1, "service-up", true, b1.Add(17*time.Second), map[string]any{"pid": 300})
+	ok0(1, "agent-stop", b1.Add(18*time.Second))
+	ok0(1, "agent-disable", b1.Add(19*time.Second))
+	f.mark(1, "units", true, b1.Add(19*time.Second), down)
+	f.mark(1, "kill", true, b1.Add(20*time.Second), map[string]any{"pid": 300, "killed_at_ms": b1.Add(20 * time.Second).UnixMilli()})
+	f.mark(1, "restored", true, b1.Add(70*time.Second), map[string]any{"pid": 320, "old_pid": 300})
+	f.mark(1, "units-after", true, b1.Add(71*time.Second), down)
+	f.mark(1, "reboot", true, b1.Add(72*time.Second), nil)
+	f.run("agent", "startup", b1.Add(14*time.Second), "ok", "started")
+	f.run("watchdog:drillsvc", "manual", b1.Add(16*time.Second), "ok", "already-running")
+	f.run("watchdog:drillsvc", "manual", b1.Add(69*time.Second), "ok", "started")
+	if agentBack {
+		f.run("agent", "startup", b1.Add(40*time.Second), "ok", "started")
+	}
+	f.mark(2, "boot", true, b2.Add(12*time.Second), map[string]any{"btime": b2.Unix()})
+	f.mark(2, "units", true, b2.Add(13*time.Second), down)
+	f.run("watchdog:drillsvc", "manual", b2.Add(60*time.Second), "ok", "started")
+	f.mark(2, "service-up", true, b2.Add(61*time.Second), map[string]any{"pid": 200})
+	f.mark(2, "units-after", true, b2.Add(62*time.Second), down)
+	f.mark(2, "poweroff", true, b2.Add(63*time.Second), nil)
+}
+
+// write puts the evidence on disk and returns the drill-verdict arguments.
+func (f *fixture) write(scenario string) []string {
+	f.t.Helper()
+	var log strings.Builder
+	log.WriteString("[    0.000000] Linux version 6.1.0 (kernel noise on the same port is ignored)\n")
+	for _, m := range f.markers {
+		l, err := m.Line()
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		log.WriteString(l + "\r\n")
+	}
+	markers := filepath.Join(f.dir, "drill.log")
+	if err := os.WriteFile(markers, []byte(log.String()), 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+	db := filepath.Join(f.dir, "svc-ctl.db")
+	st, err := runtrace.Open(db, runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for _, r := range f.runs {
+		if _, err := st.Record(context.Background(), r); err != nil {
+			f.t.Fatalf("record %+v: %v", r, err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		f.t.Fatal(err)
+	}
+	return []string{"--scenario", scenario, "--markers", markers, "--db", db, "--qemu-exit", "0"}
+}
+
+// judge runs drill-verdict as the script does and returns exit code and output.
+func judge(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errb strings.Builder
+	code := run(args, &out, &errb)
+	t.Logf("drill-verdict %s -> %d\n%s%s", strings.Join(args[:2], " "), code, out.String(), errb.String())
+	return code, out.String()
+}
+
+func wantLine(t *testing.T, out, prefix string) {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return
+		}
+	}
+	t.Errorf("no line starting %q in:\n%s", prefix, out)
+}
+
+func TestMainPasses(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(false)
+	code, out := judge(t, f.write("main")...)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	wantLine(t, out, "PASS b2.agent-started-since-boot: boot 2")
+	wantLine(t, out, "PASS b2.cycles-both-boots: watchdog:drillsvc: 3 cycles before boot 2, 1 after")
+	wantLine(t, out, "VERDICT main: PASS")
+}
+
+// The defect the drill exists for: the agent ran until the reboot, and not
+// after it. The main scenario must fail on it.
+func TestMainFailsWhenAgentDidNotComeBack(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(true)
+	code, out := judge(t, f.write("main")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL b2.agent-started-since-boot: boot 2 at 2026-03-01T10:01:30Z: no agent startup row since; the last: #1 agent startup 2026-03-01T10:00:14Z")
+	wantLine(t, out, "FAIL b2.verify: boot 2: verify FAIL: agent started since boot: no; heartbeat fresh: no")
+	wantLine(t, out, "PASS b1.agent-restores")
+	wantLine(t, out, "VERDICT main: FAIL")
+}
+
+// A startup row a second before the guest's whole-second btime is still
+// this boot's (RTC resolution); one from before the reboot is not.
+func TestAgentStartedAllowsClockSlack(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(true)
+	f.run("agent", "startup", f.b2.Add(-time.Second), "ok", "started")
+	_, out := judge(t, f.write("main")...)
+	wantLine(t, out, "PASS b2.agent-started-since-boot")
+
+	f = newFixture(t)
+	f.mainRun(true)
+	f.run("agent", "startup", f.b2.Add(-3*time.Second), "ok", "started")
+	_, out = judge(t, f.write("main")...)
+	wantLine(t, out, "FAIL b2.agent-started-since-boot")
+}
+
+func TestNegativeExpectsTheDefect(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(true)
+	code, out := judge(t, f.write("negative")...)
+	if code != 0 {
+		t.Fatalf("negative self-test that saw the defect: exit %d, want 0", code)
+	}
+	wantLine(t, out, "FAIL b2.agent-started-since-boot (must FAIL)")
+	wantLine(t, out, "PASS b1.disable")
+	wantLine(t, out, "VERDICT negative: PASS")
+}
+
+// A negative run that does not see the defect means the drill is blind.
+func TestNegativeFailsWhenDrillIsBlind(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(false)
+	f.mark(1, "disable", true, f.b1.Add(15*time.Second), nil)
+	code, out := judge(t, f.write("negative")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "PASS b2.agent-started-since-boot (must FAIL)")
+	wantLine(t, out, "VERDICT negative: FAIL")
+}
+
+// A negative run whose harness broke proves nothing either: a hung guest
+// also has no startup row after the reboot.
+func TestNegativeFailsWhenHarnessBroke(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(true)
+	args := f.write("negative")
+	args[len(args)-1] = "-1"
+	code, out := judge(t, append(args, "--timed-out")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL harness.qemu: the guest hung")
+	wantLine(t, out, "VERDICT negative: FAIL")
+}
+
+func TestBackstop(t *testing.T) {
+	f := newFixture(t)
+	f.backstopRun(false)
+	code, out := judge(t, f.write("backstop")...)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	wantLine(t, out, "PASS b1.timer-restores: boot 1: pid 300 killed")
+	wantLine(t, out, "PASS b2.timer-starts: #4 watchdog:drillsvc manual")
+
+	f = newFixture(t)
+	f.backstopRun(true)
+	code, out = judge(t, f.write("backstop")...)
+	if code != 1 {
+		t.Fatalf("agent back after stop: exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL b1.no-agent-after-stop: the agent started again")
+}
+
+func TestHarnessFailures(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(false)
+	f.markers = f.markers[:len(f.markers)-1] // no poweroff marker
+	args := f.write("main")
+	// a torn marker at the end: lost evidence
+	fh, err := os.OpenFile(args[3], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(`DRILL boot=2 step=poweroff ok=true {"boot":2,"st` + "\n")
+	fh.Close()
+	args[5] = filepath.Join(f.dir, "missing.db")
+	code, out := judge(t, args...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL harness.markers: line ")
+	wantLine(t, out, "FAIL harness.boots: boot 2 ended without its poweroff marker")
+	wantLine(t, out, "FAIL harness.db: read back ")
+}
+
+func TestUsage(t *testing.T) {
+	if code, _ := judge(t, "--scenario", "nope", "--markers", "x"); code != 2 {
+		t.Fatalf("unknown scenario: exit %d, want 2", code)
+	}
+}
