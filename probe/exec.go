@@ -1,0 +1,119 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	// maxOutput is how much of a health command's combined output is kept:
+	// the tail, where the error usually is.
+	maxOutput = 4 << 10
+	// waitDelay bounds how long a command's pipes may stay open after it
+	// exited or was killed (a stray grandchild holding stdout must not hang
+	// the check).
+	waitDelay = 500 * time.Millisecond
+)
+
+// probeExec runs s.Argv (never through a shell) in s.Dir with the agent's
+// environment plus s.Env, and is healthy when it exits 0. On timeout the
+// whole process group is killed (unix; on Windows the process).
+func probeExec(ctx context.Context, s Spec) Result {
+	if len(s.Argv) == 0 || s.Argv[0] == "" {
+		return unhealthy("no command to run")
+	}
+	out := &tailBuffer{max: maxOutput}
+	cmd := exec.CommandContext(ctx, s.Argv[0], s.Argv[1:]...)
+	cmd.Dir = s.Dir
+	cmd.Env = mergeEnv(os.Environ(), s.Env)
+	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, output in order
+	setGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = waitDelay
+	err := cmd.Run()
+	return judgeExit(ctx, s, cmd, err, out)
+}
+
+// judgeExit turns the outcome of cmd.Run into a Result. Env values are
+// scrubbed from the output before it goes into Detail.
+func judgeExit(ctx context.Context, s Spec, cmd *exec.Cmd, err error, out *tailBuffer) Result {
+	d := map[string]any{}
+	if o, cut := out.tail(); o != "" {
+		d["output"] = scrubEnv(o, s.Env)
+		if cut {
+			d["output_truncated"] = true
+		}
+	}
+	ps := cmd.ProcessState
+	if ps != nil {
+		d["exit_code"] = ps.ExitCode()
+	}
+	var ee *exec.Error
+	switch {
+	case err == nil, errors.Is(err, exec.ErrWaitDelay) && ps != nil && ps.Success():
+		return Result{Healthy: true, Detail: d}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return withDetail(unhealthy("%s", timeoutReason(s, "command still running, killed")), d)
+	case ctx.Err() != nil:
+		return withDetail(unhealthy("canceled before a verdict"), d)
+	case ps != nil:
+		return withDetail(unhealthy("%s", ps.String()), d) // "exit status 1", "signal: killed"
+	case errors.As(err, &ee):
+		return withDetail(unhealthy("cannot start %s: %s", s.Argv[0], ee.Err), d)
+	default:
+		return withDetail(unhealthy("cannot start %s: %s", s.Argv[0], innerMessage(err)), d)
+	}
+}
+
+// mergeEnv puts the service env on top of the agent's: os/exec keeps the
+// last value of a duplicated key (case-insensitively on Windows). Sorted so
+// the child's environment does not depend on map order.
+func mergeEnv(base []string, env map[string]string) []string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(base)+len(keys))
+	out = append(out, base...)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total += int64(len(p))
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > 2*b.max { // compact now and then, not on every write
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
+	}
+	return len(p), nil
+}
+
+// tail returns the kept output as valid UTF-8 and whether some was dropped.
+func (b *tailBuffer) tail() (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.buf
+	if len(t) > b.max {
+		t = t[len(t)-b.max:]
+	}
+	return strings.ToValidUTF8(string(t), ""), b.total > int64(len(t))
+}

@@ -1,0 +1,144 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+)
+
+const (
+	userAgent    = "svc-ctl-probe"
+	maxBody      = 64 << 10 // expect_body sees at most this much of the body
+	maxRedirects = 5
+)
+
+// redirectError is a redirect the probe refused to follow.
+type redirectError struct {
+	to     *url.URL
+	reason string
+}
+
+func (e *redirectError) Error() string { return e.reason }
+
+// probeHTTP GETs s.Target with a fresh, keep-alive-free transport that uses
+// the proxies of the service's env, follows same-host redirects (at most 5)
+// and is healthy when the status is as expected (default any 2xx) and the
+// first 64 KiB of the body match s.ExpectBody.
+func probeHTTP(ctx context.Context, s Spec) Result {
+	u, err := url.Parse(s.Target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return unhealthy("invalid URL: want http:// or https:// and a host")
+	}
+	var re *regexp.Regexp
+	if s.ExpectBody != "" {
+		if re, err = regexp.Compile(s.ExpectBody); err != nil {
+			return unhealthy("expect_body %q is not a valid regexp: %v", s.ExpectBody, err)
+		}
+	}
+	t := &tracker{}
+	pr := &proxyRecorder{fn: proxyFor(s.Env)}
+	tr := newTransport(t, pr.proxy)
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: sameHostOnly(u)}
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return unhealthy("invalid URL: %s", innerMessage(err))
+	}
+	req.Header.Set("User-Agent", userAgent)
+	resp, err := client.Do(req)
+	detail := map[string]any{}
+	if p := pr.shown(); p != "" {
+		detail["proxy"] = p
+	}
+	if err != nil {
+		return httpFailure(ctx, s, resp, err, t.phase(), detail)
+	}
+	defer resp.Body.Close()
+	return judgeResponse(ctx, s, u, resp, re, detail)
+}
+
+// newTransport is a transport for one probe: no connection outlives it, so
+// a probe never rides on a connection a previous probe left open.
+func newTransport(t *tracker, proxy func(*http.Request) (*url.URL, error)) *http.Transport {
+	return &http.Transport{
+		Proxy:                  proxy,
+		DialContext:            trackedDial(t),
+		TLSClientConfig:        tlsConfig(""),
+		DisableKeepAlives:      true,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+}
+
+// sameHostOnly follows redirects to the original host and port only: a
+// health endpoint that sends the probe elsewhere is not healthy, whatever the
+// other host answers.
+func sameHostOnly(orig *url.URL) func(*http.Request, []*http.Request) error {
+	want := hostPort(orig)
+	return func(req *http.Request, via []*http.Request) error {
+		if got := hostPort(req.URL); got != want {
+			return &redirectError{to: req.URL, reason: fmt.Sprintf("redirect to other host %s refused", got)}
+		}
+		if len(via) > maxRedirects {
+			return &redirectError{to: req.URL, reason: fmt.Sprintf("more than %d redirects", maxRedirects)}
+		}
+		return nil
+	}
+}
+
+// httpFailure explains a request that returned an error. A refused redirect
+// comes with the redirect response (its body already closed) and is not a
+// network failure, so it is named before the network classification.
+func httpFailure(ctx context.Context, s Spec, resp *http.Response, err error, p phase, detail map[string]any) Result {
+	if resp != nil {
+		detail["status"] = resp.StatusCode
+	}
+	var re *redirectError
+	if errors.As(err, &re) {
+		detail["redirect_to"] = redactURL(re.to.String())
+		return withDetail(unhealthy("%s", re.reason), detail)
+	}
+	return withDetail(unhealthy("%s", netReason(ctx, s, err, p)), detail)
+}
+
+// judgeResponse reads up to maxBody of the body (the deadline still applies:
+// a body that stalls is a timeout) and checks status and body.
+func judgeResponse(ctx context.Context, s Spec, u *url.URL, resp *http.Response, re *regexp.Regexp, detail map[string]any) Result {
+	detail["status"] = resp.StatusCode
+	if final := resp.Request.URL; final.String() != u.String() {
+		detail["final_url"] = redactURL(final.String())
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return withDetail(unhealthy("%s", netReason(ctx, s, err, phaseAnswering)), detail)
+	}
+	if !statusOK(resp.StatusCode, s.ExpectStatus) {
+		want := "2xx"
+		if s.ExpectStatus != 0 {
+			want = fmt.Sprint(s.ExpectStatus)
+		}
+		return withDetail(unhealthy("status %d, want %s", resp.StatusCode, want), detail)
+	}
+	if re != nil && !re.Match(body) {
+		return withDetail(unhealthy("body does not match %s", s.ExpectBody), detail)
+	}
+	return Result{Healthy: true, Detail: detail}
+}
+
+func statusOK(got, want int) bool {
+	if want == 0 {
+		return got >= 200 && got <= 299
+	}
+	return got == want
+}
+
+func withDetail(r Result, d map[string]any) Result {
+	if len(d) > 0 {
+		r.Detail = d
+	}
+	return r
+}

@@ -1,0 +1,191 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"svcctl/config"
+)
+
+// Probe kinds: the keys of the kinds table and the values of Spec.Kind.
+const (
+	KindTCP  = "tcp"
+	KindHTTP = "http"
+	KindExec = "exec"
+	KindDNS  = "dns"
+	KindFile = "file"
+	KindCert = "cert"
+)
+
+// Result is the verdict of one check, with the why.
+type Result struct {
+	Kind      string         `json:"kind"`   // tcp | http | exec | dns | file | cert
+	Target    string         `json:"target"` // what was checked, secrets redacted
+	Healthy   bool           `json:"healthy"`
+	Reason    string         `json:"reason,omitempty"` // short and human, set when unhealthy
+	Latency   time.Duration  `json:"-"`
+	LatencyMS float64        `json:"latency_ms"`       // filled from Latency by Run
+	Detail    map[string]any `json:"detail,omitempty"` // status, exit code, output tail...; never secrets or env values
+}
+
+// Spec says what to check and how. Which fields matter depends on Kind.
+type Spec struct {
+	Kind         string
+	Target       string            // tcp/dns: host:port or host; http/cert: URL; file/cert: path; exec: unused
+	Argv         []string          // exec
+	Dir          string            // exec
+	Env          map[string]string // service env: exec gets it; http and cert use its proxy variables
+	ExpectStatus int               // http: 0 = any 2xx
+	ExpectBody   string            // http: regexp the first 64 KiB of the body must match ("" = none)
+	MaxAge       time.Duration     // file: 0 = any age
+	MinValid     time.Duration     // cert
+	Timeout      time.Duration     // bounds the whole check; 0 = only the caller's context
+}
+
+// Func is one kind of check. It honours ctx (whose deadline is the timeout)
+// and fills Healthy, Reason and Detail; Run fills Kind, Target and Latency.
+type Func func(ctx context.Context, s Spec) Result
+
+// kinds is the name->Func table, as blackbox_exporter's prober handler keeps.
+var kinds = map[string]Func{
+	KindTCP:  probeTCP,
+	KindHTTP: probeHTTP,
+	KindExec: probeExec,
+	KindDNS:  probeDNS,
+	KindFile: probeFile,
+	KindCert: probeCert,
+}
+
+// now is the clock of file ages and certificate validity; tests may replace it.
+var now = time.Now
+
+// Run performs one check: it looks up the Func for s.Kind, applies s.Timeout
+// as a context deadline and measures the latency. It always returns a Result;
+// an unknown kind is an unhealthy one.
+func Run(ctx context.Context, s Spec) Result {
+	fn, ok := kinds[s.Kind]
+	if !ok {
+		return finish(s, unhealthy("unknown probe kind %q, want tcp, http, exec, dns, file or cert", s.Kind), 0)
+	}
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	r := fn(ctx, s)
+	return finish(s, r, time.Since(start))
+}
+
+// finish stamps what every kind shares, so no Func can forget it.
+func finish(s Spec, r Result, latency time.Duration) Result {
+	r.Kind = s.Kind
+	r.Target = displayTarget(s)
+	r.Latency = latency
+	r.LatencyMS = float64(latency.Microseconds()) / 1000
+	if r.Healthy {
+		r.Reason = ""
+	} else if r.Reason == "" {
+		r.Reason = "unhealthy"
+	}
+	return r
+}
+
+// RunAll runs specs one after the other, in order. It does not stop at the
+// first unhealthy one: the record should hold every verdict.
+func RunAll(ctx context.Context, specs []Spec) []Result {
+	rs := make([]Result, 0, len(specs))
+	for _, s := range specs {
+		rs = append(rs, Run(ctx, s))
+	}
+	return rs
+}
+
+// Healthy reports whether there is at least one result and all are healthy.
+func Healthy(rs []Result) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	for _, r := range rs {
+		if !r.Healthy {
+			return false
+		}
+	}
+	return true
+}
+
+// Summary is one line for people: the first failure's reason prefixed by its
+// kind ("http: status 500, want 2xx"), or, when all are healthy, each check
+// in short ("tcp ok in 0.3ms, http 200 in 1.2ms").
+func Summary(rs []Result) string {
+	if len(rs) == 0 {
+		return "no checks configured"
+	}
+	for _, r := range rs {
+		if !r.Healthy {
+			return r.Kind + ": " + r.Reason
+		}
+	}
+	parts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s %s in %s", r.Kind, r.okWord(), fmtLatency(r.Latency)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// okWord is what a healthy result says in Summary: the status for http,
+// "ok" for the rest.
+func (r Result) okWord() string {
+	if code, ok := r.Detail["status"].(int); ok {
+		return fmt.Sprint(code)
+	}
+	return "ok"
+}
+
+// HealthSpecs turns [service.health] into specs: tcp, http, exec in that
+// order, whichever are set. env is the service's env, dir its working dir.
+func HealthSpecs(h config.Health, env map[string]string, dir string) []Spec {
+	var specs []Spec
+	if h.TCP != "" {
+		specs = append(specs, Spec{Kind: KindTCP, Target: h.TCP, Timeout: h.Timeout})
+	}
+	if h.HTTP != "" {
+		specs = append(specs, Spec{
+			Kind: KindHTTP, Target: h.HTTP, Env: env,
+			ExpectStatus: h.ExpectStatus, ExpectBody: h.ExpectBody, Timeout: h.Timeout,
+		})
+	}
+	if len(h.Exec) > 0 {
+		specs = append(specs, Spec{Kind: KindExec, Argv: h.Exec, Dir: dir, Env: env, Timeout: h.Timeout})
+	}
+	return specs
+}
+
+// DependSpec turns one [[depends]] entry into a spec. env is the service's
+// (or job's) env: an http or https dependency is reached through its proxy.
+func DependSpec(d config.Depend, env map[string]string) Spec {
+	s := Spec{Kind: d.Kind, Timeout: d.Timeout}
+	switch d.Kind {
+	case KindHTTP:
+		s.Target, s.ExpectStatus, s.Env = d.URL, d.ExpectStatus, env
+	case KindTCP:
+		s.Target = d.Address
+	case KindDNS:
+		s.Target = d.Host
+	case KindFile:
+		s.Target, s.MaxAge = d.Path, d.MaxAge
+	case KindCert:
+		s.Target, s.MinValid, s.Env = d.Path, d.MinValid, env
+		if s.Target == "" {
+			s.Target = d.URL
+		}
+	}
+	return s
+}
+
+// unhealthy is a Result with a formatted reason.
+func unhealthy(format string, args ...any) Result {
+	return Result{Reason: fmt.Sprintf(format, args...)}
+}
