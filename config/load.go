@@ -18,7 +18,9 @@ import (
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read config %s: %w (create it from contrib/svc-ctl.example.toml, or name another with --config or $SVC_CTL_CONFIG)", path, err)
+		// The os error names the path and the cause; callers know where the
+		// path came from (--config, $SVC_CTL_CONFIG, default) and say so.
+		return nil, fmt.Errorf("read config: %w", err)
 	}
 	return Parse(data, path)
 }

@@ -20,6 +20,7 @@ func TestLoadValidFull(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	dir, _ := filepath.Abs(filepath.Dir(file))
+	rooted := func(p string) string { return filepath.Join(filepath.VolumeName(dir), p) } // "/srv" on Windows: the config's drive
 	shanghai, _ := time.LoadLocation("Asia/Shanghai")
 	proxy := Service{
 		Name:     "proxy",
@@ -38,7 +39,7 @@ func TestLoadValidFull(t *testing.T) {
 			{Kind: "http", URL: "https://upstream.example.com/ping", ExpectStatus: 200, Timeout: 5 * time.Second},
 			{Kind: "tcp", Address: "db.example.com:5432", Timeout: 5 * time.Second},
 			{Kind: "dns", Host: "api.example.com", Timeout: 5 * time.Second},
-			{Kind: "file", Path: filepath.Clean("/srv/proxy/ready"), MaxAge: 36 * time.Hour, Timeout: 5 * time.Second},
+			{Kind: "file", Path: rooted("/srv/proxy/ready"), MaxAge: 36 * time.Hour, Timeout: 5 * time.Second},
 			{Kind: "cert", URL: "https://api.example.com", Timeout: 5 * time.Second},
 		},
 		Restart: Restart{BackoffInitial: 30 * time.Second, BackoffMax: 30 * time.Minute, GiveUpAfter: 0, RetryGivenUp: 2 * time.Hour},

@@ -78,8 +78,12 @@ func (c *checker) path(key, p string) string {
 		c.fail(key, "%q: ~ is not expanded here: write the full path, or a path relative to the config file", p)
 		return p
 	}
-	if filepath.IsAbs(p) {
+	switch {
+	case filepath.IsAbs(p):
 		return filepath.Clean(p)
+	case strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`):
+		// Windows: rooted but without a drive; take the config's drive.
+		return filepath.Join(filepath.VolumeName(c.base), p)
 	}
 	return filepath.Join(c.base, p)
 }
