@@ -79,10 +79,16 @@ func (s *Store) openReadWrite() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.busy+30*time.Second)
 	defer cancel()
-	// Order matters: refuse a newer or foreign file before anything writes
-	// to it (switching to WAL rewrites the header).
-	if _, err := s.inspect(ctx, s.w); err != nil {
+	// Order matters: refuse a newer, foreign or malformed file before
+	// anything writes to it (switching to WAL rewrites the header).
+	st, err := s.inspect(ctx, s.w)
+	if err != nil {
 		return err
+	}
+	if st.version == schemaVersion {
+		if err := s.verifySchema(ctx, s.w); err != nil {
+			return err
+		}
 	}
 	if err := s.enableWAL(ctx); err != nil {
 		return err

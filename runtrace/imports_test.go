@@ -1,0 +1,25 @@
+package runtrace
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// runtrace sits at the bottom of the arrows (DESIGN.md, Packages): the
+// standard library and modernc.org/sqlite only, never config or agent.
+func TestImportsOnlyStdlibAndSQLite(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		first, _, _ := strings.Cut(imp, "/")
+		if strings.Contains(first, ".") && !strings.HasPrefix(imp, "modernc.org/sqlite") {
+			t.Errorf("runtrace imports %s: only the standard library and modernc.org/sqlite are allowed", imp)
+		}
+		if first == "svcctl" {
+			t.Errorf("runtrace imports %s: it must not depend on other svc-ctl packages", imp)
+		}
+	}
+}
