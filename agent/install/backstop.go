@@ -34,7 +34,8 @@ type scheduler interface {
 	unregister(ctx context.Context, r runner) error // before the files are removed; "not registered" is fine
 	afterRemove(ctx context.Context, r runner) error
 	registered(ctx context.Context, r runner) (bool, error)
-	lastTrigger(ctx context.Context, r runner) time.Time // zero where the scheduler keeps none
+	lastTrigger(ctx context.Context, r runner) time.Time  // zero where the scheduler keeps none
+	interval(ctx context.Context, r runner) time.Duration // as registered; zero when unreadable
 }
 
 // BackstopPlan is the rendered backstop for one target.
@@ -100,7 +101,7 @@ type BackstopResult struct {
 	Result
 	Kind    string    `json:"kind"`
 	Every   string    `json:"every"`
-	LastRun time.Time `json:"last_run,omitzero"` // watchdog.last.json's new mtime
+	LastRun time.Time `json:"last_run,omitzero"` // the first run's cycle, from watchdog.last.json
 }
 
 // NewBackstopPlan checks req like NewPlan (scope, config, binary) and renders.
@@ -149,14 +150,14 @@ func InstallBackstop(ctx context.Context, req BackstopRequest) (BackstopResult, 
 // running: when the evidence does not come, or (cron) no cron daemon runs,
 // it returns an error and leaves the registration in place.
 func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error) {
-	res := BackstopResult{Kind: p.Kind, Every: p.Every.String()}
+	res := BackstopResult{Kind: p.Kind, Every: human(p.Every)}
 	res.Platform, res.Scope, res.Path = host.target().Platform, p.Spec.Scope(), p.Where
 	res.Command = append([]string{p.Spec.Exe}, p.Spec.BackstopArgs()...)
 	if err := checkExe(p.Spec.Exe); err != nil {
 		return res, &UsageError{err}
 	}
 	evidence := filepath.Join(p.Spec.StateDir, watchdogLast)
-	before := modTime(evidence)
+	mtimeBefore, since := modTime(evidence), time.Now()
 	if err := writeFiles(p.Files); err != nil {
 		return res, err
 	}
@@ -165,7 +166,7 @@ func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error)
 	}
 	res.Action = "installed"
 	runErr := p.sched.runNow(ctx, osRunner)
-	after, err := waitNewer(ctx, evidence, before, p.Wait)
+	after, err := waitEvidence(ctx, evidence, since, mtimeBefore, p.Wait)
 	if err != nil {
 		if runErr != nil {
 			err = fmt.Errorf("%w; the run itself failed: %w", err, runErr)
@@ -173,8 +174,8 @@ func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error)
 		return res, fmt.Errorf("registered the backstop (%s: %s) but its first run did not prove itself: %w", p.Kind, p.Where, err)
 	}
 	res.LastRun = after
-	res.Message = fmt.Sprintf("registered the backstop (%s: %s, every %s) and ran it once: %s updated at %s",
-		p.Kind, p.Where, p.Every, watchdogLast, after.UTC().Format(time.RFC3339))
+	res.Message = fmt.Sprintf("registered the backstop (%s: %s, every %s) and ran it once: %s shows its cycle at %s",
+		p.Kind, p.Where, human(p.Every), watchdogLast, after.UTC().Format(time.RFC3339))
 	if runErr != nil {
 		res.Notes = append(res.Notes, "the first run reported a failure (see `svc-ctl status`): "+runErr.Error())
 	}
@@ -226,9 +227,10 @@ func UninstallBackstop(ctx context.Context, opts BackstopOptions) (Result, error
 
 // BackstopInfo is the backstop as the OS scheduler and the evidence show it.
 type BackstopInfo struct {
-	Registered bool   `json:"registered"`
-	Kind       string `json:"kind"`
-	Where      string `json:"where"`
+	Registered bool          `json:"registered"`
+	Kind       string        `json:"kind"`
+	Where      string        `json:"where"`
+	Every      time.Duration `json:"every_ns,omitempty"` // as registered; 0 when it cannot be read
 	// LastRun is watchdog.last.json's mtime: the last cycle of any kind (the
 	// agent's, a manual start, or the backstop's).
 	LastRun time.Time `json:"last_run,omitzero"`
@@ -253,6 +255,7 @@ func BackstopStatus(ctx context.Context, opts BackstopOptions) (BackstopInfo, er
 	}
 	if info.Registered {
 		info.LastTrigger = sched.lastTrigger(ctx, osRunner)
+		info.Every = sched.interval(ctx, osRunner)
 	}
 	return info, nil
 }

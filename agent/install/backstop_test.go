@@ -51,7 +51,7 @@ func TestBackstopCronRunsTheRealCommand(t *testing.T) {
 	}
 
 	info, err := BackstopStatus(context.Background(), BackstopOptions{StateDir: state})
-	if err != nil || !info.Registered || info.Kind != "cron" || !info.LastRun.Equal(res.LastRun) {
+	if err != nil || !info.Registered || info.Kind != "cron" || info.Every != 10*time.Minute || info.LastRun.Before(res.LastRun) {
 		t.Errorf("status = %+v, %v", info, err)
 	}
 	if r, err := UninstallBackstop(context.Background(), BackstopOptions{}); err != nil || r.Action != "removed" {
@@ -231,4 +231,33 @@ func copySelf(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// While the agent runs, its own cycles keep updating watchdog.last.json: that
+// is not evidence that the backstop ran.
+func TestAgentCyclesAreNotBackstopEvidence(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "30s")
+	evidence := filepath.Join(dir, "state", watchdogLast)
+	f.run.on = func(argv []string) error {
+		if argv[len(argv)-1] == "svc-ctl-backstop.service" {
+			return os.WriteFile(evidence, lastJSON("schedule", time.Now()), 0o600) // the agent's cycle, not ours
+		}
+		return nil
+	}
+	_, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, Wait: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no cycle of this run") {
+		t.Fatalf("err = %v, want no evidence", err)
+	}
+	// An old manual cycle (before the run) does not count either.
+	f.run.on = func(argv []string) error {
+		if argv[len(argv)-1] == "svc-ctl-backstop.service" {
+			return os.WriteFile(evidence, lastJSON("manual", time.Now().Add(-time.Hour)), 0o600)
+		}
+		return nil
+	}
+	if _, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, Wait: 300 * time.Millisecond}); err == nil {
+		t.Fatal("an hour-old manual cycle was taken as this run's")
+	}
 }

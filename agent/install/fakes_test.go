@@ -130,15 +130,17 @@ func (r *recorder) got() []string {
 
 var errNotFound = errors.New("exit status 1")
 
-// touch sets path's mtime to now (creating it), as a cycle writing
-// watchdog.last.json would.
+// touch writes watchdog.last.json as `svc-ctl start --all` would: a cycle
+// triggered manually, now.
 func touch(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte("{}"), 0o600); err != nil {
-		return err
-	}
-	now := time.Now()
-	return os.Chtimes(path, now, now)
+	return os.WriteFile(path, lastJSON("manual", time.Now()), 0o600)
+}
+
+// lastJSON is a watchdog.last.json with one service's cycle.
+func lastJSON(trigger string, at time.Time) []byte {
+	return []byte(fmt.Sprintf(`{"updated_at":%q,"services":{"demo":{"time":%q,"trigger":%q,"outcome":"ok","reason":"already-running"}}}`,
+		at.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), trigger))
 }

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"encoding/xml"
 	"flag"
 	"os"
@@ -310,6 +311,41 @@ func TestCronSchedule(t *testing.T) {
 	for _, d := range []time.Duration{7 * time.Minute, 90 * time.Minute, 5 * time.Hour, 90 * time.Second} {
 		if got, err := cronSchedule(d); err == nil {
 			t.Errorf("cronSchedule(%s) = %q, want an error", d, got)
+		}
+	}
+}
+
+// The interval status reports is read back from each rendered file.
+func TestIntervalReadBack(t *testing.T) {
+	f := useFakeHost(t, systemd, false)
+	for _, c := range []struct {
+		spec  Spec
+		t     Target
+		every time.Duration
+	}{
+		{linuxSystem(), systemd, 15 * time.Minute},
+		{linuxSystem(), sysv, 10 * time.Minute},
+		{linuxSystem(), sysv, 6 * time.Hour},
+		{linuxSystem(), sysv, time.Minute},
+		{darwinSystem(), launchd, 20 * time.Minute},
+		{windowsSystem(), scm, 90 * time.Minute},
+	} {
+		p, err := RenderBackstop(c.spec, c.t, c.every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFiles(p.Files); err != nil {
+			t.Fatal(err)
+		}
+		f.run.on = func(argv []string) error { return nil }
+		var got time.Duration
+		if c.t == scm {
+			got = parseISODuration(taskIntervalRe.FindStringSubmatch(p.Files[0].Content)[1])
+		} else {
+			got = p.sched.interval(context.Background(), f.run)
+		}
+		if got != c.every {
+			t.Errorf("%s every %s: read back %s", c.t.Platform, c.every, got)
 		}
 	}
 }

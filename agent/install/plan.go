@@ -3,7 +3,6 @@ package install
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -89,10 +88,7 @@ func loadConfig(flag string, user bool) (*config.Config, string, error) {
 	}
 	cfg, err := config.Load(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("no config file at %s (from %s): create one (see contrib/svc-ctl.example.toml) or pass --config: %w", path, source, err)
-		}
-		return nil, "", &ConfigError{err}
+		return nil, "", &ConfigError{err} // config's errors name the file and say what to do
 	}
 	if !user {
 		// The service runs as root: whoever can write the config runs commands as root.
