@@ -212,7 +212,7 @@ func TestEvidenceBeforeSpawn(t *testing.T) {
 	if strings.Contains(string(newLog), pidLine(old.PID)) {
 		t.Fatal("the new runtime.log holds the old instance's lines")
 	}
-	es, err := snapshot.Read(e.sup.Paths.Snapshots("web"), 1)
+	es, _, err := snapshot.Read(e.sup.Paths.Snapshots("web"), 1)
 	if err != nil || len(es) != 1 {
 		t.Fatalf("snapshots: %v %v", es, err)
 	}
@@ -232,16 +232,7 @@ func TestEvidenceBeforeSpawn(t *testing.T) {
 	}
 }
 
-func pidLine(pid int32) string { return "testsvc: pid " + itoa(pid) + " starting" }
-
-func itoa(n int32) string {
-	return strings.TrimSpace(strings.Replace(string(rune('0')), "0", "", 1)) + fmtInt(n)
-}
-
-func fmtInt(n int32) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func pidLine(pid int32) string { return "testsvc: pid " + strconv.Itoa(int(pid)) + " starting" }
 
 func TestForeignPortHolderIsStartFailedWithReason(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

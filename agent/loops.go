@@ -17,7 +17,7 @@ import (
 // file lock covers other processes.
 func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
 	svc := a.cfg.Service(name)
-	stagger := time.Duration(rand.Int64N(int64(min(svc.Interval, 30*time.Second))))
+	stagger := a.stagger(svc.Interval)
 	timer := time.NewTimer(stagger)
 	defer timer.Stop()
 	for {
@@ -43,6 +43,19 @@ func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
 		a.adopt(name)
 		timer.Reset(svc.Interval)
 	}
+}
+
+// stagger spreads the first cycles: at most min(interval, 30s), so services
+// configured together do not all probe and spawn in the same instant.
+func (a *Agent) stagger(interval time.Duration) time.Duration {
+	limit := min(interval, 30*time.Second)
+	if a.o.MaxStagger != 0 {
+		limit = min(limit, a.o.MaxStagger)
+	}
+	if limit <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(limit)))
 }
 
 // trigger asks for a cycle of name now. Triggers coalesce: one pending is
@@ -141,8 +154,7 @@ func (a *Agent) beat(ctx context.Context) {
 
 // sleepLoop runs every service's cycle and the jobs' catch-up when the host
 // comes back from sleep.
-func (a *Agent) sleepLoop(ctx, runCtx context.Context) {
-	d := newSleepDetector(a.o.Clock, a.o.SleepTick)
+func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 	t := time.NewTicker(a.o.SleepTick)
 	defer t.Stop()
 	for {

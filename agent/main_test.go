@@ -135,7 +135,7 @@ func writeService(b *strings.Builder, s svcOpts) {
 	}
 	b.WriteString(s.extraToml)
 	fmt.Fprintf(b, "[service.health]\nhttp = \"http://%s/health\"\ntimeout = \"1s\"\nconfirm = %q\n", s.addr, def(s.confirm, "0s"))
-	fmt.Fprintf(b, "[service.restart]\nbackoff_initial = %q\nbackoff_max = \"10s\"\ngive_up_after = %d\nretry_given_up = %q\n",
+	fmt.Fprintf(b, "[service.restart]\nbackoff_initial = %q\nbackoff_max = \"2h\"\ngive_up_after = %d\nretry_given_up = %q\n",
 		def(s.backoff, "1s"), s.giveUpAfter, def(s.retryGivenUp, "1h"))
 }
 

@@ -31,6 +31,9 @@ type Options struct {
 	Clock     Clock
 	// SleepTick is the period of the sleep detector (default 5s).
 	SleepTick time.Duration
+	// MaxStagger caps the random delay before each service's first cycle
+	// (default min(interval, 30s)); negative means none (tests).
+	MaxStagger time.Duration
 	// BeforeCycle is a test hook run at the start of every cycle (inject a panic).
 	BeforeCycle func(service string)
 	// Ready, when set, is closed once the agent runs its loops.
@@ -180,7 +183,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.adopt(name)
 	}
 	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
-	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx) })
+	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
+	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
+	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "housekeeping", a.housekeepingLoop)
 	a.startJobs(loopCtx, runCtx)
 	a.log.Info("agent.running", "services", len(a.cfg.Services), "jobs", len(a.cfg.Jobs), "instance", a.instance)

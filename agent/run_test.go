@@ -47,6 +47,9 @@ func startAgent(t *testing.T, e *testEnv, o Options) *runningAgent {
 	if o.Version == "" {
 		o.Version = "test"
 	}
+	if o.MaxStagger == 0 {
+		o.MaxStagger = 200 * time.Millisecond
+	}
 	buf := &syncBuffer{}
 	if o.LogWriter == nil {
 		o.LogWriter = buf
@@ -96,7 +99,7 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	old := e.pid("killed")
 	killedAt := time.Now()
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
-	waitFor(t, 5*time.Second, "killed service restarted by the fast path", func() bool {
+	waitFor(t, 10*time.Second, "killed service restarted by the fast path", func() bool {
 		r := latestStarted(e, "killed", killedAt.Add(-time.Second))
 		return r != nil && r.Trigger == runtrace.TriggerEvent && healthy(a)
 	})

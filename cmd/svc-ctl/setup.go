@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"svcctl/agent"
 	"svcctl/config"
@@ -22,7 +23,7 @@ func loadConfig(g *globals) (*config.Config, error) {
 	}
 	cfg, err := config.Load(path)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, configError{fmt.Errorf("no config file at %s (from %s): create one (see contrib/svc-ctl.example.toml) or pass --config", path, source)}
 		}
 		return nil, configError{err}
