@@ -231,8 +231,9 @@ type BackstopInfo struct {
 	Kind       string        `json:"kind"`
 	Where      string        `json:"where"`
 	Every      time.Duration `json:"every_ns,omitempty"` // as registered; 0 when it cannot be read
-	// LastRun is watchdog.last.json's mtime: the last cycle of any kind (the
-	// agent's, a manual start, or the backstop's).
+	// LastRun is the newest manually triggered cycle in watchdog.last.json:
+	// the backstop's run, or a person's `svc-ctl start` (the file cannot tell
+	// them apart). Its mtime when the file's format is not known.
 	LastRun time.Time `json:"last_run,omitzero"`
 	// LastTrigger is when the scheduler last fired it, where it records that
 	// (systemd timers).
@@ -251,7 +252,14 @@ func BackstopStatus(ctx context.Context, opts BackstopOptions) (BackstopInfo, er
 		return info, err
 	}
 	if opts.StateDir != "" {
-		info.LastRun = modTime(filepath.Join(opts.StateDir, watchdogLast))
+		p := filepath.Join(opts.StateDir, watchdogLast)
+		at, ok, known := manualSince(p, time.Time{})
+		switch {
+		case ok:
+			info.LastRun = at
+		case !known:
+			info.LastRun = modTime(p)
+		}
 	}
 	if info.Registered {
 		info.LastTrigger = sched.lastTrigger(ctx, osRunner)

@@ -51,7 +51,7 @@ func TestBackstopCronRunsTheRealCommand(t *testing.T) {
 	}
 
 	info, err := BackstopStatus(context.Background(), BackstopOptions{StateDir: state})
-	if err != nil || !info.Registered || info.Kind != "cron" || info.Every != 10*time.Minute || info.LastRun.Before(res.LastRun) {
+	if err != nil || !info.Registered || info.Kind != "cron" || info.Every != 10*time.Minute || !info.LastRun.Equal(res.LastRun) {
 		t.Errorf("status = %+v, %v", info, err)
 	}
 	if r, err := UninstallBackstop(context.Background(), BackstopOptions{}); err != nil || r.Action != "removed" {
