@@ -1,0 +1,94 @@
+package proc
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// maxPidFile bounds what ReadPidFile reads: a pid file is a few hundred bytes.
+const maxPidFile = 64 << 10
+
+// WritePidFile records id at path as JSON, atomically: a temporary file in
+// the same directory is written, synced and renamed over path, so a reader
+// sees the old record or the new one, never half of one. The file is 0600,
+// a missing directory is created 0700. The record is a reference for the
+// next identity check, never a liveness verdict.
+func WritePidFile(path string, id Identity) error {
+	b, err := json.MarshalIndent(id, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write pid file %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write pid file %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // 0600
+	if err != nil {
+		return fmt.Errorf("write pid file %s: %w", path, err)
+	}
+	if err := writeSynced(tmp, append(b, '\n')); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write pid file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write pid file %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+func writeSynced(f *os.File, b []byte) error {
+	_, err := f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes the rename durable where the OS allows syncing a directory;
+// where it does not (Windows), the rename is still atomic.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// ReadPidFile reads an identity WritePidFile recorded. A missing file gives
+// an error that errors.Is(err, os.ErrNotExist); a garbled one names the file.
+func ReadPidFile(path string) (Identity, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Identity{}, fmt.Errorf("read pid file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPidFile+1))
+	if err != nil {
+		return Identity{}, fmt.Errorf("read pid file %s: %w", path, err)
+	}
+	if len(b) > maxPidFile {
+		return Identity{}, garbled(path, fmt.Errorf("larger than %d bytes", maxPidFile))
+	}
+	var id Identity
+	if err := json.Unmarshal(b, &id); err != nil {
+		return Identity{}, garbled(path, err)
+	}
+	if id.PID <= 0 {
+		return Identity{}, garbled(path, fmt.Errorf("pid %d: %w", id.PID, ErrInvalidIdentity))
+	}
+	return id, nil
+}
+
+// garbled explains a pid file that cannot be used. Without it svc-ctl cannot
+// prove which process is the old instance, so it will not stop any.
+func garbled(path string, err error) error {
+	return fmt.Errorf("pid file %s is not a valid svc-ctl pid record: %w; "+
+		"stop the old instance by hand if it still runs, then delete the file", path, err)
+}
