@@ -215,3 +215,29 @@ func TestHalfHourShiftZone(t *testing.T) {
 		t.Fatalf("repeated 01:45: got %d slots, want 1: %s", len(slots), fmtSlots(slots, loc))
 	}
 }
+
+func TestZoneBoundsLeapYearBugWorkedAround(t *testing.T) {
+	// golang/go#81583: in 2056 (leap, beyond the explicit tz table) Go's
+	// ZoneBounds ends New York's winter period at 2056-12-31T00:00Z, before
+	// the instants of that UTC day.
+	loc := mustLoc(t, "America/New_York")
+	at := time.Date(2056, 12, 31, 12, 0, 0, 0, time.UTC).In(loc)
+	if _, end := at.ZoneBounds(); end.After(at) {
+		t.Log("Go's ZoneBounds is fixed; the workaround in zoneAt is now dormant")
+	}
+	s := mustParse(t, "0 * * * *", loc)
+	from := time.Date(2056, 12, 30, 0, 0, 0, 0, loc)
+	got := s.Slots(from, from.Add(72*time.Hour), 0)
+	if len(got) != 72 {
+		t.Fatalf("got %d hourly slots over 72 hours across 2056-12-31, want 72", len(got))
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Sub(got[i-1]) != time.Hour {
+			t.Fatalf("slots %s and %s are not 1h apart", fmtSlot(got[i-1], loc), fmtSlot(got[i], loc))
+		}
+	}
+	if got, want := mustParse(t, "0 0 29 2 *", loc).Next(time.Date(2040, 2, 29, 0, 0, 0, 0, loc)),
+		time.Date(2044, 2, 29, 0, 0, 0, 0, loc); !got.Equal(want) {
+		t.Fatalf("29 February: Next = %s, want %s", got, want)
+	}
+}

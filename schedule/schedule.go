@@ -42,7 +42,7 @@ func (e *ParseError) Error() string {
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // parser is robfig/cron's standard 5-field parser with descriptors.
-var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // allHours is the hour field of a schedule that fires every hour.
 const allHours = 1<<24 - 1
@@ -74,7 +74,7 @@ func parse(expr string, loc *time.Location) (*Schedule, error) {
 	if strings.HasPrefix(fields[0], "@") {
 		fields[0] = strings.ToLower(fields[0])
 	}
-	parsed, err := parser.Parse(strings.Join(fields, " "))
+	parsed, err := cronParser.Parse(strings.Join(fields, " "))
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +140,14 @@ func (s *Schedule) Interval() time.Duration { return time.Duration(s.every) * ti
 func (s *Schedule) String() string { return fmt.Sprintf("%q in %s", s.Expr, s.Loc) }
 
 // Next is the first slot strictly after `after`, in s.Loc. It is the zero
-// time only when no slot exists within 15 years.
+// time only when no slot exists within 15 years or before the year 9999.
 func (s *Schedule) Next(after time.Time) time.Time {
 	// Slots are whole seconds, so "strictly after" the floor of `after` is
 	// strictly after `after` itself.
 	a := after.Unix()
+	if a >= maxWall {
+		return time.Time{}
+	}
 	var u int64
 	var ok bool
 	if s.every > 0 {

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -20,6 +21,22 @@ type zone struct {
 }
 
 func zoneAt(loc *time.Location, u int64) zone {
+	z := zoneBounds(loc, u)
+	if z.end <= u {
+		// golang/go#81583: beyond the explicit tz table, in a leap year,
+		// ZoneBounds ends the year's last period at 31 December 00:00 UTC,
+		// a day early and possibly before u. The period really runs to the
+		// next one, whose start a lookup a day later reports correctly.
+		next := zoneBounds(loc, u+86400)
+		z.end = u + 1 // never reached in practice; keeps the walk moving
+		if next.start > u {
+			z.end = next.start
+		}
+	}
+	return z
+}
+
+func zoneBounds(loc *time.Location, u int64) zone {
 	t := time.Unix(u, 0).In(loc)
 	_, off := t.Zone()
 	z := zone{off: int64(off), start: math.MinInt64, end: math.MaxInt64}
@@ -47,10 +64,7 @@ const maxZones = 256
 //     schedules (first occurrence only).
 func (s *Schedule) nextCron(a int64) (int64, bool) {
 	z := zoneAt(s.Loc, a)
-	prevOff := z.off
-	if z.start != math.MinInt64 {
-		prevOff = zoneAt(s.Loc, z.start-1).off
-	}
+	prevOff := unknownOff // looked up only if a fold could matter
 	for range maxZones {
 		if u, ok, more := s.nextInZone(a, z, prevOff); !more {
 			return u, ok
@@ -64,6 +78,26 @@ func (s *Schedule) nextCron(a int64) (int64, bool) {
 	return 0, false
 }
 
+// unknownOff marks a previous period's offset not looked up yet.
+const unknownOff int64 = math.MinInt64
+
+// foldReach bounds how far after a period's start a wall time can repeat
+// one from before it: offsets stay within ±24h.
+const foldReach = 48 * 3600
+
+// repeated reports whether wall time w of period z already happened in the
+// period before (z starts with the clock set back and w is in the repeated
+// range). The previous offset is looked up into *prevOff only when needed.
+func (s *Schedule) repeated(z zone, w int64, prevOff *int64) bool {
+	if z.start == math.MinInt64 || w-z.start >= foldReach {
+		return false
+	}
+	if *prevOff == unknownOff {
+		*prevOff = zoneAt(s.Loc, z.start-1).off
+	}
+	return z.off < *prevOff && w < z.start+*prevOff
+}
+
 // nextInZone finds the first slot after a inside z. more reports that z has
 // none and the search goes on in the next period.
 func (s *Schedule) nextInZone(a int64, z zone, prevOff int64) (u int64, ok, more bool) {
@@ -74,7 +108,10 @@ func (s *Schedule) nextInZone(a int64, z zone, prevOff int64) (u int64, ok, more
 			return z.start, true, false
 		}
 	}
-	q := max(a, z.start-1) // search wall times strictly after q's
+	q := a // search wall times strictly after q's
+	if z.start > a {
+		q = z.start - 1
+	}
 	for {
 		w, ok := s.wallNext(q + z.off)
 		if !ok {
@@ -84,7 +121,7 @@ func (s *Schedule) nextInZone(a int64, z zone, prevOff int64) (u int64, ok, more
 		if u >= z.end {
 			return 0, false, true
 		}
-		if s.wallClock && z.off < prevOff && w < z.start+prevOff {
+		if s.wallClock && s.repeated(z, w, &prevOff) {
 			// A fold: w already happened in the previous period, and a
 			// fixed-hour schedule ran it then. Resume after the repeated
 			// wall times.
@@ -95,16 +132,92 @@ func (s *Schedule) nextInZone(a int64, z zone, prevOff int64) (u int64, ok, more
 	}
 }
 
-// wallNext is the first wall time strictly after w that matches the
-// expression. robfig gives up after 5 years; 29 February across a century
-// year can be 8 years away, so look a little further.
+// Wall times are searched within years 1 to 9999: time.Time's calendar
+// arithmetic is exact there.
+var (
+	minWall = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC).Unix()
+	maxWall = time.Date(9999, time.January, 1, 0, 0, 0, 0, time.UTC).Unix()
+)
+
+// searchYears bounds wallNext: every satisfiable expression matches within
+// 8 years of any date (29 February across a century year is the worst case).
+const searchYears = 15
+
+// wallNext is the first wall time strictly after w, on a whole minute, that
+// matches the expression's fields. It works on robfig's parsed bit sets
+// directly: robfig's own Next steps second by second and minute by minute,
+// and gives up after 5 years.
 func (s *Schedule) wallNext(w int64) (int64, bool) {
-	t := time.Unix(w, 0).UTC()
-	for range 3 {
-		if n := s.spec.Next(t); !n.IsZero() {
-			return n.Unix(), true
+	if w >= maxWall {
+		return 0, false
+	}
+	t := time.Unix(max(w, minWall), 0).UTC()
+	y, mo, d := t.Date()
+	h, mi, _ := t.Clock()
+	mi++ // strictly after w, and slots are on :00 seconds
+	lastYear := y + searchYears
+	for y <= lastYear {
+		if s.spec.Month&(1<<uint(mo)) == 0 || d > daysIn(y, mo) {
+			y, mo = nextMonth(y, mo)
+			d, h, mi = 1, 0, 0
+			continue
 		}
-		t = time.Date(t.Year()+5, time.January, 1, 0, 0, 0, 0, time.UTC).Add(-time.Second)
+		if !s.dayMatches(y, mo, d) {
+			d, h, mi = d+1, 0, 0
+			continue
+		}
+		nh, ok := nextBit(s.spec.Hour, h, 23)
+		if !ok {
+			d, h, mi = d+1, 0, 0
+			continue
+		}
+		if nh != h {
+			h, mi = nh, 0
+		}
+		nm, ok := nextBit(s.spec.Minute, mi, 59)
+		if !ok {
+			h, mi = h+1, 0
+			continue
+		}
+		return time.Date(y, mo, d, h, nm, 0, 0, time.UTC).Unix(), true
 	}
 	return 0, false
+}
+
+// dayMatches is cron's rule, as robfig applies it: when either day field is
+// a "*", both must match; when both are restricted, either may.
+func (s *Schedule) dayMatches(y int, mo time.Month, d int) bool {
+	dom := s.spec.Dom&(1<<uint(d)) != 0
+	dow := s.spec.Dow&(1<<uint(time.Date(y, mo, d, 0, 0, 0, 0, time.UTC).Weekday())) != 0
+	if s.spec.Dom&starBit != 0 || s.spec.Dow&starBit != 0 {
+		return dom && dow
+	}
+	return dom || dow
+}
+
+// starBit is robfig's marker for a field written as "*" (or "?").
+const starBit = 1 << 63
+
+// nextBit is the lowest bit of set at or above from and at or below last.
+func nextBit(set uint64, from, last int) (int, bool) {
+	if from > last {
+		return 0, false
+	}
+	m := set &^ starBit >> uint(from) << uint(from)
+	m &= 1<<uint(last+1) - 1
+	if m == 0 {
+		return 0, false
+	}
+	return bits.TrailingZeros64(m), true
+}
+
+func nextMonth(y int, mo time.Month) (int, time.Month) {
+	if mo == time.December {
+		return y + 1, time.January
+	}
+	return y, mo + 1
+}
+
+func daysIn(y int, mo time.Month) int {
+	return time.Date(y, mo+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
