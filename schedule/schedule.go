@@ -16,7 +16,7 @@ type Schedule struct {
 	Expr string         // as written in the configuration
 	Loc  *time.Location // the zone the expression is read in; never nil
 
-	spec      *cron.SpecSchedule // nil for @every; its Location is UTC (wall-clock arithmetic only)
+	spec      *cron.SpecSchedule // nil for @every; only its field bit sets are used
 	wallClock bool               // fixed-hour cron: follows the wall clock across DST (see doc.go)
 	every     int64              // @every interval in seconds; 0 for cron
 	anchor    int64              // @every: unix seconds the slots count from
@@ -113,7 +113,7 @@ var neverFiresProbe = time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC).Unix()
 
 func (s *Schedule) setSpec(p *cron.SpecSchedule) error {
 	spec := *p
-	spec.Location = time.UTC // robfig only ever does wall-clock arithmetic for us: no DST in UTC
+	spec.Location = time.UTC // only the bit sets are used (wallNext); never robfig's Next in a DST zone
 	s.spec = &spec
 	s.wallClock = spec.Hour&allHours != allHours
 	if _, ok := s.wallNext(neverFiresProbe); !ok {

@@ -38,32 +38,40 @@ func Missing(expected, covered []time.Time) []time.Time {
 	return out
 }
 
-// CatchUp is the one run that stands in for slots missed while the agent was
-// down or the host asleep.
+// CatchUp is the one run that serves the slots not run since the last one:
+// after the agent was down or the host asleep, several slots coalesce into
+// it.
 type CatchUp struct {
 	Slot      time.Time // the newest slot not run: the run's scheduled_at
 	Coalesced int       // how many slots (Slot included) this one run stands for
+	// OnTime: Slot is the only slot not run and it is less than grace old.
+	// Nothing was missed; the run is the ordinary scheduled run, a little
+	// late (trigger schedule), due whatever catch_up says. Otherwise it is a
+	// catch-up (trigger catch-up), run only when catch_up = true.
+	OnTime bool
 }
 
-// CatchUpSlot decides the catch-up after a gap. lastCovered is the newest
-// slot that has a run (or the job's registration if none has; zero means
-// neither is known and there is nothing to catch up). The slots in
-// (lastCovered, now] were not run; if the oldest of them is older than
-// grace, some were missed, and one run serves the newest slot for all of
-// them. If every unrun slot is still within grace, ok is false: the slot is
-// merely due, and the ordinary schedule runs it on time.
+// CatchUpSlot is the run owed for the slots in (lastCovered, now], none of
+// which has a run; ok is false when there are none. lastCovered is the
+// newest slot that has a run, or the job's registration if none has (zero
+// means neither is known: nothing is owed). The run serves the newest slot,
+// once, however many came before it.
+//
+// A scheduler that computes Next(now) after a restart or a wake would step
+// over a slot that fell due moments earlier: call this first, and run what
+// it returns.
 func CatchUpSlot(s *Schedule, lastCovered, now time.Time, grace time.Duration) (CatchUp, bool) {
 	if lastCovered.IsZero() {
 		return CatchUp{}, false
 	}
-	first := s.Next(lastCovered)
-	if first.IsZero() || first.After(now.Add(-grace)) {
-		return CatchUp{}, false
-	}
-	cu := CatchUp{Slot: first, Coalesced: 1}
-	for t := s.Next(first); !t.IsZero() && !t.After(now); t = s.Next(t) {
+	var cu CatchUp
+	for t := s.Next(lastCovered); !t.IsZero() && !t.After(now); t = s.Next(t) {
 		cu.Slot = t
 		cu.Coalesced++
 	}
+	if cu.Coalesced == 0 {
+		return CatchUp{}, false
+	}
+	cu.OnTime = cu.Coalesced == 1 && now.Sub(cu.Slot) < grace
 	return cu, true
 }

@@ -78,13 +78,13 @@ func TestCatchUpCoalescesAGap(t *testing.T) {
 		// Last run served 10:00; the host slept until 13:07.
 		last := time.Date(2026, 1, 1, 10, 0, 0, 0, loc)
 		cu, ok := CatchUpSlot(s, last, time.Date(2026, 1, 1, 13, 7, 0, 0, loc), 5*time.Minute)
-		if !ok || cu.Coalesced != 3 || !cu.Slot.Equal(time.Date(2026, 1, 1, 13, 0, 0, 0, loc)) {
+		if !ok || cu.Coalesced != 3 || cu.OnTime || !cu.Slot.Equal(time.Date(2026, 1, 1, 13, 0, 0, 0, loc)) {
 			t.Fatalf("%s: CatchUpSlot = %+v, %v; want 13:00 standing for 3 slots", expr, cu, ok)
 		}
 		// Back at 13:02: 13:00 is merely due, but 11:00 and 12:00 were
 		// missed: one run, for 13:00, still stands for 3.
 		cu, ok = CatchUpSlot(s, last, time.Date(2026, 1, 1, 13, 2, 0, 0, loc), 5*time.Minute)
-		if !ok || cu.Coalesced != 3 || !cu.Slot.Equal(time.Date(2026, 1, 1, 13, 0, 0, 0, loc)) {
+		if !ok || cu.Coalesced != 3 || cu.OnTime || !cu.Slot.Equal(time.Date(2026, 1, 1, 13, 0, 0, 0, loc)) {
 			t.Fatalf("%s: CatchUpSlot at 13:02 = %+v, %v; want 13:00 standing for 3 slots", expr, cu, ok)
 		}
 	}
@@ -96,13 +96,16 @@ func TestCatchUpNothingMissed(t *testing.T) {
 	if cu, ok := CatchUpSlot(s, last, utc(2026, 1, 1, 12, 59), 5*time.Minute); ok {
 		t.Fatalf("no slot since the last run: got %+v", cu)
 	}
-	// 13:00 is 2 minutes old, inside grace: on time, not a catch-up.
-	if cu, ok := CatchUpSlot(s, last, utc(2026, 1, 1, 13, 2), 5*time.Minute); ok {
-		t.Fatalf("only a slot within grace: got %+v", cu)
+	// 13:00 is 2 minutes old, inside grace: owed, but on time, not a
+	// catch-up. (An agent back at 13:02 that asked Next(now) would get
+	// 14:00 and lose it.)
+	cu, ok := CatchUpSlot(s, last, utc(2026, 1, 1, 13, 2), 5*time.Minute)
+	if !ok || !cu.OnTime || cu.Coalesced != 1 || !cu.Slot.Equal(utc(2026, 1, 1, 13, 0)) {
+		t.Fatalf("only a slot within grace: got %+v, %v; want 13:00 on time", cu, ok)
 	}
-	// One missed slot: a catch-up for it alone.
-	cu, ok := CatchUpSlot(s, last, utc(2026, 1, 1, 13, 30), 5*time.Minute)
-	if !ok || cu.Coalesced != 1 || !cu.Slot.Equal(utc(2026, 1, 1, 13, 0)) {
+	// One slot, now late: a catch-up for it alone.
+	cu, ok = CatchUpSlot(s, last, utc(2026, 1, 1, 13, 5), 5*time.Minute)
+	if !ok || cu.OnTime || cu.Coalesced != 1 || !cu.Slot.Equal(utc(2026, 1, 1, 13, 0)) {
 		t.Fatalf("one missed slot: got %+v, %v", cu, ok)
 	}
 	if cu, ok := CatchUpSlot(s, time.Time{}, utc(2026, 1, 1, 13, 30), 0); ok {
@@ -116,7 +119,7 @@ func TestCatchUpDailyAcrossSpringForward(t *testing.T) {
 	loc := mustLoc(t, "America/New_York")
 	s := mustParse(t, "30 2 * * *", loc)
 	cu, ok := CatchUpSlot(s, time.Date(2026, 3, 7, 2, 30, 0, 0, loc), time.Date(2026, 3, 9, 12, 0, 0, 0, loc), 5*time.Minute)
-	if !ok || cu.Coalesced != 2 || !cu.Slot.Equal(time.Date(2026, 3, 9, 2, 30, 0, 0, loc)) {
+	if !ok || cu.Coalesced != 2 || cu.OnTime || !cu.Slot.Equal(time.Date(2026, 3, 9, 2, 30, 0, 0, loc)) {
 		t.Fatalf("CatchUpSlot = %+v, %v; want Mar 9 02:30 standing for 2", cu, ok)
 	}
 }

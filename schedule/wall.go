@@ -10,9 +10,9 @@ import (
 // unix seconds as if it were UTC: wall = instant + zone offset. Within one
 // zone period (between two transitions of s.Loc) the mapping is a shift by
 // the offset; at a transition the wall clock jumps forward (a gap: some wall
-// times never happen) or back (a fold: some wall times happen twice). robfig
-// evaluates the expression on wall values in UTC, where neither exists; this
-// file maps the matches back to instants, period by period.
+// times never happen) or back (a fold: some wall times happen twice).
+// wallNext matches the expression on wall values, where neither exists;
+// nextCron maps the matches back to instants, period by period.
 
 // zone is one period of constant offset: [start, end) in unix seconds.
 type zone struct {
