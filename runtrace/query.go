@@ -142,12 +142,18 @@ func (f Filter) where() (string, []any, error) {
 		add("job_id = ?", f.JobID)
 	}
 	if f.JobPrefix != "" {
-		// A range, not LIKE: it uses the (job_id, started_at) index and
-		// needs no escaping of % and _.
+		// A range, not LIKE: no escaping of % and _, and it can use an
+		// index. With a limit, "+" keeps SQLite off the job_id index: walking
+		// started_at newest first stops after Limit matches, where the job_id
+		// range would sort every matching row first (seconds on 2.9 M rows).
+		col := "job_id"
+		if f.Limit > 0 {
+			col = "+job_id"
+		}
 		if hi, ok := prefixEnd(f.JobPrefix); ok {
-			add("job_id >= ? AND job_id < ?", f.JobPrefix, hi)
+			add(col+" >= ? AND "+col+" < ?", f.JobPrefix, hi)
 		} else {
-			add("job_id >= ?", f.JobPrefix)
+			add(col+" >= ?", f.JobPrefix)
 		}
 	}
 	if !f.Since.IsZero() {
@@ -156,7 +162,12 @@ func (f Filter) where() (string, []any, error) {
 	if !f.Until.IsZero() {
 		add("started_at < ?", f.Until.UnixMilli())
 	}
-	if f.Outcome != "" {
+	switch f.Outcome {
+	case "":
+	case OutcomeRunning:
+		// A literal, so SQLite can use the partial index of running rows.
+		add("outcome = 'running'")
+	default:
 		add("outcome = ?", f.Outcome)
 	}
 	if f.Reason != "" {

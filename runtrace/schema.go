@@ -34,8 +34,9 @@ var migrations = [][]string{
 )`,
 		// runs --job J --since D, Latest, LatestBefore: newest first per job.
 		`CREATE INDEX run_trace_job_started ON run_trace (job_id, started_at)`,
-		// runs without --job, and Prune's started_at < cutoff.
-		`CREATE INDEX run_trace_started ON run_trace (started_at)`,
+		// runs without --job, and Prune's started_at < cutoff. job_id rides
+		// along so a prefix filter walking this index needs no table reads.
+		`CREATE INDEX run_trace_started ON run_trace (started_at, job_id)`,
 		// missing-run detection; watchdog rows have no slot, so keep them out.
 		`CREATE INDEX run_trace_job_slot ON run_trace (job_id, scheduled_at) WHERE scheduled_at IS NOT NULL`,
 		// the reaper and "runs that never finished" read only running rows.
