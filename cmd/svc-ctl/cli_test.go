@@ -128,7 +128,7 @@ func TestConfigErrorExitsTwo(t *testing.T) {
 // startAgentProcess runs `svc-ctl agent` as a real process.
 func startAgentProcess(t *testing.T, cfg string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
-	cmd := exec.Command(svcctlBin, "agent", "--config", cfg)
+	cmd := exec.Command(svcctlBin, "agent", "--config", cfg, "--max-stagger", "100ms")
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {

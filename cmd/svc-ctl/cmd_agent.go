@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,10 @@ import (
 
 func init() { addCommand(newAgentCommand) }
 
-type agentOptions struct{ mode string }
+type agentOptions struct {
+	mode       string
+	maxStagger time.Duration
+}
 
 func newAgentCommand(g *globals) *cobra.Command {
 	var o agentOptions
@@ -30,6 +34,8 @@ supervised services keep running. A second signal exits at once (non-zero).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAgent(cmd.Context(), g, o) },
 	}
+	cmd.Flags().DurationVar(&o.maxStagger, "max-stagger", 0, "cap the random delay before the first cycles (tests)")
+	cmd.Flags().MarkHidden("max-stagger")
 	cmd.Flags().StringVar(&o.mode, "mode", "", "how the agent was started, for the record: service | user-service | foreground (default: detected)")
 	return cmd
 }
@@ -54,7 +60,7 @@ func runAgent(ctx context.Context, g *globals, o agentOptions) error {
 	stopSignals := handleSignals(cancel, g)
 	defer stopSignals()
 	err = runAsService(ctx, func(ctx context.Context) error {
-		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr})
+		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr, MaxStagger: o.maxStagger})
 	})
 	var running *agent.AlreadyRunningError
 	if errors.As(err, &running) {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 
 	"svcctl/agent"
