@@ -34,11 +34,13 @@ func probeCert(ctx context.Context, s Spec) Result {
 	case strings.Contains(s.Target, "://"):
 		return unhealthy("cert target must be a PEM file path or an https:// URL")
 	}
-	certs, err := readPEMCerts(s.Target)
-	if err != nil {
-		return unhealthy("%s", err)
-	}
-	return judgeCerts(certs, s.MinValid)
+	return bounded(ctx, s, "the file system did not answer", func() Result {
+		certs, err := readPEMCerts(s.Target)
+		if err != nil {
+			return unhealthy("%s", err)
+		}
+		return judgeCerts(certs, s.MinValid)
+	})
 }
 
 // readPEMCerts parses every CERTIFICATE block of the file, leaf first.
@@ -84,13 +86,14 @@ func certFromURL(ctx context.Context, s Spec) Result {
 	if err != nil || u.Host == "" {
 		return unhealthy("invalid URL: want https:// and a host")
 	}
-	proxy, err := proxyFor(s.Env)(u)
+	proxies := proxyFor(s.Env)
+	proxy, err := proxies.forURL(u)
 	if err != nil {
 		return unhealthy("%s", err)
 	}
 	detail := map[string]any{}
 	if proxy != nil {
-		detail["proxy"] = redactURL(proxy.String())
+		detail["proxy_env"] = proxies.usedVar()
 	}
 	t := &tracker{}
 	var raw net.Conn

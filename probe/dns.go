@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"net"
 )
 
@@ -21,6 +22,9 @@ func probeDNS(ctx context.Context, s Spec) Result {
 	}
 	addrs, err := net.DefaultResolver.LookupHost(ctx, host)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err) {
+			return unhealthy("%s", timeoutReason(s, "no answer from the resolver"))
+		}
 		return unhealthy("%s", netReason(ctx, s, err, phaseDial))
 	}
 	if len(addrs) == 0 {

@@ -10,10 +10,14 @@ import (
 
 // probeFile is healthy when s.Target exists and, if s.MaxAge is set, was
 // modified at most MaxAge ago. A directory counts as existing.
-func probeFile(_ context.Context, s Spec) Result {
+func probeFile(ctx context.Context, s Spec) Result {
 	if s.Target == "" {
 		return unhealthy("no path to check")
 	}
+	return bounded(ctx, s, "the file system did not answer", func() Result { return statFile(s) })
+}
+
+func statFile(s Spec) Result {
 	fi, err := os.Stat(s.Target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

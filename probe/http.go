@@ -40,8 +40,8 @@ func probeHTTP(ctx context.Context, s Spec) Result {
 		}
 	}
 	t := &tracker{}
-	pr := &proxyRecorder{fn: proxyFor(s.Env)}
-	tr := newTransport(t, pr.proxy)
+	proxies := proxyFor(s.Env)
+	tr := newTransport(t, proxies.forRequest)
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, CheckRedirect: sameHostOnly(u)}
 
@@ -52,8 +52,8 @@ func probeHTTP(ctx context.Context, s Spec) Result {
 	req.Header.Set("User-Agent", userAgent)
 	resp, err := client.Do(req)
 	detail := map[string]any{}
-	if p := pr.shown(); p != "" {
-		detail["proxy"] = p
+	if v := proxies.usedVar(); v != "" {
+		detail["proxy_env"] = v
 	}
 	if err != nil {
 		return httpFailure(ctx, s, resp, err, t.phase(), detail)

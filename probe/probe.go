@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -183,6 +184,23 @@ func DependSpec(d config.Depend, env map[string]string) Spec {
 		}
 	}
 	return s
+}
+
+// bounded runs fn, a call that cannot take a context (a stat or read on a
+// network mount can hang for minutes), and gives up when ctx ends. The call
+// is left to finish on its own; the check does not wait for it.
+func bounded(ctx context.Context, s Spec, what string, fn func() Result) Result {
+	ch := make(chan Result, 1)
+	go func() { ch <- fn() }()
+	select {
+	case r := <-ch:
+		return r
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return unhealthy("%s", timeoutReason(s, what))
+		}
+		return unhealthy("canceled before a verdict")
+	}
 }
 
 // unhealthy is a Result with a formatted reason.

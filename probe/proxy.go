@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,64 +14,89 @@ import (
 	"golang.org/x/net/http/httpproxy"
 )
 
-// errBadProxy replaces httpproxy's own error, whose text quotes the proxy
-// URL (and so any password in it).
-var errBadProxy = errors.New("invalid proxy URL in the service env (HTTP_PROXY, HTTPS_PROXY or lower-case forms)")
+// proxyRules are the proxy settings of a service's env, and a note of which
+// variable named the proxy a check went through.
+type proxyRules struct {
+	fn       func(*url.URL) (*url.URL, error)
+	httpVar  string // the variable the http:// proxy came from ("" = none)
+	httpsVar string
 
-// proxyFor returns the proxy rules of the service's env: HTTPS_PROXY,
+	mu   sync.Mutex
+	used string
+}
+
+// proxyFor reads the proxy rules of the service's env: HTTPS_PROXY,
 // HTTP_PROXY and NO_PROXY, upper case first as net/http reads them, and never
 // the agent's own environment. As in net/http, localhost and loopback
-// addresses are never proxied.
-func proxyFor(env map[string]string) func(*url.URL) (*url.URL, error) {
-	cfg := httpproxy.Config{
-		HTTPProxy:  envAny(env, "HTTP_PROXY", "http_proxy"),
-		HTTPSProxy: envAny(env, "HTTPS_PROXY", "https_proxy"),
-		NoProxy:    envAny(env, "NO_PROXY", "no_proxy"),
-	}
-	fn := cfg.ProxyFunc()
-	return func(u *url.URL) (*url.URL, error) {
-		p, err := fn(u)
-		if err != nil {
-			return nil, errBadProxy
+// addresses are never proxied. A proxy variable that does not parse makes
+// every request fail: httpproxy would silently go direct, and a check that
+// quietly takes another path than the configured one proves nothing.
+func proxyFor(env map[string]string) *proxyRules {
+	cfg := httpproxy.Config{NoProxy: envAny(env, "NO_PROXY", "no_proxy")}
+	p := &proxyRules{}
+	p.httpVar, cfg.HTTPProxy = envAnyNamed(env, "HTTP_PROXY", "http_proxy")
+	p.httpsVar, cfg.HTTPSProxy = envAnyNamed(env, "HTTPS_PROXY", "https_proxy")
+	for _, v := range []struct{ name, val string }{{p.httpVar, cfg.HTTPProxy}, {p.httpsVar, cfg.HTTPSProxy}} {
+		if v.val != "" && !validProxy(v.val) {
+			// the value is not quoted: it may hold a password
+			bad := fmt.Errorf("%s in the service env is not a valid proxy URL", v.name)
+			p.fn = func(*url.URL) (*url.URL, error) { return nil, bad }
+			return p
 		}
-		return p, nil
 	}
+	p.fn = cfg.ProxyFunc()
+	return p
+}
+
+// validProxy mirrors httpproxy's parsing: a value without a scheme is
+// taken as http://.
+func validProxy(v string) bool {
+	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.Host != "" {
+		return true
+	}
+	u, err := url.Parse("http://" + v)
+	return err == nil && u.Host != ""
+}
+
+// forURL is the proxy for u, nil for a direct connection.
+func (p *proxyRules) forURL(u *url.URL) (*url.URL, error) {
+	pu, err := p.fn(u)
+	if pu != nil {
+		p.mu.Lock()
+		p.used = p.httpVar
+		if u.Scheme == "https" {
+			p.used = p.httpsVar
+		}
+		p.mu.Unlock()
+	}
+	return pu, err
+}
+
+// forRequest is forURL in the shape http.Transport.Proxy wants.
+func (p *proxyRules) forRequest(req *http.Request) (*url.URL, error) { return p.forURL(req.URL) }
+
+// usedVar names the env variable of the proxy a check went through ("" when
+// it went direct). Detail shows this name, never the value: env values stay
+// out of results.
+func (p *proxyRules) usedVar() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.used
 }
 
 func envAny(env map[string]string, names ...string) string {
+	_, v := envAnyNamed(env, names...)
+	return v
+}
+
+// envAnyNamed returns the first of names set to a non-empty value, and it.
+func envAnyNamed(env map[string]string, names ...string) (string, string) {
 	for _, n := range names {
-		if v, ok := env[n]; ok && v != "" {
-			return v
+		if v := env[n]; v != "" {
+			return n, v
 		}
 	}
-	return ""
-}
-
-// proxyRecorder remembers the proxy a request went through, for Detail.
-type proxyRecorder struct {
-	fn   func(*url.URL) (*url.URL, error)
-	mu   sync.Mutex
-	used *url.URL
-}
-
-func (p *proxyRecorder) proxy(req *http.Request) (*url.URL, error) {
-	u, err := p.fn(req.URL)
-	if u != nil {
-		p.mu.Lock()
-		p.used = u
-		p.mu.Unlock()
-	}
-	return u, err
-}
-
-// shown is the proxy used, redacted, or "" when the request went direct.
-func (p *proxyRecorder) shown() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.used == nil {
-		return ""
-	}
-	return redactURL(p.used.String())
+	return "", ""
 }
 
 // dialVia opens a tunnel to addr through an HTTP proxy with CONNECT, as
