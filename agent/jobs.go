@@ -142,11 +142,13 @@ func (r *jobRunner) sleepUntil(ctx context.Context, name string, t time.Time) (w
 	}
 }
 
-// catchUp runs, once, the newest slot missed while the agent was down or the
-// host asleep (catch_up = true); several missed slots coalesce into that run.
-// With catch_up = false they are left for `svc-ctl missing` to report.
+// catchUp runs what the schedule owes at start or on wake. A slot that fell
+// due moments ago (within grace) is the ordinary scheduled run, a little late,
+// whatever catch_up says: stepping to Next(now) would skip it. Slots missed
+// while the agent was down or the host asleep run once, coalesced into the
+// newest, only with catch_up = true; otherwise `svc-ctl missing` reports them.
 func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *schedule.Schedule, registered time.Time) {
-	if !j.CatchUp || j.External || r.a.store == nil {
+	if j.External || r.a.store == nil {
 		return
 	}
 	now := time.Now().UTC()
@@ -160,6 +162,14 @@ func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *sched
 	}
 	cu, ok := schedule.CatchUpSlot(s, last, now, j.Grace)
 	if !ok {
+		return
+	}
+	if cu.OnTime {
+		r.fire(runCtx, j, cu.Slot, runtrace.TriggerSchedule, nil)
+		return
+	}
+	if !j.CatchUp {
+		r.a.log.Info("job.missed", "job", j.Name, "slots", cu.Coalesced, "newest", cu.Slot, "catch_up", false)
 		return
 	}
 	// Spread the catch-ups of many jobs over 30 s: twenty jobs must not all

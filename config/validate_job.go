@@ -8,6 +8,8 @@ import (
 	_ "time/tzdata" // an unknown zone is an error on every host, never a silent UTC (Windows has no zoneinfo)
 
 	"github.com/robfig/cron/v3"
+
+	"svcctl/schedule"
 )
 
 // cronParser accepts exactly what the schedule package runs: five fields or
@@ -63,6 +65,13 @@ func (c *checker) schedule(path, s string) {
 	default:
 		if _, err := parseCron(s); err != nil {
 			c.fail(path, "invalid schedule %q: %v; %s", s, err, scheduleHint)
+			return
+		}
+		// The schedule package is stricter than the cron library (@every under
+		// a second, expressions that never fire): check with what the agent
+		// runs, so a schedule accepted here is never refused at run time.
+		if _, err := schedule.Parse(s, time.UTC); err != nil {
+			c.fail(path, "%v", err)
 		}
 	}
 }

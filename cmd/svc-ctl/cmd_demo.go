@@ -17,6 +17,7 @@ import (
 
 	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/internal/fsutil"
 	"svcctl/internal/testsvc"
 	"svcctl/proc"
 )
@@ -99,6 +100,9 @@ func runDemo(ctx context.Context, g *globals, keep bool) error {
 	defer cancel()
 	stop := handleSignals(cancel, g)
 	defer stop()
+	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
+		return err
+	}
 	lj, err := os.OpenFile(filepath.Join(cfg.Agent.StateDir, "agent.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
