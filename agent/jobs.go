@@ -177,7 +177,7 @@ func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *sched
 	select {
 	case <-ctx.Done():
 		return
-	case <-time.After(schedule.Stagger(j.Name, 30*time.Second)):
+	case <-time.After(schedule.Stagger(j.Name, r.a.o.CatchUpSpread)):
 	}
 	r.a.log.Info("job.catch_up", "job", j.Name, "slot", cu.Slot, "coalesced", cu.Coalesced)
 	r.fire(runCtx, j, cu.Slot, runtrace.TriggerCatchUp, map[string]any{"coalesced": cu.Coalesced})

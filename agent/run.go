@@ -34,6 +34,8 @@ type Options struct {
 	// MaxStagger caps the random delay before each service's first cycle
 	// (default min(interval, 30s)); negative means none (tests).
 	MaxStagger time.Duration
+	// CatchUpSpread spreads job catch-ups over this window (default 30s).
+	CatchUpSpread time.Duration
 	// BeforeCycle is a test hook run at the start of every cycle (inject a panic).
 	BeforeCycle func(service string)
 	// Ready, when set, is closed once the agent runs its loops.
@@ -81,6 +83,9 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	if o.SleepTick <= 0 {
 		o.SleepTick = 5 * time.Second
+	}
+	if o.CatchUpSpread <= 0 {
+		o.CatchUpSpread = 30 * time.Second
 	}
 	if o.Mode == "" {
 		o.Mode = "foreground"

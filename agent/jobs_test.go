@@ -1,0 +1,191 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"svcctl/config"
+	"svcctl/proc"
+	"svcctl/runtrace"
+)
+
+// jobEnv is a state dir with jobs only.
+func jobEnv(t *testing.T, jobsToml string) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	body := fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"2s\"\n%s", filepath.Join(dir, "state"), jobsToml)
+	path := filepath.Join(dir, "svc-ctl.toml")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatalf("config: %v\n%s", err, body)
+	}
+	st, err := runtrace.Open(Paths{State: cfg.Agent.StateDir}.DB(), runtrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &testEnv{t: t, dir: dir, cfg: cfg, store: st, sup: NewSupervisor(cfg, st, nil)}
+}
+
+func jobRuns(e *testEnv, name string) []runtrace.Run {
+	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:" + name})
+	return rs
+}
+
+// register backdates a job's registration, as if an agent had loaded it then
+// and has been down since: the gap is real rows that are not there.
+func (e *testEnv) register(name string, at time.Time) {
+	e.t.Helper()
+	j := e.cfg.Job(name)
+	if _, err := e.store.Register(context.Background(), "job:"+name, JobSpec(j), at); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func hourlyJob(name string, catchUp bool) string {
+	return fmt.Sprintf(`
+[[job]]
+name = %q
+schedule = "@every 1h"
+timezone = "UTC"
+command = ["/bin/true"]
+catch_up = %v
+grace = "1m"
+`, name, catchUp)
+}
+
+func TestCatchUpAfterThreeHourGapIsOneRun(t *testing.T) {
+	e := jobEnv(t, hourlyJob("pull", true))
+	reg := time.Now().Add(-3*time.Hour - 30*time.Minute).UTC()
+	e.register("pull", reg)
+	startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
+	waitFor(t, 10*time.Second, "the catch-up run", func() bool {
+		rs := jobRuns(e, "pull")
+		return len(rs) == 1 && rs[0].Outcome == runtrace.OutcomeOK
+	})
+	time.Sleep(300 * time.Millisecond) // a second catch-up would have started by now
+	rs := jobRuns(e, "pull")
+	if len(rs) != 1 {
+		t.Fatalf("%d runs, want one coalesced run", len(rs))
+	}
+	r := rs[0]
+	want := reg.Truncate(time.Second).Add(3 * time.Hour)
+	if r.Trigger != runtrace.TriggerCatchUp || !r.ScheduledAt.Equal(want) || !strings.Contains(string(r.Detail), `"coalesced":3`) {
+		t.Fatalf("run %+v detail %s; want catch-up for %s coalescing 3", r, r.Detail, want)
+	}
+}
+
+func TestNoCatchUpReportsMissing(t *testing.T) {
+	e := jobEnv(t, hourlyJob("pull", false))
+	reg := time.Now().Add(-3*time.Hour - 30*time.Minute).UTC()
+	e.register("pull", reg)
+	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
+	time.Sleep(500 * time.Millisecond) // give a wrong catch-up the chance to happen
+	ra.stop(t)
+	if rs := jobRuns(e, "pull"); len(rs) != 0 {
+		t.Fatalf("catch_up = false ran %d times", len(rs))
+	}
+	ms, err := Missing(context.Background(), e.store, e.cfg, nil, time.Now().Add(-24*time.Hour), time.Now())
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("missing = %v, %v; want 3 slots", ms, err)
+	}
+}
+
+func TestOverlapIsSkipped(t *testing.T) {
+	e := jobEnv(t, `
+[[job]]
+name = "slow"
+schedule = "@every 1s"
+timezone = "UTC"
+command = ["/bin/sleep", "2.5"]
+timeout = "10s"
+`)
+	startAgent(t, e, Options{})
+	waitFor(t, 10*time.Second, "an overlap", func() bool {
+		for _, r := range jobRuns(e, "slow") {
+			if r.Reason == runtrace.ReasonOverlap {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestTimeoutKillsProcessTree(t *testing.T) {
+	dir := t.TempDir()
+	childPID := filepath.Join(dir, "child.pid")
+	// The job starts a grandchild and waits: the timeout must take both.
+	e := jobEnv(t, fmt.Sprintf(`
+[[job]]
+name = "hang"
+schedule = "@every 1h"
+timezone = "UTC"
+command = ["/bin/sh", "-c", "sleep 300 & echo $! > %s; wait"]
+timeout = "1s"
+`, childPID))
+	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("hang"), NewRedactor(e.cfg))
+	if res.Outcome != runtrace.OutcomeFailed || res.Reason != runtrace.ReasonTimeout {
+		t.Fatalf("got %s/%s %v", res.Outcome, res.Reason, res.Detail)
+	}
+	b, err := os.ReadFile(childPID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	waitFor(t, 5*time.Second, "grandchild gone", func() bool { return !proc.Alive(int32(pid)) })
+}
+
+func TestExitNonzeroKeepsOutputTail(t *testing.T) {
+	e := jobEnv(t, `
+[[job]]
+name = "fails"
+schedule = "@daily"
+timezone = "Asia/Shanghai"
+command = ["/bin/sh", "-c", "echo upstream said 503; exit 7"]
+`)
+	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), NewRedactor(e.cfg))
+	if res.Reason != runtrace.ReasonExitNonzero || res.Detail["exit_code"] != 7 {
+		t.Fatalf("%+v", res)
+	}
+	if tail := fmt.Sprint(res.Detail["output_tail"]); !strings.Contains(tail, "upstream said 503") {
+		t.Fatalf("output tail %q", tail)
+	}
+	// The previous run's output is kept as last.prev.log.
+	RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), NewRedactor(e.cfg))
+	if _, err := os.Stat(filepath.Join(e.sup.Paths.JobDir("fails"), "last.prev.log")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMissingAcrossAgentRestart(t *testing.T) {
+	e := jobEnv(t, `
+[[job]]
+name = "tick"
+schedule = "@every 1s"
+timezone = "UTC"
+command = ["/bin/true"]
+catch_up = true
+grace = "5s"
+`)
+	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
+	waitFor(t, 10*time.Second, "two runs", func() bool { return len(jobRuns(e, "tick")) >= 2 })
+	ra.stop(t)
+	startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
+	first := len(jobRuns(e, "tick"))
+	waitFor(t, 10*time.Second, "two more runs", func() bool { return len(jobRuns(e, "tick")) >= first+2 })
+	reg, _, _ := e.store.Registered(context.Background(), "job:tick")
+	now := time.Now()
+	ms, err := Missing(context.Background(), e.store, e.cfg, nil, reg, now.Add(-time.Second))
+	if err != nil || len(ms) != 0 {
+		t.Fatalf("missing across a restart: %v %v", ms, err)
+	}
+}
