@@ -200,6 +200,9 @@ func Uninstall(ctx context.Context, opts UninstallOptions) (Result, error) {
 		return Result{}, err
 	}
 	t := host.target()
+	if err := scopeSupported(s, t); err != nil {
+		return Result{}, &UsageError{err}
+	}
 	u := Unit{Target: t, Path: unitPath(s, t)}
 	res := Result{Platform: t.Platform, Scope: s.Scope(), Path: u.Path}
 	m, err := newManager(u, s)

@@ -262,3 +262,18 @@ func TestRemoveInitLeftovers(t *testing.T) {
 		}
 	}
 }
+
+func TestUserScopeWhereThereIsNone(t *testing.T) {
+	f := useFakeHost(t, sysv, true)
+	f.mgr.ok = true // the system service is installed; --user must not see or remove it
+	if _, err := Uninstall(context.Background(), UninstallOptions{User: true}); err == nil {
+		t.Error("uninstall --user on SysV went ahead")
+	}
+	info, err := Status(StatusOptions{User: true})
+	if err != nil || info.Installed || info.Error == "" {
+		t.Errorf("status --user on SysV: %+v, %v", info, err)
+	}
+	if len(f.mgr.calls) != 0 || f.built != 0 {
+		t.Errorf("touched the system service: %v", f.mgr.calls)
+	}
+}

@@ -79,6 +79,17 @@ func needSystem(s Spec, t Target) error {
 	return nil
 }
 
+// scopeSupported says whether t has services of s's scope at all.
+func scopeSupported(s Spec, t Target) error {
+	switch {
+	case !s.User, t.Platform == "linux-systemd", t.Platform == "darwin-launchd":
+		return nil
+	case t.Platform == "windows-service":
+		return fmt.Errorf("--user: Windows has no per-user services")
+	}
+	return needSystem(s, t)
+}
+
 // unitPath is where the target keeps the agent's definition, as kardianos
 // computes it ("" on Windows).
 func unitPath(s Spec, t Target) string {

@@ -27,6 +27,10 @@ func Status(opts StatusOptions) (Info, error) {
 	}
 	t := host.target()
 	info := Info{Mode: s.Mode(), Platform: t.Platform, Path: unitPath(s, t)}
+	if err := scopeSupported(s, t); err != nil {
+		info.Path, info.Error = "", err.Error() // nothing of this scope can be installed here
+		return info, nil
+	}
 	m, err := newManager(Unit{Target: t, Path: info.Path}, s)
 	if err != nil {
 		return info, err
