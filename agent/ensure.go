@@ -25,6 +25,8 @@ type Supervisor struct {
 	// OnSpawn, when set, is told of every instance this process spawned: the
 	// agent's fast path waits on it.
 	OnSpawn func(service string, c *proc.Child)
+	// OnResult, when set, is told of every finished cycle (metrics).
+	OnResult func(Result)
 	// Hooks for tests of the L2 net: called at the start of every cycle.
 	BeforeCycle func(service string)
 

@@ -244,6 +244,7 @@ func (r *jobRunner) skip(id, trigger string, slot time.Time, reason string, deta
 }
 
 func (r *jobRunner) finish(j *config.Job, runID int64, res JobResult) {
+	r.a.metrics.jobRun(j.Name, res)
 	if runID > 0 {
 		err := r.a.rec.Finish(context.Background(), runID, res.Outcome, res.Reason, res.Detail, time.Now().UTC())
 		if err != nil {

@@ -64,6 +64,7 @@ type Agent struct {
 	loops    sync.WaitGroup
 	fatal    chan error
 	jobs     *jobRunner
+	metrics  *metrics
 }
 
 // Run runs the agent until ctx is cancelled, then drains and returns. A nil
@@ -106,6 +107,9 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup = NewSupervisor(cfg, a.rec, a.log)
 	a.sup.BeforeCycle = o.BeforeCycle
 	a.sup.OnSpawn = a.onSpawn
+	a.metrics = newMetrics(a.started)
+	a.metrics.ledgerUp = a.store != nil
+	a.sup.OnResult = a.metrics.cycle
 	if bt, err := host.BootTime(); err == nil {
 		a.boot = time.Unix(int64(bt), 0).UTC()
 	}
@@ -193,5 +197,14 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "housekeeping", a.housekeepingLoop)
 	a.startJobs(loopCtx, runCtx)
+	if a.cfg.Agent.MetricsListen != "" {
+		a.loops.Add(1)
+		go func() {
+			defer a.loops.Done()
+			if err := a.serveMetrics(loopCtx); err != nil {
+				a.log.Error("metrics.failed", "err", err)
+			}
+		}()
+	}
 	a.log.Info("agent.running", "services", len(a.cfg.Services), "jobs", len(a.cfg.Jobs), "instance", a.instance)
 }

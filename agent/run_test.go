@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -253,4 +256,46 @@ func TestRedactionEverywhere(t *testing.T) {
 	if strings.Contains(string(last), token) {
 		t.Fatal("token in watchdog.last.json")
 	}
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	addr, maddr := freeAddr(t), freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1s"})
+	e.cfg.Agent.MetricsListen = maddr
+	startAgent(t, e, Options{})
+	body := ""
+	waitFor(t, 10*time.Second, "a cycle in /metrics", func() bool {
+		r, err := http.Get("http://" + maddr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		body = string(b)
+		return strings.Contains(body, `svcctl_cycles_total{service="web",outcome="ok"`)
+	})
+	for _, want := range []string{`svcctl_service_state{service="web",state="healthy"} 1`, "svcctl_ledger_up 1", "# TYPE svcctl_cycles_total counter"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+	r, err := http.Get("http://" + maddr + "/healthz")
+	if err != nil || r.StatusCode != 200 {
+		t.Fatalf("/healthz: %v %v", r, err)
+	}
+	r.Body.Close()
+}
+
+func TestMetricsPortTakenIsLoud(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	e := newEnv(t, svcOpts{name: "web", addr: freeAddr(t), interval: "1h"})
+	e.cfg.Agent.MetricsListen = ln.Addr().String()
+	ra := startAgent(t, e, Options{})
+	waitFor(t, 5*time.Second, "metrics.failed in the log", func() bool {
+		return strings.Contains(ra.log.String(), "metrics.failed") && strings.Contains(ra.log.String(), "address already in use")
+	})
 }

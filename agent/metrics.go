@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// metrics holds the agent's counters for /metrics (opt-in: metrics_listen).
+// The Prometheus text format is a few lines of printing; it does not warrant
+// the client library and its dependency tree in an agent that aims at 10 MiB.
+type metrics struct {
+	mu         sync.Mutex
+	started    time.Time
+	cycles     map[[3]string]float64 // service, outcome, reason
+	jobRuns    map[[3]string]float64 // job, outcome, reason
+	lastCycle  map[string]time.Time
+	state      map[string]string
+	jobSuccess map[string]time.Time
+	ledgerUp   bool
+}
+
+func newMetrics(started time.Time) *metrics {
+	return &metrics{started: started, cycles: map[[3]string]float64{}, jobRuns: map[[3]string]float64{},
+		lastCycle: map[string]time.Time{}, state: map[string]string{}, jobSuccess: map[string]time.Time{}}
+}
+
+func (m *metrics) cycle(r Result) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cycles[[3]string{r.Service, r.Outcome, r.Reason}]++
+	m.lastCycle[r.Service] = time.Now()
+	m.state[r.Service] = r.Detail.State
+}
+
+func (m *metrics) jobRun(job string, res JobResult) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.jobRuns[[3]string{job, res.Outcome, res.Reason}]++
+	if res.Outcome == "ok" {
+		m.jobSuccess[job] = time.Now()
+	}
+}
+
+var allStates = []string{StateUnknown, StateHealthy, StateUnhealthy, StateStarting, StateBackoff, StateGivenUp, StatePaused}
+
+// write prints the Prometheus text exposition format.
+func (m *metrics) write(w io.Writer) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fmt.Fprintf(w, "# HELP svcctl_agent_start_time_seconds When this agent process started.\n# TYPE svcctl_agent_start_time_seconds gauge\nsvcctl_agent_start_time_seconds %d\n", m.started.Unix())
+	fmt.Fprintf(w, "# HELP svcctl_ledger_up Whether run_trace can be written.\n# TYPE svcctl_ledger_up gauge\nsvcctl_ledger_up %d\n", b2i(m.ledgerUp))
+	fmt.Fprintln(w, "# HELP svcctl_cycles_total Watchdog cycles by outcome and reason.\n# TYPE svcctl_cycles_total counter")
+	for _, k := range sortedKeys(m.cycles) {
+		fmt.Fprintf(w, "svcctl_cycles_total{service=%q,outcome=%q,reason=%q} %g\n", k[0], k[1], k[2], m.cycles[k])
+	}
+	fmt.Fprintln(w, "# HELP svcctl_service_state The state of each service (1 for the current one).\n# TYPE svcctl_service_state gauge")
+	for _, svc := range sortedNames(m.state) {
+		for _, st := range allStates {
+			fmt.Fprintf(w, "svcctl_service_state{service=%q,state=%q} %d\n", svc, st, b2i(m.state[svc] == st))
+		}
+	}
+	fmt.Fprintln(w, "# HELP svcctl_service_last_cycle_timestamp_seconds When the service last cycled.\n# TYPE svcctl_service_last_cycle_timestamp_seconds gauge")
+	for _, svc := range sortedNames(m.lastCycle) {
+		fmt.Fprintf(w, "svcctl_service_last_cycle_timestamp_seconds{service=%q} %d\n", svc, m.lastCycle[svc].Unix())
+	}
+	fmt.Fprintln(w, "# HELP svcctl_job_runs_total Job runs by outcome and reason.\n# TYPE svcctl_job_runs_total counter")
+	for _, k := range sortedKeys(m.jobRuns) {
+		fmt.Fprintf(w, "svcctl_job_runs_total{job=%q,outcome=%q,reason=%q} %g\n", k[0], k[1], k[2], m.jobRuns[k])
+	}
+	fmt.Fprintln(w, "# HELP svcctl_job_last_success_timestamp_seconds When the job last completed.\n# TYPE svcctl_job_last_success_timestamp_seconds gauge")
+	for _, j := range sortedNames(m.jobSuccess) {
+		fmt.Fprintf(w, "svcctl_job_last_success_timestamp_seconds{job=%q} %d\n", j, m.jobSuccess[j].Unix())
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys(m map[[3]string]float64) [][3]string {
+	ks := make([][3]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return strings.Join(ks[i][:], "\x00") < strings.Join(ks[j][:], "\x00") })
+	return ks
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// serveMetrics serves /metrics and /healthz on metrics_listen until ctx ends.
+// A port already taken is a loud error, not a silent lack of metrics.
+func (a *Agent) serveMetrics(ctx context.Context) error {
+	addr := a.cfg.Agent.MetricsListen
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics_listen %s: %w", addr, err)
+	}
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		a.log.Warn("metrics.not_loopback", "addr", ln.Addr().String(), "hint", "the metrics are readable by anyone who can reach this address")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		a.metrics.write(w)
+	})
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if a.draining.Load() {
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	a.log.Info("metrics.listening", "addr", ln.Addr().String())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
