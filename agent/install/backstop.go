@@ -45,6 +45,9 @@ type BackstopPlan struct {
 	Kind  string // systemd-timer | cron | launchd | task-scheduler
 	Where string
 	Files []File
+	// Services are the configured services' names: the first run must show
+	// a cycle of each in watchdog.last.json.
+	Services []string
 	// Wait bounds how long ApplyBackstop waits for the first run's evidence.
 	Wait  time.Duration
 	sched scheduler
@@ -101,7 +104,7 @@ type BackstopResult struct {
 	Result
 	Kind    string    `json:"kind"`
 	Every   string    `json:"every"`
-	LastRun time.Time `json:"last_run,omitzero"` // the first run's cycle, from watchdog.last.json
+	LastRun time.Time `json:"last_run,omitzero"` // the first run's newest cycle, from watchdog.last.json
 }
 
 // NewBackstopPlan checks req like NewPlan (scope, config, binary) and renders.
@@ -131,6 +134,9 @@ func NewBackstopPlan(req BackstopRequest) (*BackstopPlan, error) {
 	if req.Wait > 0 {
 		p.Wait = req.Wait
 	}
+	for _, s := range cfg.Services {
+		p.Services = append(p.Services, s.Name)
+	}
 	return p, nil
 }
 
@@ -146,7 +152,7 @@ func InstallBackstop(ctx context.Context, req BackstopRequest) (BackstopResult, 
 
 // ApplyBackstop writes and registers the backstop (idempotently: a second
 // apply rewrites and re-registers), runs it once, and checks that
-// watchdog.last.json was written by that run within p.Wait. Registered is not
+// watchdog.last.json shows that run's cycles within p.Wait. Registered is not
 // running: when the evidence does not come, or (cron) no cron daemon runs,
 // it returns an error and leaves the registration in place.
 func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error) {
@@ -166,7 +172,7 @@ func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error)
 	}
 	res.Action = "installed"
 	runErr := p.sched.runNow(ctx, osRunner)
-	after, err := waitEvidence(ctx, evidence, since, mtimeBefore, p.Wait)
+	after, err := waitEvidence(ctx, evidence, p.Services, since, mtimeBefore, p.Wait)
 	if err != nil {
 		if runErr != nil {
 			err = fmt.Errorf("%w; the run itself failed: %w", err, runErr)
@@ -174,7 +180,7 @@ func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error)
 		return res, fmt.Errorf("registered the backstop (%s: %s) but its first run did not prove itself: %w", p.Kind, p.Where, err)
 	}
 	res.LastRun = after
-	res.Message = fmt.Sprintf("registered the backstop (%s: %s, every %s) and ran it once: %s shows its cycle at %s",
+	res.Message = fmt.Sprintf("registered the backstop (%s: %s, every %s) and ran it once: %s shows its cycles at %s",
 		p.Kind, p.Where, human(p.Every), watchdogLast, after.UTC().Format(time.RFC3339))
 	if runErr != nil {
 		res.Notes = append(res.Notes, "the first run reported a failure (see `svc-ctl status`): "+runErr.Error())
@@ -231,9 +237,9 @@ type BackstopInfo struct {
 	Kind       string        `json:"kind"`
 	Where      string        `json:"where"`
 	Every      time.Duration `json:"every_ns,omitempty"` // as registered; 0 when it cannot be read
-	// LastRun is the newest manually triggered cycle in watchdog.last.json:
-	// the backstop's run, or a person's `svc-ctl start` (the file cannot tell
-	// them apart). Its mtime when the file's format is not known.
+	// LastRun is watchdog.last.json's mtime: the last cycle of any kind (the
+	// agent's, a person's `svc-ctl start`, or the backstop's: the file does
+	// not tell them apart).
 	LastRun time.Time `json:"last_run,omitzero"`
 	// LastTrigger is when the scheduler last fired it, where it records that
 	// (systemd timers).
@@ -252,14 +258,7 @@ func BackstopStatus(ctx context.Context, opts BackstopOptions) (BackstopInfo, er
 		return info, err
 	}
 	if opts.StateDir != "" {
-		p := filepath.Join(opts.StateDir, watchdogLast)
-		at, ok, known := manualSince(p, time.Time{})
-		switch {
-		case ok:
-			info.LastRun = at
-		case !known:
-			info.LastRun = modTime(p)
-		}
+		info.LastRun = modTime(filepath.Join(opts.StateDir, watchdogLast))
 	}
 	if info.Registered {
 		info.LastTrigger = sched.lastTrigger(ctx, osRunner)

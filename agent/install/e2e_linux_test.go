@@ -138,6 +138,7 @@ start_timeout = "10s"
 // a cron daemon (a container) must be told so, with exit 1.
 func (e *e2e) backstop() {
 	out, code := e.run("install", "--backstop", "--config", e.cfg)
+	e.t.Logf("svc-ctl install --backstop: exit %d\n%s", code, out)
 	switch {
 	case !strings.Contains(out, "ran it once"):
 		e.t.Errorf("install --backstop (exit %d) did not prove a run:\n%s", code, out)

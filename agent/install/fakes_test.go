@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,6 +96,12 @@ name = "demo"
 command = ["/bin/true"]
   [service.health]
   tcp = "127.0.0.1:1"
+
+[[service]]
+name = "demo2"
+command = ["/bin/true"]
+  [service.health]
+  tcp = "127.0.0.1:1"
 `, filepath.Join(dir, "state"), drain)
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
@@ -128,19 +133,21 @@ func (r *recorder) got() []string {
 	return append([]string(nil), r.calls...)
 }
 
-var errNotFound = errors.New("exit status 1")
-
 // touch writes watchdog.last.json as `svc-ctl start --all` would: a cycle
-// triggered manually, now.
+// of each configured service (writeConfig's), now.
 func touch(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(path, lastJSON("manual", time.Now()), 0o600)
+	return os.WriteFile(path, lastJSON(time.Now(), "demo", "demo2"), 0o600)
 }
 
-// lastJSON is a watchdog.last.json with one service's cycle.
-func lastJSON(trigger string, at time.Time) []byte {
-	return []byte(fmt.Sprintf(`{"updated_at":%q,"services":{"demo":{"time":%q,"trigger":%q,"outcome":"ok","reason":"already-running"}}}`,
-		at.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), trigger))
+// lastJSON is a watchdog.last.json with a cycle of each named service at at.
+func lastJSON(at time.Time, names ...string) []byte {
+	ts := at.Format(time.RFC3339Nano)
+	var svcs []string
+	for _, n := range names {
+		svcs = append(svcs, fmt.Sprintf(`%q:{"time":%q,"trigger":"schedule","outcome":"ok","reason":"already-running"}`, n, ts))
+	}
+	return []byte(fmt.Sprintf(`{"updated_at":%q,"services":{%s}}`, ts, strings.Join(svcs, ",")))
 }

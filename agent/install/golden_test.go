@@ -185,7 +185,7 @@ func TestSystemdBackstopSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc, timer := p.Files[0].Content, p.Files[1].Content
-	for _, want := range []string{"Type=oneshot\n", "KillMode=process\n", "ExecStart=/usr/local/bin/svc-ctl start --all --config /etc/svc-ctl/svc-ctl.toml\n"} {
+	for _, want := range []string{"Type=oneshot\n", "KillMode=process\n", "ExecStart=/usr/local/bin/svc-ctl start --all --scheduled --config /etc/svc-ctl/svc-ctl.toml\n"} {
 		if !strings.Contains(svc, want) {
 			t.Errorf("backstop service lacks %q", want)
 		}

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 
 func helperStart() int {
 	p := filepath.Join(os.Getenv("SVCCTL_HELPER_STATE"), watchdogLast)
-	if err := os.WriteFile(p, lastJSON("manual", time.Now()), 0o600); err != nil {
+	if err := os.WriteFile(p, lastJSON(time.Now(), "demo", "demo2"), 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -80,9 +80,11 @@ func (s Spec) AgentArgs() []string {
 	return []string{"agent", "--config", s.ConfigPath, "--mode", string(s.Mode())}
 }
 
-// BackstopArgs are the arguments the backstop runs svc-ctl with.
+// BackstopArgs are the arguments the backstop runs svc-ctl with. --scheduled:
+// it acts as the watchdog does, so a pause a person set (`svc-ctl stop`),
+// backoff and given-up are respected; a manual start would override them.
 func (s Spec) BackstopArgs() []string {
-	return []string{"start", "--all", "--config", s.ConfigPath}
+	return []string{"start", "--all", "--scheduled", "--config", s.ConfigPath}
 }
 
 func (s Spec) stdioLogPath(goos string) string {

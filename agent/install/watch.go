@@ -18,18 +18,17 @@ func modTime(path string) time.Time {
 }
 
 // lastFile is the part of watchdog.last.json (agent.LastFile) the backstop
-// check reads: per service, when its last cycle ran and what triggered it.
+// check reads: per service, when its last cycle ran.
 type lastFile struct {
 	Services map[string]struct {
-		Time    time.Time `json:"time"`
-		Trigger string    `json:"trigger"`
+		Time time.Time `json:"time"`
 	} `json:"services"`
 }
 
-// manualSince is the newest cycle in path triggered by a manual start (what
-// `svc-ctl start --all` records) at or after since. ok is false when there
-// is none; known is false when the file cannot be read as a lastFile.
-func manualSince(path string, since time.Time) (at time.Time, ok, known bool) {
+// cycledSince reports whether every named service has a cycle at or after
+// since in path, and the newest of those cycles. known is false when the file
+// cannot be read as a lastFile.
+func cycledSince(path string, names []string, since time.Time) (at time.Time, ok, known bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return time.Time{}, false, true
@@ -38,35 +37,39 @@ func manualSince(path string, since time.Time) (at time.Time, ok, known bool) {
 	if err := json.Unmarshal(b, &lf); err != nil {
 		return time.Time{}, false, false
 	}
-	for _, s := range lf.Services {
-		if s.Trigger == "manual" && !s.Time.Before(since) && s.Time.After(at) {
-			at, ok = s.Time, true
+	for _, n := range names {
+		s, found := lf.Services[n]
+		if !found || s.Time.Before(since) {
+			return time.Time{}, false, true
+		}
+		if s.Time.After(at) {
+			at = s.Time
 		}
 	}
-	return at, ok, true
+	return at, len(names) > 0, true
 }
 
-// waitEvidence polls watchdog.last.json until it shows a cycle of the
-// backstop's run: a manual-triggered cycle at or after since. The agent's
-// own cycles also update the file, so its mtime alone proves nothing while
-// the agent runs; only when the file's format is unknown does an mtime after
-// mtimeBefore count.
-func waitEvidence(ctx context.Context, path string, since, mtimeBefore time.Time, limit time.Duration) (time.Time, error) {
+// waitEvidence polls watchdog.last.json until every configured service shows
+// a cycle at or after since: what one `svc-ctl start --all` writes. The
+// agent's own cycles update the file too, but one service at a time on its
+// own interval, so all of them within the wait is the backstop's run. With no
+// names, or a file whose format is unknown, an mtime after mtimeBefore counts.
+func waitEvidence(ctx context.Context, path string, names []string, since, mtimeBefore time.Time, limit time.Duration) (time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		at, ok, known := manualSince(path, since)
+		at, ok, known := cycledSince(path, names, since)
 		if ok {
 			return at, nil
 		}
-		if m := modTime(path); !known && m.After(mtimeBefore) {
+		if m := modTime(path); (!known || len(names) == 0) && m.After(mtimeBefore) {
 			return m, nil
 		}
 		select {
 		case <-ctx.Done():
-			return time.Time{}, fmt.Errorf("%s shows no cycle of this run (trigger manual) within %s", path, limit)
+			return time.Time{}, fmt.Errorf("%s shows no cycle of every service (%d) since the run started, within %s", path, len(names), limit)
 		case <-tick.C:
 		}
 	}
