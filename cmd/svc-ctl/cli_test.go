@@ -227,3 +227,37 @@ func TestSecondAgentExitsTwo(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestFatalCrashIsReportedOnce(t *testing.T) {
+	addr := freeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
+	crash := exec.Command(svcctlBin, "agent", "--config", cfg, "--max-stagger", "100ms")
+	crash.Env = append(os.Environ(), "SVCCTL_TEST_FATAL=1")
+	if err := crash.Run(); err == nil {
+		t.Fatal("the crashing agent exited 0")
+	}
+	b, _ := os.ReadFile(filepath.Join(state, "crash.log"))
+	if !strings.Contains(string(b), "deliberate fatal crash") || !strings.Contains(string(b), "goroutine") {
+		t.Fatalf("crash.log does not hold the crash: %q", b)
+	}
+	if r := svcctl(t, "verify", "--config", cfg); r.code != 1 || !strings.Contains(r.stdout, "no unread crash.log") {
+		t.Fatalf("verify does not fail on the crash: %+v", r)
+	}
+	for i := 0; i < 2; i++ {
+		cmd, errb := startAgentProcess(t, cfg)
+		st := openStore(t, state)
+		waitFor(t, 10*time.Second, "startup row", func() bool {
+			n, _ := st.Count(context.Background(), runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonStarted})
+			return n == i+2 // the crashed agent wrote the first
+		})
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("agent %d: %v\n%s", i, err, errb)
+		}
+	}
+	st := openStore(t, state)
+	rs, _ := st.Runs(context.Background(), runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonPanic})
+	if len(rs) != 1 || !strings.Contains(string(rs[0].Detail), "previous_agent_crashed") {
+		t.Fatalf("want exactly one report of the crash, got %+v", rs)
+	}
+}
