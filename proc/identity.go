@@ -73,6 +73,9 @@ func inspect(id Identity) (state, error) {
 	if err != nil {
 		return unreadable(err)
 	}
+	if id.CreateTime <= 0 || id.Exe == "" {
+		return stateNotOurs, nil // an identity with facts missing proves nothing
+	}
 	ct, err := p.CreateTime()
 	if err != nil {
 		return unreadable(classify(id.PID, "read create time", err))
