@@ -35,9 +35,8 @@ func prepareFile(path string) error {
 
 // checkHeader rejects, before SQLite sees it, a file that is not a database
 // or that is shorter than its own header says. An empty file is a new
-// database. The size check is skipped while a non-empty -wal file exists:
-// then the WAL may legitimately hold the pages a checkpoint had not yet
-// written, and SQLite reports real damage itself (SQLITE_CORRUPT).
+// database. The size check is skipped while a journal has content (see
+// walHasFrames); SQLite then reports real damage itself (SQLITE_CORRUPT).
 func checkHeader(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -83,9 +82,16 @@ func headerSize(hdr []byte) int64 {
 	return pages * pageSize
 }
 
+// walHasFrames reports a WAL or rollback journal with content: then another
+// process may be mid-commit or mid-checkpoint, or a crash left work that
+// SQLite will replay, and the file size alone proves nothing.
 func walHasFrames(path string) bool {
-	st, err := os.Stat(path + "-wal")
-	return err == nil && st.Size() > 0
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if st, err := os.Stat(path + suffix); err == nil && st.Size() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // dsn builds a file: URI for the modernc driver. The driver consumes the

@@ -22,7 +22,7 @@ type Heartbeat struct {
 	PID        int       `json:"pid"`
 	Version    string    `json:"version"`
 	StartedAt  time.Time `json:"started_at"`
-	BootTime   time.Time `json:"boot_time"`
+	BootTime   time.Time `json:"boot_time,omitzero"`
 	BeatAt     time.Time `json:"beat_at"`
 	Mode       string    `json:"mode"`
 	Hostname   string    `json:"hostname"`

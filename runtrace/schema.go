@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -77,7 +78,6 @@ type schemaState struct {
 
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // inspect reads the version stamps and table list and refuses files that are
@@ -89,34 +89,34 @@ func (s *Store) inspect(ctx context.Context, db *sql.DB) (schemaState, error) {
 		st, err = readSchemaState(ctx, db)
 		return err
 	})
+	if errors.Is(err, ErrDamaged) || errors.Is(err, ErrBusy) {
+		return st, err // these already name the file and what to do
+	}
 	if err != nil {
-		return st, fmt.Errorf("open run_trace database: %w", err)
+		return st, fmt.Errorf("open run_trace database %s: %w", s.path, err)
 	}
 	return st, s.judge(st)
 }
 
+// readSchemaState reads everything in one statement, so one snapshot: read
+// separately, another process's migration could commit in between and the
+// file would look versionless with tables.
 func readSchemaState(ctx context.Context, q querier) (schemaState, error) {
 	var st schemaState
-	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&st.version); err != nil {
-		return st, err
-	}
-	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&st.appID); err != nil {
-		return st, err
-	}
-	rows, err := q.QueryContext(ctx,
-		`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	var tables sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT
+  (SELECT user_version FROM pragma_user_version),
+  (SELECT application_id FROM pragma_application_id),
+  (SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema
+     WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name))`).
+		Scan(&st.version, &st.appID, &tables)
 	if err != nil {
 		return st, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return st, err
-		}
-		st.tables = append(st.tables, n)
+	if tables.String != "" {
+		st.tables = strings.Split(tables.String, ",")
 	}
-	return st, rows.Err()
+	return st, nil
 }
 
 func (s *Store) judge(st schemaState) error {
@@ -178,7 +178,8 @@ func (s *Store) migrate(ctx context.Context) error {
 // verifySchema catches a file whose version stamp is right but whose tables
 // are not (hand-edited, or written by an unrelated program).
 func (s *Store) verifySchema(ctx context.Context, db *sql.DB) error {
-	for table, want := range wantColumns {
+	for _, table := range slices.Sorted(maps.Keys(wantColumns)) {
+		want := wantColumns[table]
 		var got []string
 		err := s.retry(ctx, "verify schema", func() error {
 			var err error

@@ -134,38 +134,42 @@ func TestNewerSchemaRefusedUntouched(t *testing.T) {
 
 func TestDamagedFiles(t *testing.T) {
 	cases := []struct {
-		name  string
-		build func(t *testing.T, path string)
+		name, says string
+		build      func(t *testing.T, path string)
 	}{
-		{"random bytes", func(t *testing.T, path string) {
+		{"random bytes", "not a SQLite database", func(t *testing.T, path string) {
 			b := make([]byte, 8192)
 			rand.Read(b)
 			writeFixture(t, path, b)
 		}},
-		{"short garbage", func(t *testing.T, path string) { writeFixture(t, path, []byte("not a db")) }},
-		{"truncated", func(t *testing.T, path string) {
+		{"short garbage", "shorter than a database header", func(t *testing.T, path string) { writeFixture(t, path, []byte("not a db")) }},
+		{"truncated", "truncated", func(t *testing.T, path string) {
 			seedRuns(t, path, 3000)
 			b := readFile(t, path)
 			writeFixture(t, path, b[:len(b)/2])
 		}},
-		{"header only", func(t *testing.T, path string) {
+		{"header only", "truncated", func(t *testing.T, path string) {
 			seedRuns(t, path, 10)
 			writeFixture(t, path, readFile(t, path)[:100])
 		}},
-		{"foreign run_trace, unversioned", func(t *testing.T, path string) {
+		{"foreign run_trace, unversioned", "no svc-ctl schema version but tables run_trace", func(t *testing.T, path string) {
 			raw := rawDB(t, path)
 			mustExec(t, raw, "CREATE TABLE run_trace (id INTEGER PRIMARY KEY, name TEXT)")
 			raw.Close()
 		}},
-		{"foreign run_trace, current version", func(t *testing.T, path string) {
+		{"foreign run_trace, current version", "table run_trace has columns (id, name)", func(t *testing.T, path string) {
 			raw := rawDB(t, path)
-			mustExec(t, raw, "CREATE TABLE run_trace (id INTEGER PRIMARY KEY, name TEXT)",
-				"CREATE TABLE heartbeats (x)", "CREATE TABLE job_registrations (y)",
-				fmt.Sprintf("PRAGMA application_id = %d", applicationID),
+			mustExec(t, raw, "CREATE TABLE run_trace (id INTEGER PRIMARY KEY, name TEXT)")
+			for _, stmt := range migrations[0] { // the other tables as they should be
+				if strings.HasPrefix(stmt, "CREATE TABLE heartbeats") || strings.HasPrefix(stmt, "CREATE TABLE job_registrations") {
+					mustExec(t, raw, stmt)
+				}
+			}
+			mustExec(t, raw, fmt.Sprintf("PRAGMA application_id = %d", applicationID),
 				fmt.Sprintf("PRAGMA user_version = %d", schemaVersion))
 			raw.Close()
 		}},
-		{"another program's database", func(t *testing.T, path string) {
+		{"another program's database", "not an svc-ctl database", func(t *testing.T, path string) {
 			raw := rawDB(t, path)
 			mustExec(t, raw, "CREATE TABLE notes (body TEXT)", "PRAGMA application_id = 1234")
 			raw.Close()
@@ -181,8 +185,10 @@ func TestDamagedFiles(t *testing.T) {
 				if !errors.Is(err, ErrDamaged) {
 					t.Fatalf("ReadOnly=%v: Open = %v, want ErrDamaged", ro, err)
 				}
-				if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, "move the file aside") {
-					t.Errorf("message should name the file and say what to do: %s", msg)
+				msg := err.Error()
+				if !strings.Contains(msg, path) || !strings.Contains(msg, "move the file aside") ||
+					!strings.Contains(msg, c.says) {
+					t.Errorf("message should name the file, say %q and what to do: %s", c.says, msg)
 				}
 			}
 			if !bytes.Equal(readFile(t, path), before) {
@@ -305,5 +311,27 @@ func seedRuns(t *testing.T, path string, n int) {
 	bulkInsert(t, s, "job:seed", t0, n)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Write transactions take the write lock at BEGIN (BEGIN IMMEDIATE), so they
+// wait on busy_timeout up front instead of failing later on a lock upgrade.
+func TestWriteTransactionsTakeLockUpFront(t *testing.T) {
+	path := dbPath(t)
+	openT(t, path).Close()
+	s, err := Open(path, Options{BusyTimeout: 100 * time.Millisecond, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	holder := lockWriter(t, path)
+	defer holder.Rollback()
+	tx, err := s.w.BeginTx(ctxb, nil)
+	if err == nil {
+		tx.Rollback()
+		t.Fatal("BEGIN succeeded while another connection held the write lock: not BEGIN IMMEDIATE")
+	}
+	if !isBusy(err) {
+		t.Fatalf("BEGIN under a held lock: %v, want SQLITE_BUSY", err)
 	}
 }
