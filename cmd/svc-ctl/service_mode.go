@@ -4,15 +4,30 @@ import (
 	"context"
 
 	"svcctl/agent"
+	"svcctl/agent/install"
 	"svcctl/config"
 )
 
 // detectMode, runAsService and installInfo are the seam to the OS service
-// manager; the install package fills them in.
-func detectMode() string { return "foreground" }
+// manager (agent/install).
+func detectMode() string { return string(install.Detect()) }
 
-func runAsService(ctx context.Context, run func(ctx context.Context) error) error { return run(ctx) }
+// runAsService runs the agent under the Windows SCM when it started it (so a
+// service stop is a drain), and directly everywhere else.
+func runAsService(ctx context.Context, run func(ctx context.Context) error) error {
+	return install.RunServiceContext(ctx, install.ServiceName, run)
+}
 
+// installInfo asks the service manager what `verify` needs: is the agent
+// installed, in which mode, and is a backstop registered.
 func installInfo(cfg *config.Config) agent.InstallInfo {
-	return agent.InstallInfo{Known: false, Detail: "install support not built in"}
+	u := config.UserMode()
+	i, err := install.Status(install.StatusOptions{User: u})
+	if err != nil {
+		return agent.InstallInfo{Detail: err.Error()}
+	}
+	b, berr := install.BackstopStatus(context.Background(), install.BackstopOptions{User: u, StateDir: cfg.Agent.StateDir})
+	return agent.InstallInfo{Known: true, Installed: i.Installed, Mode: string(i.Mode), Platform: i.Platform,
+		Running: i.Running, Detail: i.Path, BackstopKnown: berr == nil, BackstopInstalled: b.Registered,
+		BackstopEvery: b.Every, BackstopDetail: b.Where}
 }
