@@ -16,7 +16,7 @@ import (
 
 // SpawnSpec says what to start and where its output goes.
 type SpawnSpec struct {
-	Argv    []string          // argv[0] resolved with exec.LookPath if not absolute; never a shell
+	Argv    []string          // argv[0]: absolute, relative to Dir, or a bare name looked up in the agent's PATH; never a shell
 	Dir     string            // working directory; empty = the agent's
 	Env     map[string]string // set on top of os.Environ(); these win
 	LogPath string            // stdout+stderr appended here (0600, parent dir 0700); empty = discarded
