@@ -253,9 +253,18 @@ func (ev *evidence) restored(boot int, name, trigger string) check {
 	if !ok || !m.OK {
 		return fail(name, "boot %d: after the kill at %s no new healthy process: %s", boot, utc(killed), m.Note)
 	}
-	starts := ev.starts(killed.Add(-clockSlack), trigger)
+	// no slack here: the kill time and started_at are read from the same
+	// guest clock in milliseconds, and a slack would let the cycle that
+	// started the killed process pass for the one that restored it
+	// and the cycle began before the drill saw the new process healthy
+	var starts []row
+	for _, r := range ev.starts(killed, trigger) {
+		if !r.StartedAt.After(time.UnixMilli(m.AtMS)) {
+			starts = append(starts, r)
+		}
+	}
 	if len(starts) == 0 {
-		return fail(name, "boot %d: a new process (pid %d) is healthy, but run_trace has no %s ok/started row since the kill at %s",
+		return fail(name, "boot %d: a new process (pid %d) is healthy, but run_trace has no %s ok/started row between the kill at %s and then",
 			boot, field(m, "pid"), ev.job(), utc(killed))
 	}
 	return pass(name, "boot %d: pid %d killed at %s, pid %d healthy%s; %s", boot, field(k, "pid"), utc(killed),

@@ -266,6 +266,25 @@ func TestNegativeFailsWhenHarnessBroke(t *testing.T) {
 	wantLine(t, out, "VERDICT negative: FAIL")
 }
 
+// The cycle that started the process the drill then killed must not pass
+// for the one that restored it, however close in time.
+func TestRestoreMustFollowTheKill(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(false)
+	for i, r := range f.runs {
+		if r.Trigger == "event" { // the restore: gone, only the first start remains
+			f.runs = append(f.runs[:i], f.runs[i+1:]...)
+			break
+		}
+	}
+	f.run("watchdog:drillsvc", "schedule", f.b1.Add(18900*time.Millisecond), "ok", "started") // 100ms before the kill
+	code, out := judge(t, f.write("main")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL b1.agent-restores: boot 1: a new process (pid 310) is healthy, but run_trace has no watchdog:drillsvc ok/started row between the kill")
+}
+
 func TestBackstop(t *testing.T) {
 	f := newFixture(t)
 	f.backstopRun(false)
