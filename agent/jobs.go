@@ -231,15 +231,7 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 }
 
 func (r *jobRunner) skip(id, trigger string, slot time.Time, reason string, detail map[string]any) {
-	ctx := context.Background()
-	now := time.Now().UTC()
-	runID, err := r.a.rec.Begin(ctx, id, trigger, slot, now)
-	if err == nil {
-		err = r.a.rec.Finish(ctx, runID, runtrace.OutcomeSkipped, reason, detail, now)
-	}
-	if err != nil {
-		r.a.log.Warn("ledger.write_failed", "job", id, "err", err)
-	}
+	r.a.recordSlot(id, trigger, slot, runtrace.OutcomeSkipped, reason, detail)
 	r.a.log.Info("job.skipped", "job", id, "reason", reason, "slot", slot)
 }
 

@@ -128,14 +128,19 @@ func idKey(id proc.Identity) string { return fmt.Sprintf("%d/%d/%s", id.PID, id.
 // "stopped" and "stale" are different answers.
 func (a *Agent) heartbeatLoop(ctx context.Context) {
 	a.beat(ctx)
-	t := time.NewTicker(a.cfg.Agent.Heartbeat)
+	every(ctx, a.cfg.Agent.Heartbeat, a.beat)
+}
+
+// every calls fn each period until ctx ends.
+func every(ctx context.Context, period time.Duration, fn func(context.Context)) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			a.beat(ctx)
+			fn(ctx)
 		}
 	}
 }

@@ -23,11 +23,16 @@ func (a *Agent) recordStartup() {
 	a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeOK, runtrace.ReasonStarted, detail)
 }
 
-// record writes a run that starts and ends at once.
+// record writes a run that starts and ends at once (a skip, a startup, a
+// wake); slot is the job slot it serves, zero for none.
 func (a *Agent) record(jobID, trigger, outcome, reason string, detail any) {
+	a.recordSlot(jobID, trigger, time.Time{}, outcome, reason, detail)
+}
+
+func (a *Agent) recordSlot(jobID, trigger string, slot time.Time, outcome, reason string, detail any) {
 	ctx := context.Background()
 	now := time.Now().UTC()
-	id, err := a.rec.Begin(ctx, jobID, trigger, time.Time{}, now)
+	id, err := a.rec.Begin(ctx, jobID, trigger, slot, now)
 	if err == nil {
 		err = a.rec.Finish(ctx, id, outcome, reason, detail, now)
 	}
@@ -83,18 +88,7 @@ func (a *Agent) housekeeping(ctx context.Context) {
 	}
 }
 
-func (a *Agent) housekeepingLoop(ctx context.Context) {
-	t := time.NewTicker(24 * time.Hour)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			a.housekeeping(ctx)
-		}
-	}
-}
+func (a *Agent) housekeepingLoop(ctx context.Context) { every(ctx, 24*time.Hour, a.housekeeping) }
 
 // runTimeout is how long a run of jobID may take before a `running` row is
 // judged abandoned (the store applies a floor of 60 s).
