@@ -1,0 +1,91 @@
+package benchkit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// client opens a fresh connection per request, as svc-ctl's probe does, so a
+// killed instance's kept-alive connection never answers for the new one.
+var client = &http.Client{
+	Timeout:   time.Second,
+	Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil},
+}
+
+// get fetches http://addr+path and returns the status and body.
+func get(ctx context.Context, addr, path string, timeout time.Duration) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return resp.StatusCode, string(b), err
+}
+
+// Healthy reports whether addr's /health answers 200 within timeout.
+func Healthy(ctx context.Context, addr string, timeout time.Duration) bool {
+	code, _, err := get(ctx, addr, "/health", timeout)
+	return err == nil && code == http.StatusOK
+}
+
+// PIDOf asks testsvc at addr for its PID (/pid).
+func PIDOf(ctx context.Context, addr string) (int, error) {
+	code, body, err := get(ctx, addr, "/pid", time.Second)
+	if err != nil {
+		return 0, err
+	}
+	if code != http.StatusOK {
+		return 0, fmt.Errorf("GET %s/pid: status %d", addr, code)
+	}
+	return strconv.Atoi(strings.TrimSpace(body))
+}
+
+// Control calls a testsvc control endpoint (/control/hang, ...).
+func Control(ctx context.Context, addr, what string) error {
+	code, _, err := get(ctx, addr, "/control/"+what, time.Second)
+	if err != nil {
+		return fmt.Errorf("control %s on %s: %w", what, addr, err)
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("control %s on %s: status %d", what, addr, code)
+	}
+	return nil
+}
+
+// WaitHealthy polls /health every `every` until it answers 200 or ctx ends,
+// and returns when it first did. Each poll is bounded by `probe`.
+func WaitHealthy(ctx context.Context, addr string, every, probe time.Duration) (time.Time, error) {
+	var at time.Time
+	err := PollUntil(ctx, every, addr+" healthy", func() bool {
+		if Healthy(ctx, addr, probe) {
+			at = time.Now()
+			return true
+		}
+		return false
+	})
+	return at, err
+}
+
+// WaitAllHealthy waits until every addr answers 200, up to d.
+func WaitAllHealthy(ctx context.Context, addrs []string, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for _, a := range addrs {
+		if _, err := WaitHealthy(ctx, a, 10*time.Millisecond, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
+}

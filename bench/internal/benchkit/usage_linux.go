@@ -1,0 +1,67 @@
+package benchkit
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// userHZ is the unit of utime/stime in /proc/PID/stat: USER_HZ, which the
+// kernel fixes at 100 for user space on every Linux architecture Go supports.
+const userHZ = 100
+
+// Mem is a process's resident memory, from /proc/PID/status, in bytes.
+type Mem struct {
+	RSS, Anon, File, Shmem, HWM int64
+}
+
+// MemOf reads VmRSS, RssAnon, RssFile, RssShmem and VmHWM of pid.
+func MemOf(pid int) (Mem, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Mem{}, fmt.Errorf("read memory of pid %d: %w", pid, err)
+	}
+	var m Mem
+	fields := map[string]*int64{"VmRSS": &m.RSS, "RssAnon": &m.Anon, "RssFile": &m.File, "RssShmem": &m.Shmem, "VmHWM": &m.HWM}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if p, want := fields[k]; ok && want {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return Mem{}, fmt.Errorf("pid %d status %s %q: %w", pid, k, v, err)
+			}
+			*p = kb << 10
+		}
+	}
+	if m.RSS == 0 {
+		return Mem{}, fmt.Errorf("pid %d: no VmRSS in /proc/%d/status (a zombie?)", pid, pid)
+	}
+	return m, nil
+}
+
+// CPUOf is utime+stime of pid from /proc/PID/stat (all its threads), in
+// steps of 1/USER_HZ = 10 ms.
+func CPUOf(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
+	}
+	// The command name (field 2) may hold spaces: fields count from its ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("pid %d: unexpected /proc/%d/stat", pid, pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// After ')': state is field 3, so utime (14) and stime (15) are f[11], f[12].
+	if len(f) < 13 {
+		return 0, fmt.Errorf("pid %d: short /proc/%d/stat", pid, pid)
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("pid %d: utime/stime %q %q not numbers", pid, f[11], f[12])
+	}
+	return time.Duration(ut+st) * time.Second / userHZ, nil
+}

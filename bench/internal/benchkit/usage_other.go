@@ -1,0 +1,24 @@
+//go:build !linux
+
+package benchkit
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Mem is a process's resident memory in bytes (Linux only).
+type Mem struct {
+	RSS, Anon, File, Shmem, HWM int64
+}
+
+var errNoProc = errors.New("needs Linux /proc")
+
+// MemOf needs /proc: it fails on this OS.
+func MemOf(pid int) (Mem, error) { return Mem{}, fmt.Errorf("memory of pid %d: %w", pid, errNoProc) }
+
+// CPUOf needs /proc: it fails on this OS.
+func CPUOf(pid int) (time.Duration, error) {
+	return 0, fmt.Errorf("cpu time of pid %d: %w", pid, errNoProc)
+}
