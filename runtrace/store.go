@@ -85,7 +85,8 @@ func (s *Store) openReadWrite() error {
 	if err != nil {
 		return err
 	}
-	if st.version == schemaVersion {
+	current := st.version == schemaVersion
+	if current {
 		if err := s.verifySchema(ctx, s.w); err != nil {
 			return err
 		}
@@ -96,8 +97,10 @@ func (s *Store) openReadWrite() error {
 	if err := s.migrate(ctx); err != nil {
 		return err
 	}
-	if err := s.verifySchema(ctx, s.w); err != nil {
-		return err
+	if !current {
+		if err := s.verifySchema(ctx, s.w); err != nil {
+			return err
+		}
 	}
 	s.r, err = s.sqlOpen(readHandle, readConns)
 	return err
