@@ -299,3 +299,24 @@ func TestMetricsPortTakenIsLoud(t *testing.T) {
 		return strings.Contains(ra.log.String(), "metrics.failed") && strings.Contains(ra.log.String(), "address already in use")
 	})
 }
+
+// TestAgentAdoptsInstanceItDidNotSpawn: after an agent restart (or a manual
+// start), the running instance is watched by its recorded identity (pidfd),
+// so its death is noticed at once, not at the next interval.
+func TestAgentAdoptsInstanceItDidNotSpawn(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1h"})
+	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted) // as `svc-ctl start` would
+	startAgent(t, e, Options{})
+	waitFor(t, 10*time.Second, "the agent's first cycle", func() bool {
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web"})
+		return len(rs) == 2 && rs[0].Trigger == runtrace.TriggerSchedule && rs[0].Outcome == runtrace.OutcomeOK
+	})
+	old := e.pid("web")
+	killedAt := time.Now()
+	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	waitFor(t, 10*time.Second, "restored through the exit watch", func() bool {
+		r := latestStarted(e, "web", killedAt.Add(-time.Second))
+		return r != nil && r.Trigger == runtrace.TriggerEvent && healthy(addr)
+	})
+}

@@ -1,0 +1,128 @@
+//go:build linux
+
+package agent
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func check(t *testing.T, r *VerifyReport, name string) Check {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, r.Checks)
+	return Check{}
+}
+
+var installed = InstallInfo{Known: true, Installed: true, Mode: "service", Platform: "test"}
+
+// healthyHost runs an agent long enough to leave all the evidence, then
+// returns the env a verify right now would see.
+func healthyHost(t *testing.T) (*testEnv, VerifyEnv, *runningAgent) {
+	t.Helper()
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "2s"})
+	ra := startAgent(t, e, Options{})
+	waitFor(t, 15*time.Second, "a cycle and a heartbeat", func() bool {
+		hb, _ := e.store.Heartbeats(context.Background())
+		_, err := os.Stat(e.sup.Paths.WatchdogLast())
+		return len(hb) == 1 && healthy(addr) && err == nil
+	})
+	return e, VerifyEnv{Now: time.Now(), BootTime: time.Now().Add(-time.Hour), Install: installed}, ra
+}
+
+func TestVerifyPassesOnAHealthyHost(t *testing.T) {
+	e, env, _ := healthyHost(t)
+	r := Verify(context.Background(), e.cfg, env)
+	for _, c := range r.Checks {
+		if c.Status != Pass {
+			t.Errorf("%s: %s %s", c.Name, c.Status, c.Evidence)
+		}
+	}
+	if !r.OK {
+		t.Fatal("not OK")
+	}
+}
+
+func TestVerifyFailsWithTheRightLine(t *testing.T) {
+	e, env, ra := healthyHost(t)
+	ctx := context.Background()
+
+	bad := env
+	bad.Install = InstallInfo{Known: true, Installed: false, Platform: "unix-systemv"}
+	if c := check(t, Verify(ctx, e.cfg, bad), "agent installed"); c.Status != Fail || !strings.Contains(c.Evidence, "svc-ctl install") {
+		t.Errorf("not installed: %+v", c)
+	}
+
+	bad = env
+	bad.BootTime = time.Now().Add(time.Minute) // the host booted after the agent started
+	if c := check(t, Verify(ctx, e.cfg, bad), "agent started since boot"); c.Status != Fail || !strings.Contains(c.Evidence, "autostart did not fire") {
+		t.Errorf("started before boot: %+v", c)
+	}
+
+	bad = env
+	bad.Now = time.Now().Add(10 * time.Minute) // as if the agent had hung for 10 minutes
+	r := Verify(ctx, e.cfg, bad)
+	if c := check(t, r, "heartbeat fresh"); c.Status != Fail || !strings.Contains(c.Evidence, "stale") {
+		t.Errorf("stale heartbeat: %+v", c)
+	}
+	if c := check(t, r, "watchdog.last.json fresh"); c.Status != Fail {
+		t.Errorf("old watchdog.last.json: %+v", c)
+	}
+	if c := check(t, r, "service web cycled"); c.Status != Fail {
+		t.Errorf("service not cycled: %+v", c)
+	}
+
+	// A forgotten pause: no expiry, two days old.
+	p := Pause{At: time.Now().Add(-48 * time.Hour), Reason: "debugging", By: "someone"}
+	if err := WritePause(e.sup.Paths.Paused("web"), p); err != nil {
+		t.Fatal(err)
+	}
+	if c := check(t, Verify(ctx, e.cfg, env), "no forgotten pause"); c.Status != Warn || !strings.Contains(c.Evidence, "debugging") {
+		t.Errorf("forgotten pause: %+v", c)
+	}
+	RemovePause(e.sup.Paths.Paused("web"))
+
+	// A stopped agent has no heartbeat.
+	ra.stop(t)
+	if c := check(t, Verify(ctx, e.cfg, env), "heartbeat fresh"); c.Status != Fail || !strings.Contains(c.Evidence, "not running") {
+		t.Errorf("stopped agent: %+v", c)
+	}
+}
+
+func TestVerifyGivenUpAndCrashLog(t *testing.T) {
+	e, env, ra := healthyHost(t)
+	ctx := context.Background()
+	ra.stop(t) // no cycle may rewrite the state under the test
+	st, _ := LoadState(e.sup.Paths.StateFile("web"))
+	st.State, st.Failures = StateGivenUp, 5
+	SaveState(e.sup.Paths.StateFile("web"), st)
+	r := Verify(ctx, e.cfg, env)
+	if c := check(t, r, "no given-up service"); c.Status != Fail || !strings.Contains(c.Evidence, "gave up") {
+		t.Errorf("given-up: %+v", c)
+	}
+	os.WriteFile(e.sup.Paths.CrashLog(), []byte("fatal error: concurrent map writes\n"), 0o600)
+	if c := check(t, Verify(ctx, e.cfg, env), "no unread crash.log"); c.Status != Fail {
+		t.Errorf("crash.log: %+v", c)
+	}
+}
+
+func TestVerifyWithoutLedger(t *testing.T) {
+	e := newEnv(t, svcOpts{name: "web", addr: freeAddr(t)})
+	e.store.Close()
+	os.Remove(e.sup.Paths.DB())
+	r := Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now(), Install: installed})
+	if c := check(t, r, "ledger readable"); c.Status != Fail {
+		t.Fatalf("%+v", c)
+	}
+	if r.OK {
+		t.Fatal("verify OK without a ledger")
+	}
+}
