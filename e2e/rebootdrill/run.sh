@@ -59,8 +59,9 @@ timeout=${DRILL_TIMEOUT:-540}
 # What the guest runs; the config and the drill unit below use the same names.
 service=drillsvc
 port=18080
-agent_unit=svc-ctl.service # agent/install: ServiceName
-every=1m                   # the shortest period install --backstop accepts
+agent_unit=svc-ctl.service          # agent/install: ServiceName
+backstop_timer=svc-ctl-backstop.timer # agent/install: BackstopName
+every=1m                              # the shortest period install --backstop accepts
 
 [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ] || die "the drill needs an x86_64 Linux host, not $(uname -s)/$(uname -m)"
 [ "$(id -u)" -eq 0 ] || die "the drill builds a root file system: run it as root"
@@ -160,7 +161,7 @@ After=multi-user.target
 
 [Service]
 Type=oneshot
-ExecStart=/usr/local/sbin/drill-guest --scenario $scenario --service $service --port $port --agent-unit $agent_unit --every $every
+ExecStart=/usr/local/sbin/drill-guest --scenario $scenario --service $service --port $port --agent-unit $agent_unit --backstop-timer $backstop_timer --every $every
 StandardOutput=journal+console
 StandardError=journal+console
 TimeoutStartSec=15min

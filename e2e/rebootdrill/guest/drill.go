@@ -128,7 +128,7 @@ func (d *drill) systemctl(ctx context.Context, step string, args ...string) {
 // agent needs a cycle or two before every check has its evidence. Only the
 // last attempt is printed.
 func (d *drill) verify(ctx context.Context, step string) {
-	deadline := time.Now().Add(d.o.wait)
+	deadline := time.Now().Add(d.o.verifyWait)
 	for n := 1; ; n++ {
 		r := d.command(ctx, d.o.svcctl, "verify", "--json", "--config", d.o.config)
 		if (r.rc == 0 && r.err == nil) || !time.Now().Before(deadline) {
@@ -146,12 +146,17 @@ func (d *drill) verify(ctx context.Context, step string) {
 func (d *drill) units(ctx context.Context, step string) {
 	enabled := d.command(ctx, "systemctl", "is-enabled", d.o.agentUnit)
 	active := d.command(ctx, "systemctl", "is-active", d.o.agentUnit)
+	// when the backstop timer last fired ("@<unix seconds>", empty if never
+	// or not installed): the verdict ties a restore to it
+	fired := d.command(ctx, "systemctl", "show", "--property=LastTriggerUSec", "--value", "--timestamp=unix", d.o.timer)
 	timers := d.command(ctx, "systemctl", "list-timers", "--all", "--no-legend", "--no-pager")
 	data, _ := json.Marshal(map[string]string{
-		"unit":    d.o.agentUnit,
-		"enabled": strings.TrimSpace(string(enabled.stdout)),
-		"active":  strings.TrimSpace(string(active.stdout)),
-		"timers":  strings.TrimSpace(string(timers.stdout)),
+		"unit":             d.o.agentUnit,
+		"enabled":          strings.TrimSpace(string(enabled.stdout)),
+		"active":           strings.TrimSpace(string(active.stdout)),
+		"timer":            d.o.timer,
+		"timer_last_fired": strings.TrimSpace(string(fired.stdout)),
+		"timers":           strings.TrimSpace(string(timers.stdout)),
 	})
 	d.emit(marker.Marker{Step: step, OK: active.err == nil && enabled.err == nil, RC: -1, Data: data})
 }

@@ -19,17 +19,19 @@ import (
 
 // options are set by run.sh in drill.service's ExecStart.
 type options struct {
-	scenario  string
-	svcctl    string
-	config    string
-	service   string // the supervised service's name in the config
-	port      int    // the service's loopback port
-	agentUnit string // the systemd unit `svc-ctl install` creates
-	every     string // the backstop timer's period, for install --backstop
-	serial    string // the evidence port
-	counter   string // the boot counter file
-	wait      time.Duration
-	slowWait  time.Duration // for what only the backstop timer brings back
+	scenario   string
+	svcctl     string
+	config     string
+	service    string // the supervised service's name in the config
+	port       int    // the service's loopback port
+	agentUnit  string // the systemd unit `svc-ctl install` creates
+	timer      string // the systemd timer `svc-ctl install --backstop` creates
+	every      string // the backstop timer's period, for install --backstop
+	serial     string // the evidence port
+	counter    string // the boot counter file
+	wait       time.Duration
+	verifyWait time.Duration
+	slowWait   time.Duration // for what only the backstop timer brings back
 }
 
 func main() {
@@ -40,10 +42,12 @@ func main() {
 	flag.StringVar(&o.service, "service", "drillsvc", "the supervised service's name")
 	flag.IntVar(&o.port, "port", 18080, "the supervised service's port on 127.0.0.1")
 	flag.StringVar(&o.agentUnit, "agent-unit", "svc-ctl.service", "the agent's systemd unit")
+	flag.StringVar(&o.timer, "backstop-timer", "svc-ctl-backstop.timer", "the backstop's systemd timer")
 	flag.StringVar(&o.every, "every", "1m", "backstop period passed to install --every (empty: not passed)")
 	flag.StringVar(&o.serial, "serial", "/dev/ttyS1", "where the markers go")
 	flag.StringVar(&o.counter, "counter", "/var/lib/drill/boot", "the boot counter file")
-	flag.DurationVar(&o.wait, "wait", 60*time.Second, "deadline for what the agent must do")
+	flag.DurationVar(&o.wait, "wait", 45*time.Second, "deadline for what the agent must do")
+	flag.DurationVar(&o.verifyWait, "verify-wait", 30*time.Second, "deadline for `svc-ctl verify` to pass")
 	flag.DurationVar(&o.slowWait, "slow-wait", 150*time.Second, "deadline for what the backstop timer must do")
 	flag.Parse()
 	os.Exit(run(o))

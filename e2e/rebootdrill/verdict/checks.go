@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -242,42 +243,84 @@ func (ev *evidence) startupsSince(t time.Time) []row {
 }
 
 // restored: after the kill a new process answered healthy, and run_trace
-// holds the cycle that started it (trigger "" = any), after the kill.
-func (ev *evidence) restored(boot int, name, trigger string) check {
+// holds the cycle that started it, between the kill and then.
+func (ev *evidence) restored(boot int, name string) check {
+	k, m, starts, bad := ev.restoreRows(boot, name)
+	if bad != nil {
+		return *bad
+	}
+	return pass(name, "boot %d: pid %d killed at %s, pid %d healthy%s; %s", boot, field(k, "pid"),
+		utc(time.UnixMilli(field(k, "killed_at_ms"))), field(m, "pid"), waited(m), starts[0])
+}
+
+// restoreRows finds the kill, the restore and the cycles that restarted the
+// service in between; bad is set when any is missing.
+func (ev *evidence) restoreRows(boot int, name string) (k, m marker.Marker, starts []row, bad *check) {
 	k, ok := ev.step(boot, "kill")
 	if !ok || !k.OK {
-		return fail(name, "boot %d: the service was not killed: %s", boot, k.Note)
+		c := fail(name, "boot %d: the service was not killed: %s", boot, k.Note)
+		return k, m, nil, &c
 	}
 	killed := time.UnixMilli(field(k, "killed_at_ms"))
-	m, ok := ev.step(boot, "restored")
+	m, ok = ev.step(boot, "restored")
 	if !ok || !m.OK {
-		return fail(name, "boot %d: after the kill at %s no new healthy process: %s", boot, utc(killed), m.Note)
+		c := fail(name, "boot %d: after the kill at %s no new healthy process: %s", boot, utc(killed), m.Note)
+		return k, m, nil, &c
 	}
-	// no slack here: the kill time and started_at are read from the same
-	// guest clock in milliseconds, and a slack would let the cycle that
-	// started the killed process pass for the one that restored it
-	// and the cycle began before the drill saw the new process healthy
-	var starts []row
-	for _, r := range ev.starts(killed, trigger) {
-		if !r.StartedAt.After(time.UnixMilli(m.AtMS)) {
-			starts = append(starts, r)
-		}
-	}
+	// No slack: the kill time and started_at are read from the same guest
+	// clock in milliseconds, and a slack would let the cycle that started
+	// the killed process pass for the one that restored it. The cycle began
+	// before the drill saw the new process healthy.
+	starts = ev.startsBetween(killed, time.UnixMilli(m.AtMS))
 	if len(starts) == 0 {
-		return fail(name, "boot %d: a new process (pid %d) is healthy, but run_trace has no %s ok/started row between the kill at %s and then",
+		c := fail(name, "boot %d: a new process (pid %d) is healthy, but run_trace has no %s ok/started row between the kill at %s and then",
 			boot, field(m, "pid"), ev.job(), utc(killed))
+		return k, m, nil, &c
 	}
-	return pass(name, "boot %d: pid %d killed at %s, pid %d healthy%s; %s", boot, field(k, "pid"), utc(killed),
-		field(m, "pid"), waited(m), starts[0])
+	return k, m, starts, nil
+}
+
+// timerRestored: as restored, and the backstop timer fired after the kill,
+// before the cycle that restarted the service: the timer did it.
+func (ev *evidence) timerRestored(boot int, name string) check {
+	k, m, starts, bad := ev.restoreRows(boot, name)
+	if bad != nil {
+		return *bad
+	}
+	killed := time.UnixMilli(field(k, "killed_at_ms"))
+	fired, c := ev.timerFired(boot, name, killed, starts[0])
+	if c != nil {
+		return *c
+	}
+	return pass(name, "boot %d: pid %d killed at %s, the timer fired at %s, %s, pid %d healthy%s", boot, field(k, "pid"),
+		utc(killed), utc(fired), starts[0], field(m, "pid"), waited(m))
+}
+
+// timerFired reads when the backstop timer last fired (units-after marker)
+// and checks it lies between after and the start of cycle r.
+func (ev *evidence) timerFired(boot int, name string, after time.Time, r row) (time.Time, *check) {
+	u, ok := ev.step(boot, "units-after")
+	raw := text(u, "timer_last_fired")
+	sec, err := strconv.ParseInt(strings.TrimPrefix(raw, "@"), 10, 64)
+	if !ok || err != nil || sec == 0 {
+		c := fail(name, "boot %d: the backstop timer %q never fired (LastTriggerUSec=%q)", boot, text(u, "timer"), raw)
+		return time.Time{}, &c
+	}
+	fired := time.Unix(sec, 0)
+	if fired.Before(after.Add(-clockSlack)) || fired.After(r.StartedAt.Add(clockSlack)) {
+		c := fail(name, "boot %d: the timer last fired at %s, not between %s and the start of %s", boot, utc(fired), utc(after), r)
+		return time.Time{}, &c
+	}
+	return fired, nil
 }
 
 func (ev *evidence) job() string { return "watchdog:" + ev.in.service }
 
-// starts are the service's ok/started cycles since t, by trigger ("" = any).
-func (ev *evidence) starts(t time.Time, trigger string) []row {
+// startsBetween are the service's ok/started cycles that began in [from, to].
+func (ev *evidence) startsBetween(from, to time.Time) []row {
 	return ev.rowsWhere(func(r row) bool {
 		return r.JobID == ev.job() && r.Outcome == "ok" && r.Reason == "started" &&
-			(trigger == "" || r.Trigger == trigger) && !r.StartedAt.Before(t)
+			!r.StartedAt.Before(from) && !r.StartedAt.After(to)
 	})
 }
 

@@ -14,15 +14,17 @@ var scenarios = map[string]func(*evidence) verdict{
 }
 
 // mainChecks: install, L1 and L3 before the reboot; after it, with no one
-// touching anything, the agent back since the boot and doing its job.
-func mainChecks(ev *evidence) []check {
+// touching anything, the agent back since the boot and doing its job. extra
+// checks go right after the install's.
+func mainChecks(ev *evidence, extra ...check) []check {
 	cs := ev.harness(2)
+	cs = append(cs, ev.stepOK(1, "install", "b1.install"))
+	cs = append(cs, extra...)
 	return append(cs,
-		ev.stepOK(1, "install", "b1.install"),
 		ev.agentStarted(1, "b1.agent-started-since-boot"),
 		ev.stepOK(1, "service-up", "b1.service-up"),
 		ev.verify(1, "b1.verify"),
-		ev.restored(1, "b1.agent-restores", ""),
+		ev.restored(1, "b1.agent-restores"),
 		ev.bootIsNew(2, "b2.boot-is-new"),
 		ev.agentStarted(2, "b2.agent-started-since-boot"),
 		ev.stepOK(2, "service-up", "b2.service-healthy"),
@@ -39,7 +41,7 @@ func mainVerdict(ev *evidence) verdict {
 // enabled. It works until the reboot; after it the drill must see the defect,
 // through its own L1 check and through `svc-ctl verify`.
 func negativeVerdict(ev *evidence) verdict {
-	cs := append(mainChecks(ev), ev.stepOK(1, "disable", "b1.disable"))
+	cs := mainChecks(ev, ev.stepOK(1, "disable", "b1.disable"))
 	return verdict{
 		scenario: "negative",
 		checks:   cs,
@@ -51,8 +53,10 @@ func negativeVerdict(ev *evidence) verdict {
 }
 
 // backstopVerdict: with the agent stopped and disabled on purpose, the
-// backstop timer's `svc-ctl start --all` alone restores the service, before
-// and after a reboot.
+// backstop timer's `svc-ctl start --all --scheduled` alone restores the
+// service, before and after a reboot. Its cycles carry trigger "schedule"
+// like the agent's, so "the timer did it" rests on the agent being down (no
+// startup row, unit inactive) and on the timer having fired in between.
 func backstopVerdict(ev *evidence) verdict {
 	cs := ev.harness(2)
 	var stopped, booted2 time.Time
@@ -67,7 +71,7 @@ func backstopVerdict(ev *evidence) verdict {
 		ev.stepOK(1, "agent-stop", "b1.agent-stop"),
 		ev.stepOK(1, "agent-disable", "b1.agent-disable"),
 		ev.agentDown(1, "units", "b1.agent-down", true),
-		ev.restored(1, "b1.timer-restores", "manual"),
+		ev.timerRestored(1, "b1.timer-restores"),
 		ev.agentDown(1, "units-after", "b1.agent-still-down", true),
 		ev.noAgentSince(stopped.Add(clockSlack), "b1.no-agent-after-stop", "the agent was stopped"),
 		ev.bootIsNew(2, "b2.boot-is-new"),
@@ -79,16 +83,21 @@ func backstopVerdict(ev *evidence) verdict {
 	return verdict{scenario: "backstop", checks: cs}
 }
 
-// timerStarted: after boot n, a manual-trigger cycle (the backstop's
-// `svc-ctl start --all`) started the service.
+// timerStarted: after boot n, with the agent down, the backstop timer fired
+// and a cycle started the service before the drill saw it healthy.
 func (ev *evidence) timerStarted(boot int, name string) check {
 	bt, ok := ev.btime(boot)
-	if !ok || ev.dbErr != nil {
-		return fail(name, "boot time or database missing")
+	up, ok2 := ev.step(boot, "service-up")
+	if !ok || !ok2 || !up.OK || ev.dbErr != nil {
+		return fail(name, "boot %d: boot time, a healthy service or the database missing", boot)
 	}
-	rs := ev.starts(bt.Add(-clockSlack), "manual")
+	rs := ev.startsBetween(bt.Add(-clockSlack), time.UnixMilli(up.AtMS))
 	if len(rs) == 0 {
-		return fail(name, "no %s manual ok/started row since boot %d at %s", ev.job(), boot, utc(bt))
+		return fail(name, "no %s ok/started row between boot %d at %s and the service healthy", ev.job(), boot, utc(bt))
 	}
-	return pass(name, "%s, %s after boot %d", rs[0], rs[0].StartedAt.Sub(bt).Round(time.Second), boot)
+	fired, c := ev.timerFired(boot, name, bt, rs[0])
+	if c != nil {
+		return *c
+	}
+	return pass(name, "boot %d at %s: the timer fired at %s, %s", boot, utc(bt), utc(fired), rs[0])
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -99,36 +100,44 @@ func (f *fixture) mainRun(defect bool) {
 }
 
 // backstopRun is a good backstop drill; agentBack makes the agent come back
-// after it was stopped, which must fail.
+// after it was stopped, which must fail. The backstop's cycles carry trigger
+// "schedule", as `svc-ctl start --all --scheduled` records them.
 func (f *fixture) backstopRun(agentBack bool) {
 	b1, b2 := f.b1, f.b2
 	ok0 := func(boot int, step string, at time.Time) {
 		f.mark(boot, step, true, at, nil)
 		f.markers[len(f.markers)-1].RC = 0
 	}
-	down := map[string]any{"unit": "svc-ctl.service", "active": "inactive", "enabled": "disabled"}
+	units := func(fired time.Time) map[string]any {
+		u := map[string]any{"unit": "svc-ctl.service", "active": "inactive", "enabled": "disabled",
+			"timer": "svc-ctl-backstop.timer", "timer_last_fired": ""}
+		if !fired.IsZero() {
+			u["timer_last_fired"] = fmt.Sprintf("@%d", fired.Unix())
+		}
+		return u
+	}
 	f.mark(1, "boot", true, b1.Add(12*time.Second), map[string]any{"btime": b1.Unix()})
 	ok0(1, "install", b1.Add(14*time.Second))
 	ok0(1, "install-backstop", b1.Add(16*time.Second))
 	f.mark(1, "service-up", true, b1.Add(17*time.Second), map[string]any{"pid": 300})
 	ok0(1, "agent-stop", b1.Add(18*time.Second))
 	ok0(1, "agent-disable", b1.Add(19*time.Second))
-	f.mark(1, "units", true, b1.Add(19*time.Second), down)
+	f.mark(1, "units", true, b1.Add(19*time.Second), units(b1.Add(15*time.Second)))
 	f.mark(1, "kill", true, b1.Add(20*time.Second), map[string]any{"pid": 300, "killed_at_ms": b1.Add(20 * time.Second).UnixMilli()})
 	f.mark(1, "restored", true, b1.Add(70*time.Second), map[string]any{"pid": 320, "old_pid": 300})
-	f.mark(1, "units-after", true, b1.Add(71*time.Second), down)
+	f.mark(1, "units-after", true, b1.Add(71*time.Second), units(b1.Add(68*time.Second)))
 	f.mark(1, "reboot", true, b1.Add(72*time.Second), nil)
 	f.run("agent", "startup", b1.Add(14*time.Second), "ok", "started")
-	f.run("watchdog:drillsvc", "manual", b1.Add(16*time.Second), "ok", "already-running")
-	f.run("watchdog:drillsvc", "manual", b1.Add(69*time.Second), "ok", "started")
+	f.run("watchdog:drillsvc", "schedule", b1.Add(15*time.Second), "ok", "started")
+	f.run("watchdog:drillsvc", "schedule", b1.Add(69*time.Second), "ok", "started")
 	if agentBack {
 		f.run("agent", "startup", b1.Add(40*time.Second), "ok", "started")
 	}
 	f.mark(2, "boot", true, b2.Add(12*time.Second), map[string]any{"btime": b2.Unix()})
-	f.mark(2, "units", true, b2.Add(13*time.Second), down)
-	f.run("watchdog:drillsvc", "manual", b2.Add(60*time.Second), "ok", "started")
+	f.mark(2, "units", true, b2.Add(13*time.Second), units(time.Time{}))
+	f.run("watchdog:drillsvc", "schedule", b2.Add(60*time.Second), "ok", "started")
 	f.mark(2, "service-up", true, b2.Add(61*time.Second), map[string]any{"pid": 200})
-	f.mark(2, "units-after", true, b2.Add(62*time.Second), down)
+	f.mark(2, "units-after", true, b2.Add(62*time.Second), units(b2.Add(60*time.Second)))
 	f.mark(2, "poweroff", true, b2.Add(63*time.Second), nil)
 }
 
@@ -292,16 +301,36 @@ func TestBackstop(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0", code)
 	}
-	wantLine(t, out, "PASS b1.timer-restores: boot 1: pid 300 killed")
-	wantLine(t, out, "PASS b2.timer-starts: #4 watchdog:drillsvc manual")
+	wantLine(t, out, "PASS b1.timer-restores: boot 1: pid 300 killed at 2026-03-01T10:00:20Z, the timer fired at 2026-03-01T10:01:08Z, #3 watchdog:drillsvc schedule")
+	wantLine(t, out, "PASS b2.timer-starts: boot 2 at 2026-03-01T10:01:30Z: the timer fired at 2026-03-01T10:02:30Z, #4 watchdog:drillsvc schedule")
+}
 
-	f = newFixture(t)
+func TestBackstopAgentCameBack(t *testing.T) {
+	f := newFixture(t)
 	f.backstopRun(true)
-	code, out = judge(t, f.write("backstop")...)
+	code, out := judge(t, f.write("backstop")...)
 	if code != 1 {
 		t.Fatalf("agent back after stop: exit %d, want 1", code)
 	}
 	wantLine(t, out, "FAIL b1.no-agent-after-stop: the agent started again")
+}
+
+// A restore the timer cannot have made (it fired before the kill and not
+// since) is not the backstop's doing.
+func TestBackstopTimerDidNotFire(t *testing.T) {
+	f := newFixture(t)
+	f.backstopRun(false)
+	for i, m := range f.markers {
+		if m.Boot == 1 && m.Step == "units-after" {
+			f.markers[i].Data = []byte(`{"unit":"svc-ctl.service","active":"inactive","enabled":"disabled","timer":"svc-ctl-backstop.timer","timer_last_fired":"@` +
+				fmt.Sprint(f.b1.Add(15*time.Second).Unix()) + `"}`)
+		}
+	}
+	code, out := judge(t, f.write("backstop")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL b1.timer-restores: boot 1: the timer last fired at 2026-03-01T10:00:15Z, not between 2026-03-01T10:00:20Z")
 }
 
 func TestHarnessFailures(t *testing.T) {
