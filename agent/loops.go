@@ -111,6 +111,12 @@ func (a *Agent) adopt(name string) {
 }
 
 func (a *Agent) exited(name string, id proc.Identity, how string) {
+	a.recMu.RLock()
+	closed := a.closed
+	a.recMu.RUnlock()
+	if closed {
+		return // the agent has stopped; the next one adopts or restarts it
+	}
 	// Only the current instance's exit matters: one we replaced ourselves
 	// (stopped during a restart) is not news.
 	cur, err := proc.ReadPidFile(a.paths.Pid(name))

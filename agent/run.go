@@ -65,6 +65,11 @@ type Agent struct {
 	fatal    chan error
 	jobs     *jobRunner
 	metrics  *metrics
+	// recMu guards the ledger against late writers: exit watchers outlive the
+	// loops, and a process that exits after the agent stopped must not write
+	// to a closed store.
+	recMu  sync.RWMutex
+	closed bool
 }
 
 // Run runs the agent until ctx is cancelled, then drains and returns. A nil
@@ -145,6 +150,9 @@ func (a *Agent) openLedger() {
 }
 
 func (a *Agent) closeAll() {
+	a.recMu.Lock()
+	a.closed = true
+	a.recMu.Unlock()
 	if a.store != nil {
 		if err := a.store.Close(); err != nil {
 			a.log.Error("ledger.close_failed", "err", err)

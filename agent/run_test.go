@@ -68,7 +68,12 @@ func startAgent(t *testing.T, e *testEnv, o Options) *runningAgent {
 	case <-time.After(10 * time.Second):
 		t.Fatal("agent not ready")
 	}
-	t.Cleanup(func() { ra.stop(t) })
+	t.Cleanup(func() {
+		ra.stop(t)
+		if t.Failed() {
+			t.Logf("agent log:\n%s", ra.log.String())
+		}
+	})
 	return ra
 }
 
@@ -98,7 +103,12 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 		svcOpts{name: "killed", addr: a, interval: "1s", confirm: "0s"},
 		svcOpts{name: "hung", addr: b, interval: "1s", confirm: "0s"})
 	startAgent(t, e, Options{})
-	waitFor(t, 15*time.Second, "both services up", func() bool { return healthy(a) && healthy(b) })
+	// Up means the agent's own cycles finished with started: killing an
+	// instance while its first cycle still waits for health is another story
+	// (start-failed, backoff).
+	waitFor(t, 15*time.Second, "both services started", func() bool {
+		return latestStarted(e, "killed", time.Time{}) != nil && latestStarted(e, "hung", time.Time{}) != nil && healthy(a) && healthy(b)
+	})
 
 	// SIGKILL one: the exit itself triggers the cycle (trigger event).
 	old := e.pid("killed")
@@ -234,7 +244,7 @@ func TestRedactionEverywhere(t *testing.T) {
 	// The probe URL carries the token in its query.
 	e.cfg.Services[0].Health.HTTP = "http://" + addr + "/health?token=" + token
 	ra := startAgent(t, e, Options{})
-	waitFor(t, 15*time.Second, "up", func() bool { return healthy(addr) })
+	waitFor(t, 15*time.Second, "up", func() bool { return latestStarted(e, "web", time.Time{}) != nil && healthy(addr) })
 	old := e.pid("web")
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
 	waitFor(t, 10*time.Second, "restarted", func() bool { return latestStarted(e, "web", time.Now().Add(-5*time.Second)) != nil })

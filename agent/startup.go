@@ -30,6 +30,11 @@ func (a *Agent) record(jobID, trigger, outcome, reason string, detail any) {
 }
 
 func (a *Agent) recordSlot(jobID, trigger string, slot time.Time, outcome, reason string, detail any) {
+	a.recMu.RLock()
+	defer a.recMu.RUnlock()
+	if a.closed {
+		return
+	}
 	ctx := context.Background()
 	now := time.Now().UTC()
 	id, err := a.rec.Begin(ctx, jobID, trigger, slot, now)
