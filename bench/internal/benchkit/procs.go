@@ -97,16 +97,8 @@ func KillRecorded(state string) {
 // KillIdentity SIGKILLs id's process if it is still that process, and waits
 // up to timeout for it to be gone.
 func KillIdentity(id proc.Identity, timeout time.Duration) error {
-	ok, err := proc.Match(id)
-	if err != nil || !ok {
+	if err := SignalKill(id); err != nil {
 		return err
-	}
-	p, err := os.FindProcess(int(id.PID))
-	if err != nil {
-		return fmt.Errorf("find pid %d: %w", id.PID, err)
-	}
-	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("kill pid %d: %w", id.PID, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -125,4 +117,30 @@ func PollUntil(ctx context.Context, every time.Duration, what string, cond func(
 		}
 	}
 	return nil
+}
+
+// SignalKill sends SIGKILL to id's process if it is still that process, and
+// returns at once (an instance already gone is not an error).
+func SignalKill(id proc.Identity) error {
+	ok, err := proc.Match(id)
+	if err != nil || !ok {
+		return err
+	}
+	p, err := os.FindProcess(int(id.PID))
+	if err != nil {
+		return fmt.Errorf("find pid %d: %w", id.PID, err)
+	}
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("kill pid %d: %w", id.PID, err)
+	}
+	return nil
+}
+
+// IdentityOfPID reads the identity of a live process.
+func IdentityOfPID(pid int) (proc.Identity, error) {
+	id, err := proc.IdentityOf(int32(pid))
+	if err != nil {
+		return id, fmt.Errorf("identity of pid %d: %w", pid, err)
+	}
+	return id, nil
 }

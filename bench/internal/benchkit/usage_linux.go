@@ -65,3 +65,34 @@ func CPUOf(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ut+st) * time.Second / userHZ, nil
 }
+
+// Mapping is the resident size of one mapping of a process (/proc/PID/smaps).
+type Mapping struct {
+	Name, Perms string
+	RSS         int64
+}
+
+// MappingsOf lists pid's mappings with their resident size; anonymous ones
+// are named "[anon]".
+func MappingsOf(pid int) ([]Mapping, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read mappings of pid %d: %w", pid, err)
+	}
+	var out []Mapping
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			m := Mapping{Name: "[anon]", Perms: f[1]}
+			if len(f) >= 6 {
+				m.Name = f[5]
+			}
+			out = append(out, m)
+		case len(f) == 3 && f[0] == "Rss:" && len(out) > 0:
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			out[len(out)-1].RSS = kb << 10
+		}
+	}
+	return out, nil
+}

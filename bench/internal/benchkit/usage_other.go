@@ -22,3 +22,14 @@ func MemOf(pid int) (Mem, error) { return Mem{}, fmt.Errorf("memory of pid %d: %
 func CPUOf(pid int) (time.Duration, error) {
 	return 0, fmt.Errorf("cpu time of pid %d: %w", pid, errNoProc)
 }
+
+// Mapping is the resident size of one mapping of a process (Linux only).
+type Mapping struct {
+	Name, Perms string
+	RSS         int64
+}
+
+// MappingsOf needs /proc: it fails on this OS.
+func MappingsOf(pid int) ([]Mapping, error) {
+	return nil, fmt.Errorf("mappings of pid %d: %w", pid, errNoProc)
+}

@@ -1,0 +1,263 @@
+// Command agent-restart measures how fast the agent alone brings a service
+// back:
+//
+//   - kill: SIGKILL the service; time until its /health answers 200 again
+//     from a new instance. The agent spawned the service, so its exit
+//     triggers a cycle at once (the fast path) and confirm is skipped.
+//     Aim: < 40 ms for a service that starts in a few ms.
+//
+//   - hang: make /health hang (/control/hang); time until a new instance
+//     answers, at interval 1s, probe timeout 2s, confirm 0s. Aim: < 2.7 s.
+//
+//     go run ./bench/agent-restart [-trials 5] [-scenario kill,hang]
+//
+// Each figure is split using the cycle's own records (run_trace row,
+// watchdog.last.json, pid file): failure -> the cycle began -> the new
+// instance was spawned -> the agent's probe saw it healthy. The hang is
+// caused at a random moment of the interval, so its figure covers every phase.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"svcctl/agent"
+	"svcctl/bench/internal/benchkit"
+	"svcctl/runtrace"
+)
+
+func main() {
+	c := benchkit.CommonFlags()
+	scenarios := flag.String("scenario", "kill,hang", "comma-separated: kill, hang")
+	benchkit.Main("bench/agent-restart", c, func(ctx context.Context, k *benchkit.Kit) error {
+		return run(ctx, k, strings.Split(*scenarios, ","))
+	})
+}
+
+// scenario is one way of breaking the service.
+type scenario struct {
+	name, aim string
+	svc       benchkit.Service
+	// phase: break at a random moment within this long, so the failure
+	// falls anywhere in the interval rather than just after a cycle.
+	phase time.Duration
+	// breakIt breaks the running instance and returns when the clock starts.
+	breakIt func(ctx context.Context, addr string, old int) (time.Time, error)
+}
+
+var scenarios = map[string]scenario{
+	"kill": {
+		name: "SIGKILL -> /health 200 from a new instance (agent fast path)", aim: "< 40 ms",
+		svc:     benchkit.Service{Name: "web", Interval: "1m", Timeout: "2s", Confirm: "1s"},
+		breakIt: kill,
+	},
+	"hang": {
+		name: "/health hangs -> a new instance answers (interval 1s, timeout 2s, confirm 0s)", aim: "< 2700 ms",
+		svc:     benchkit.Service{Name: "web", Interval: "1s", Timeout: "2s", Confirm: "0s"},
+		phase:   time.Second,
+		breakIt: hang,
+	},
+}
+
+func run(ctx context.Context, k *benchkit.Kit, names []string) error {
+	fmt.Println(benchkit.Machine())
+	bins, err := k.Build(ctx)
+	if err != nil {
+		return err
+	}
+	base, err := benchkit.ServiceStarts(ctx, bins.TestSvc, k.Common.Trials)
+	if err != nil {
+		return err
+	}
+	benchkit.Figure("testsvc alone: fork to /health 200", base, "ms", 1, "")
+	for _, n := range names {
+		sc, ok := scenarios[strings.TrimSpace(n)]
+		if !ok {
+			return fmt.Errorf("-scenario %q: want kill or hang", n)
+		}
+		if err := measure(ctx, k, bins, sc); err != nil {
+			return fmt.Errorf("%s: %w", n, err)
+		}
+	}
+	benchkit.PrintLoad()
+	return nil
+}
+
+func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc scenario) error {
+	addrs, err := benchkit.FreeAddrs(1)
+	if err != nil {
+		return err
+	}
+	svc := sc.svc
+	svc.Addr = addrs[0]
+	s, err := k.WriteConfig("agent-restart", bins.TestSvc, nil, []benchkit.Service{svc}, nil)
+	if err != nil {
+		return err
+	}
+	a, err := k.StartAgent(bins.SvcCtl, s, 100*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer a.Stop(30 * time.Second)
+	pid, err := settled(ctx, a, svc, 0)
+	if err != nil {
+		return err
+	}
+	st, err := runtrace.Open(agent.Paths{State: s.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var totals, detect, toSpawn, healthy []float64
+	for range k.Common.Trials {
+		if err := randomPhase(ctx, sc.phase); err != nil {
+			return err
+		}
+		t0, err := sc.breakIt(ctx, svc.Addr, pid)
+		if err != nil {
+			return err
+		}
+		newPID, at, err := newInstance(ctx, svc.Addr, pid)
+		if err != nil {
+			return fmt.Errorf("%w (agent stderr: %s)", err, a.Stderr())
+		}
+		totals = append(totals, benchkit.Ms(at.Sub(t0)))
+		if _, err := settled(ctx, a, svc, newPID); err != nil {
+			return err
+		}
+		last, row, err := cycleOf(ctx, st, s, svc.Name)
+		if err != nil {
+			return err
+		}
+		id, err := benchkit.ServiceIdentity(s.State, svc.Name)
+		if err != nil {
+			return err
+		}
+		detect = append(detect, benchkit.Ms(row.StartedAt.Sub(t0)))
+		toSpawn = append(toSpawn, benchkit.Ms(id.StartedAt.Sub(row.StartedAt)))
+		healthy = append(healthy, float64(last.Detail.HealthyAfterMS))
+		pid = newPID
+	}
+	benchkit.Figure(sc.name, benchkit.Summarize(totals), "ms", 1, sc.aim)
+	benchkit.Figure("  failure -> the agent's cycle began", benchkit.Summarize(detect), "ms", 1, "")
+	benchkit.Figure("  cycle began -> new instance spawned", benchkit.Summarize(toSpawn), "ms", 1, "")
+	benchkit.Figure("  spawn -> healthy, as the agent's probe saw it", benchkit.Summarize(healthy), "ms", 0, "")
+	return nil
+}
+
+// randomPhase waits a uniformly random time in [0, d): a deliberate random
+// offset, not a wait for something to happen.
+func randomPhase(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(rand.N(d))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// kill SIGKILLs the instance (not waiting for it to be gone: noticing that
+// is the agent's job).
+func kill(ctx context.Context, addr string, old int) (time.Time, error) {
+	id, err := benchkit.IdentityOfPID(old)
+	if err != nil {
+		return time.Time{}, err
+	}
+	t0 := time.Now()
+	return t0, benchkit.SignalKill(id)
+}
+
+// hang makes /health stop answering; the clock starts when the service
+// confirmed it.
+func hang(ctx context.Context, addr string, old int) (time.Time, error) {
+	if err := benchkit.Control(ctx, addr, "hang"); err != nil {
+		return time.Time{}, err
+	}
+	return time.Now(), nil
+}
+
+// newInstance polls until addr answers from a process other than old, then
+// until its /health is 200, and returns that moment. /pid is polled rather
+// than /health so a hung instance cannot hold a poll for its whole timeout.
+func newInstance(ctx context.Context, addr string, old int) (int, time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var pid int
+	err := benchkit.PollUntil(ctx, time.Millisecond, "a new instance on "+addr, func() bool {
+		p, err := benchkit.PIDOf(ctx, addr)
+		if err != nil || p == old {
+			return false
+		}
+		pid = p
+		return true
+	})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	at, err := benchkit.WaitHealthy(ctx, addr, time.Millisecond, 200*time.Millisecond)
+	return pid, at, err
+}
+
+// settled waits until the agent's cycle for the instance pid (any instance
+// when pid is 0) has finished as ok/started and been written down, so the
+// next trial starts from a quiet agent whose exit watch is armed.
+func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid int) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var got int
+	err := benchkit.PollUntil(ctx, 5*time.Millisecond, "the agent's cycle to finish as started", func() bool {
+		last, err := lastOf(a.Setup, svc.Name)
+		if err != nil || last.Reason != runtrace.ReasonStarted || last.Detail == nil {
+			return false
+		}
+		got = int(last.Detail.PID)
+		return (pid == 0 || got == pid) && benchkit.Healthy(ctx, svc.Addr, time.Second)
+	})
+	if err != nil && a.Exited() {
+		err = fmt.Errorf("%w: the agent exited: %s", err, a.Stderr())
+	}
+	return got, err
+}
+
+// cycleOf returns the service's last cycle from watchdog.last.json and its
+// run_trace row (for the time the cycle began).
+func cycleOf(ctx context.Context, st *runtrace.Store, s benchkit.Setup, name string) (*agent.LastResult, runtrace.Run, error) {
+	last, err := lastOf(s, name)
+	if err != nil {
+		return nil, runtrace.Run{}, err
+	}
+	runs, err := st.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + name, Limit: 20})
+	if err != nil {
+		return nil, runtrace.Run{}, err
+	}
+	for _, r := range runs {
+		if r.ID == last.RunID {
+			return last, r, nil
+		}
+	}
+	return nil, runtrace.Run{}, fmt.Errorf("run %d of %s not among the newest runs", last.RunID, name)
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+func lastOf(s benchkit.Setup, name string) (*agent.LastResult, error) {
+	lf, err := agent.ReadLast(agent.Paths{State: s.State}.WatchdogLast())
+	if err != nil {
+		return nil, err
+	}
+	r := lf.Services[name]
+	if r == nil {
+		return nil, fmt.Errorf("no entry for %s in watchdog.last.json", name)
+	}
+	return r, nil
+}
