@@ -32,11 +32,12 @@ retry_once() {
 }
 
 # debian_mirror prints the URI of the Debian archive this machine's apt uses
-# for bookworm main, read from /etc/apt/sources.list and
-# /etc/apt/sources.list.d/*.{list,sources} (the only names apt reads).
+# for bookworm main, read from sources.list and sources.list.d/*.{list,sources}
+# (the only names apt reads) under APT_DIR (default /etc/apt).
 debian_mirror() {
+	local apt=${1:-/etc/apt}
 	local f uri=""
-	for f in /etc/apt/sources.list.d/*.sources; do
+	for f in "$apt"/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
 		uri=$(awk '
 			function flush() {
@@ -57,7 +58,7 @@ debian_mirror() {
 		[ -n "$uri" ] && break
 	done
 	if [ -z "$uri" ]; then
-		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		for f in "$apt"/sources.list "$apt"/sources.list.d/*.list; do
 			[ -f "$f" ] || continue
 			uri=$(awk '
 				$1 != "deb" { next }
@@ -67,6 +68,6 @@ debian_mirror() {
 			[ -n "$uri" ] && break
 		done
 	fi
-	[ -n "$uri" ] || die "no 'deb ... bookworm main' entry in /etc/apt/sources.list{,.d/*}: add the Debian mirror apt should use"
+	[ -n "$uri" ] || die "no 'deb ... bookworm main' entry in $apt/sources.list{,.d/*}: add the Debian mirror apt should use"
 	printf '%s\n' "${uri%/}"
 }

@@ -301,12 +301,11 @@ func (ev *evidence) timerRestored(boot int, name string) check {
 func (ev *evidence) timerFired(boot int, name string, after time.Time, r row) (time.Time, *check) {
 	u, ok := ev.step(boot, "units-after")
 	raw := text(u, "timer_last_fired")
-	sec, err := strconv.ParseInt(strings.TrimPrefix(raw, "@"), 10, 64)
-	if !ok || err != nil || sec == 0 {
+	fired, err := parseSystemdTime(raw)
+	if !ok || err != nil {
 		c := fail(name, "boot %d: the backstop timer %q never fired (LastTriggerUSec=%q)", boot, text(u, "timer"), raw)
 		return time.Time{}, &c
 	}
-	fired := time.Unix(sec, 0)
 	if fired.Before(after.Add(-clockSlack)) || fired.After(r.StartedAt.Add(clockSlack)) {
 		c := fail(name, "boot %d: the timer last fired at %s, not between %s and the start of %s", boot, utc(fired), utc(after), r)
 		return time.Time{}, &c
@@ -386,3 +385,22 @@ func (ev *evidence) noAgentSince(t time.Time, name, what string) check {
 }
 
 func utc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// parseSystemdTime reads a timestamp property of `systemctl show`: "@<unix
+// seconds>" where --timestamp=unix is honoured, else systemd's own
+// "Sun 2026-11-29 23:52:13 UTC" (systemd 252 ignores --timestamp for show).
+// The guest runs in UTC. Empty (never) is an error.
+func parseSystemdTime(s string) (time.Time, error) {
+	if v, ok := strings.CutPrefix(s, "@"); ok {
+		sec, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || sec <= 0 {
+			return time.Time{}, fmt.Errorf("timestamp %q: %w", s, err)
+		}
+		return time.Unix(sec, 0), nil
+	}
+	t, err := time.Parse("Mon 2006-01-02 15:04:05 MST", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("timestamp %q: %w", s, err)
+	}
+	return t, nil
+}

@@ -112,7 +112,7 @@ func (f *fixture) backstopRun(agentBack bool) {
 		u := map[string]any{"unit": "svc-ctl.service", "active": "inactive", "enabled": "disabled",
 			"timer": "svc-ctl-backstop.timer", "timer_last_fired": ""}
 		if !fired.IsZero() {
-			u["timer_last_fired"] = fmt.Sprintf("@%d", fired.Unix())
+			u["timer_last_fired"] = fired.UTC().Format("Mon 2006-01-02 15:04:05 MST") // as systemd 252 prints it
 		}
 		return u
 	}
@@ -358,5 +358,20 @@ func TestHarnessFailures(t *testing.T) {
 func TestUsage(t *testing.T) {
 	if code, _ := judge(t, "--scenario", "nope", "--markers", "x"); code != 2 {
 		t.Fatalf("unknown scenario: exit %d, want 2", code)
+	}
+}
+
+func TestParseSystemdTime(t *testing.T) {
+	want := time.Date(2026, 11, 29, 23, 52, 13, 0, time.UTC)
+	for _, in := range []string{"@1795996333", "Sun 2026-11-29 23:52:13 UTC"} {
+		got, err := parseSystemdTime(in)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseSystemdTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "n/a", "@", "@0"} {
+		if _, err := parseSystemdTime(in); err == nil {
+			t.Errorf("parseSystemdTime(%q): no error", in)
+		}
 	}
 }
