@@ -174,7 +174,11 @@ func kill(ctx context.Context, addr string, old int) (time.Time, error) {
 		return time.Time{}, err
 	}
 	t0 := time.Now()
-	return t0, benchkit.SignalKill(id)
+	signalled, err := benchkit.SignalKill(id)
+	if err == nil && !signalled {
+		err = fmt.Errorf("pid %d was gone before the kill", old)
+	}
+	return t0, err
 }
 
 // hang makes /health stop answering; the clock starts when the service

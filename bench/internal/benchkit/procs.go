@@ -97,7 +97,8 @@ func KillRecorded(state string) {
 // KillIdentity SIGKILLs id's process if it is still that process, and waits
 // up to timeout for it to be gone.
 func KillIdentity(id proc.Identity, timeout time.Duration) error {
-	if err := SignalKill(id); err != nil {
+	signalled, err := SignalKill(id)
+	if err != nil || !signalled {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -120,20 +121,20 @@ func PollUntil(ctx context.Context, every time.Duration, what string, cond func(
 }
 
 // SignalKill sends SIGKILL to id's process if it is still that process, and
-// returns at once (an instance already gone is not an error).
-func SignalKill(id proc.Identity) error {
+// returns at once; signalled is false when it was gone or not ours.
+func SignalKill(id proc.Identity) (signalled bool, err error) {
 	ok, err := proc.Match(id)
 	if err != nil || !ok {
-		return err
+		return false, err
 	}
 	p, err := os.FindProcess(int(id.PID))
 	if err != nil {
-		return fmt.Errorf("find pid %d: %w", id.PID, err)
+		return false, fmt.Errorf("find pid %d: %w", id.PID, err)
 	}
 	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("kill pid %d: %w", id.PID, err)
+		return false, fmt.Errorf("kill pid %d: %w", id.PID, err)
 	}
-	return nil
+	return true, nil
 }
 
 // IdentityOfPID reads the identity of a live process.
