@@ -261,3 +261,23 @@ func TestFatalCrashIsReportedOnce(t *testing.T) {
 		t.Fatalf("want exactly one report of the crash, got %+v", rs)
 	}
 }
+
+func TestPrivilegedRefusesWritableConfig(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the permission check applies when running as root")
+	}
+	addr := freeAddr(t)
+	cfg, _ := writeConfig(t, "", webService("web", addr, "10m"))
+	if err := os.Chmod(cfg, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"start", "web"}, {"agent"}, {"exec", "x", "--", "/bin/true"}} {
+		r := svcctl(t, append([]string{"--config", cfg}, args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, cfg) {
+			t.Errorf("%v with a world-writable config: %+v", args, r)
+		}
+	}
+	if healthy(addr) {
+		t.Fatal("a command from a world-writable config ran")
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"svcctl/agent"
-	"svcctl/config"
 )
 
 func init() { addCommand(newAgentCommand) }
@@ -41,15 +40,9 @@ supervised services keep running. A second signal exits at once (non-zero).`,
 }
 
 func runAgent(ctx context.Context, g *globals, o agentOptions) error {
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigToRun(g)
 	if err != nil {
 		return err
-	}
-	if !config.UserMode() {
-		// Whoever can write the config runs commands as the agent.
-		if err := config.CheckPermissions(cfg.Path); err != nil {
-			return configError{err}
-		}
 	}
 	mode := o.mode
 	if mode == "" {

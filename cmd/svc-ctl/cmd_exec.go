@@ -51,7 +51,7 @@ With --scheduled the run is recorded as serving the slot that is due now
 }
 
 func runExec(ctx context.Context, g *globals, name string, argv []string, scheduled bool) error {
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigToRun(g)
 	if err != nil {
 		return err
 	}

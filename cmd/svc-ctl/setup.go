@@ -31,6 +31,22 @@ func loadConfig(g *globals) (*config.Config, error) {
 	return cfg, nil
 }
 
+// loadConfigToRun loads a config whose commands this process will run. When
+// privileged, a config that non-administrators can write is refused: whoever
+// can write it runs commands as root or SYSTEM.
+func loadConfigToRun(g *globals) (*config.Config, error) {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return nil, err
+	}
+	if !config.UserMode() {
+		if err := config.CheckPermissions(cfg.Path); err != nil {
+			return nil, configError{err}
+		}
+	}
+	return cfg, nil
+}
+
 // cliLogger writes warnings and errors to stderr as text: the command line is
 // for people; the agent's JSON log is for the agent.
 func cliLogger(g *globals) *slog.Logger {
@@ -51,7 +67,7 @@ func openLedger(g *globals, cfg *config.Config) (agent.Recorder, func()) {
 
 // newSupervisor is the common setup of the commands that run cycles.
 func newSupervisor(g *globals) (*agent.Supervisor, func(), error) {
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigToRun(g)
 	if err != nil {
 		return nil, nil, err
 	}
