@@ -299,7 +299,7 @@ func (c *cycle) dependsFail(ctx context.Context) bool {
 	if probe.Healthy(rs) {
 		return false
 	}
-	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+probe.Summary(rs))
+	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+failingDepend(rs))
 	return true
 }
 
@@ -317,4 +317,15 @@ func (c *cycle) givenUp(rs []probe.Result) {
 func (c *cycle) retryDue() bool {
 	r := c.svc.Restart.RetryGivenUp
 	return r > 0 && !c.s.now().Before(c.st.LastStartTry.Add(r))
+}
+
+// failingDepend names the first failing dependency with its target: "file
+// /srv/x: file does not exist" says what to fix; "file: ..." would not.
+func failingDepend(rs []probe.Result) string {
+	for _, r := range rs {
+		if !r.Healthy {
+			return fmt.Sprintf("%s %s: %s", r.Kind, r.Target, r.Reason)
+		}
+	}
+	return probe.Summary(rs)
 }

@@ -312,7 +312,7 @@ func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
 		return JobResult{}, false
 	}
 	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonDependencyFailed,
-		Detail: map[string]any{"depends": rs, "why": probe.Summary(rs)}, ExitCode: -1}, true
+		Detail: map[string]any{"depends": rs, "why": failingDepend(rs)}, ExitCode: -1}, true
 }
 
 // waitJob waits for the job's exit, its timeout, or the agent's drain

@@ -58,13 +58,7 @@ func splitTarget(cfg *config.Config, t string) (kind, name string) {
 
 func whyService(ctx context.Context, store *runtrace.Store, cfg *config.Config, p Paths, name string, at time.Time) (*Diagnosis, error) {
 	d := &Diagnosis{Target: "watchdog:" + name}
-	var row *runtrace.Run
-	var err error
-	if at.IsZero() {
-		row, err = store.Latest(ctx, d.Target)
-	} else {
-		row, err = store.LatestBefore(ctx, d.Target, at)
-	}
+	row, err := latestVerdict(ctx, store, d.Target, at)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +78,28 @@ func whyService(ctx context.Context, store *runtrace.Store, cfg *config.Config, 
 		d.Snapshot = snapshotFor(p.Snapshots(name), row.ID)
 	}
 	return d, nil
+}
+
+// latestVerdict is the newest finished cycle at or before at (zero: now): a
+// cycle still in progress has no verdict yet, the one before it does.
+func latestVerdict(ctx context.Context, store *runtrace.Store, job string, at time.Time) (*runtrace.Run, error) {
+	f := runtrace.Filter{JobID: job, Limit: 5}
+	if !at.IsZero() {
+		f.Until = at.Add(time.Millisecond)
+	}
+	rs, err := store.Runs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		if rs[i].Outcome != runtrace.OutcomeRunning {
+			return &rs[i], nil
+		}
+	}
+	if len(rs) > 0 {
+		return &rs[0], nil
+	}
+	return nil, nil
 }
 
 func snapshotFor(path string, runID int64) *snapshot.Entry {

@@ -66,23 +66,33 @@ func runAgent(ctx context.Context, g *globals, o agentOptions) error {
 }
 
 // handleSignals: the first SIGINT/SIGTERM starts the drain; a second one
-// during the drain exits at once, non-zero.
+// during the drain exits at once, non-zero. A second signal within 250 ms of
+// the first is the same request delivered twice (a supervisor that signals
+// both the process and its group), not a person insisting.
 func handleSignals(cancel context.CancelFunc, g *globals) func() {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
+		var first time.Time
 		select {
 		case <-ch:
+			first = time.Now()
 			cancel()
 		case <-done:
 			return
 		}
-		select {
-		case s := <-ch:
-			fmt.Fprintf(g.stderr, "svc-ctl: second %v during drain: exiting now\n", s)
-			os.Exit(130)
-		case <-done:
+		for {
+			select {
+			case s := <-ch:
+				if time.Since(first) < 250*time.Millisecond {
+					continue
+				}
+				fmt.Fprintf(g.stderr, "svc-ctl: second %v during drain: exiting now\n", s)
+				os.Exit(130)
+			case <-done:
+				return
+			}
 		}
 	}()
 	return func() { signal.Stop(ch); close(done) }
