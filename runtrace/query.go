@@ -127,6 +127,21 @@ WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ? ORDER BY scheduled_
 	return out, nil
 }
 
+// CountSlots counts the distinct scheduled_at values of jobID in [from, to]:
+// when it equals the number of slots expected there, none is missing, and the
+// slots need not be read one by one.
+func (s *Store) CountSlots(ctx context.Context, jobID string, from, to time.Time) (int, error) {
+	var n int
+	err := s.read(ctx, "count scheduled slots", func(db *sql.DB) error {
+		return db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT scheduled_at) FROM run_trace
+WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ?`, jobID, from.UnixMilli(), to.UnixMilli()).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count scheduled slots of %s: %w", jobID, err)
+	}
+	return n, nil
+}
+
 // where builds the WHERE clause; every value is a bound parameter.
 func (f Filter) where() (string, []any, error) {
 	if err := f.check(); err != nil {

@@ -119,6 +119,10 @@ func TestScheduledSlots(t *testing.T) {
 	if slots, _ := s.ScheduledSlots(ctxb, "watchdog:proxy", t0, t0.Add(time.Hour)); len(slots) != 0 {
 		t.Fatalf("watchdog rows have no slots: %v", slots)
 	}
+	// CountSlots counts what ScheduledSlots lists.
+	if n, err := s.CountSlots(ctxb, "job:pull", t0, t0.Add(5*time.Minute)); err != nil || n != len(want) {
+		t.Fatalf("CountSlots = %d, %v; want %d", n, err, len(want))
+	}
 }
 
 // The queries the CLI runs use the indexes, not a scan of 2.9 M rows.

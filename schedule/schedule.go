@@ -181,3 +181,22 @@ func (s *Schedule) Slots(from, to time.Time, max int) []time.Time {
 	}
 	return out
 }
+
+// Span counts the slots in (from, to] without listing them, and gives the
+// first and the last: the fast path of missing-run detection, which only
+// needs the list when some slot has no run. @every is counted in closed form.
+func (s *Schedule) Span(from, to time.Time) (n int, first, last time.Time) {
+	first = s.Next(from)
+	if first.IsZero() || first.After(to) {
+		return 0, time.Time{}, time.Time{}
+	}
+	if s.every > 0 {
+		k := (to.Unix() - first.Unix()) / s.every
+		return int(k) + 1, first, time.Unix(first.Unix()+k*s.every, 0).In(s.Loc)
+	}
+	for t := first; !t.IsZero() && !t.After(to); t = s.Next(t) {
+		n++
+		last = t
+	}
+	return n, first, last
+}

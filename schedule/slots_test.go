@@ -146,3 +146,27 @@ func TestStagger(t *testing.T) {
 		t.Fatal("a window <= 0 must give no delay")
 	}
 }
+
+func TestSpanAgreesWithSlots(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	from := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	to := from.Add(30 * 24 * time.Hour) // across the spring-forward
+	for _, expr := range []string{"* * * * *", "30 2 * * *", "0 * * * *", "@every 7m", "@every 1h", "0 0 30 2 *"} {
+		s, err := Parse(expr, ny)
+		if err != nil {
+			if expr == "0 0 30 2 *" {
+				continue // never fires: refused at parse
+			}
+			t.Fatal(err)
+		}
+		s = s.WithAnchor(from.Add(-90 * time.Second))
+		slots := s.Slots(from, to, 0)
+		n, first, last := s.Span(from, to)
+		if n != len(slots) {
+			t.Fatalf("%s: Span counts %d, Slots lists %d", expr, n, len(slots))
+		}
+		if n > 0 && (!first.Equal(slots[0]) || !last.Equal(slots[n-1])) {
+			t.Fatalf("%s: Span first/last %s %s, Slots %s %s", expr, first, last, slots[0], slots[n-1])
+		}
+	}
+}
