@@ -38,6 +38,7 @@ import (
 
 type options struct {
 	duration, idle, rssInterval time.Duration
+	memProfile                  string
 }
 
 func main() {
@@ -47,6 +48,7 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 60*time.Second, "CPU measurement window")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "idle time before reading VmRSS")
 	flag.DurationVar(&o.rssInterval, "rss-interval", 10*time.Second, "service interval in the rss scenario")
+	flag.StringVar(&o.memProfile, "memprofile", "", "rss scenario: also run the agent in-process with 10 services and write its heap profile here")
 	benchkit.Main("bench/agent-idle", c, func(ctx context.Context, k *benchkit.Kit) error {
 		return run(ctx, k, o, strings.Split(*scen, ","))
 	})
@@ -230,9 +232,12 @@ func rss(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options
 		what := fmt.Sprintf("VmRSS after %s idle, %d service(s) at %s", o.idle, n, o.rssInterval)
 		benchkit.Figure(what, benchkit.Summarize(rss), "MiB", 1, "≤ 10 MiB")
 		benchkit.Figure("  of which RssAnon (heap, stacks, runtime)", benchkit.Summarize(anon), "MiB", 1, "")
-		benchkit.Figure("  of which RssFile (pages of the svc-ctl binary)", benchkit.Summarize(file), "MiB", 1, "")
+		benchkit.Figure("  of which RssFile (mapped pages of the svc-ctl binary and libc)", benchkit.Summarize(file), "MiB", 1, "")
 		benchkit.Figure("  VmHWM (peak)", benchkit.Summarize(hwm), "MiB", 1, "")
 		printMappings(last)
+	}
+	if o.memProfile != "" {
+		return heapProfile(ctx, k, bins, o, 10, o.memProfile)
 	}
 	return nil
 }

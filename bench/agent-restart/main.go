@@ -13,8 +13,9 @@
 //
 // Each figure is split using the cycle's own records (run_trace row,
 // watchdog.last.json, pid file): failure -> the cycle began -> the new
-// instance was spawned -> the agent's probe saw it healthy. The hang is
-// caused at a random moment of the interval, so its figure covers every phase.
+// instance was spawned -> the agent's probe saw it healthy. The hangs are
+// caused at evenly spaced moments of the interval, so the figure covers every
+// phase.
 package main
 
 import (
@@ -22,7 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -43,8 +43,9 @@ func main() {
 type scenario struct {
 	name, aim string
 	svc       benchkit.Service
-	// phase: break at a random moment within this long, so the failure
-	// falls anywhere in the interval rather than just after a cycle.
+	// phase: break at evenly spaced moments within this long after the
+	// last cycle, so the failures cover the whole interval rather than
+	// falling just after a cycle.
 	phase time.Duration
 	// breakIt breaks the running instance and returns when the clock starts.
 	breakIt func(ctx context.Context, addr string, old int) (time.Time, error)
@@ -114,8 +115,8 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 	}
 	defer st.Close()
 	var totals, detect, toSpawn, healthy []float64
-	for range k.Common.Trials {
-		if err := randomPhase(ctx, sc.phase); err != nil {
+	for i := range k.Common.Trials {
+		if err := phase(ctx, sc.phase, i, k.Common.Trials); err != nil {
 			return err
 		}
 		t0, err := sc.breakIt(ctx, svc.Addr, pid)
@@ -150,13 +151,14 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 	return nil
 }
 
-// randomPhase waits a uniformly random time in [0, d): a deliberate random
-// offset, not a wait for something to happen.
-func randomPhase(ctx context.Context, d time.Duration) error {
+// phase waits until trial i of n falls at its own evenly spaced moment of
+// the interval d after the last cycle, (i+0.5)/n of the way: with few
+// trials this samples every phase, where random moments could cluster.
+func phase(ctx context.Context, d time.Duration, i, n int) error {
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(rand.N(d))
+	t := time.NewTimer(time.Duration((float64(i) + 0.5) / float64(n) * float64(d)))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
