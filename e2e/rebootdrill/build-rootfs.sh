@@ -20,6 +20,9 @@ source "$here/lib.sh"
 packages=systemd,systemd-sysv,udev,kmod,initramfs-tools,zstd,linux-image-cloud-amd64
 
 modules='virtio_pci virtio_blk ext4'
+# The hooks are shell snippets mmdebstrap runs with the root directory as $1:
+# single quotes keep $1 for them.
+# shellcheck disable=SC2016
 hooks=(
 	# Before any package: MODULES=list and the explicit module list, so the
 	# kernel's postinst generates a small initrd, once, without inspecting the
@@ -60,8 +63,12 @@ rm -f "$out/rootfs/root/initrd.list"
 
 kernels=("$out"/rootfs/boot/vmlinuz-*)
 initrds=("$out"/rootfs/boot/initrd.img-*)
-[ ${#kernels[@]} -eq 1 ] && [ -f "${kernels[0]}" ] || die "expected one kernel in $out/rootfs/boot, found: ${kernels[*]}"
-[ ${#initrds[@]} -eq 1 ] && [ -f "${initrds[0]}" ] || die "expected one initrd in $out/rootfs/boot, found: ${initrds[*]}"
+if [ ${#kernels[@]} -ne 1 ] || [ ! -f "${kernels[0]}" ]; then
+	die "expected one kernel in $out/rootfs/boot, found: ${kernels[*]}"
+fi
+if [ ${#initrds[@]} -ne 1 ] || [ ! -f "${initrds[0]}" ]; then
+	die "expected one initrd in $out/rootfs/boot, found: ${initrds[*]}"
+fi
 cp "${kernels[0]}" "$out/vmlinuz"
 cp "${initrds[0]}" "$out/initrd.img"
 log "guest built: $(du -sh "$out/rootfs" | cut -f1) rootfs, kernel $(basename "${kernels[0]}")"

@@ -82,7 +82,7 @@ trap 'exit 130' INT TERM # through the EXIT trap: qemu is killed, the work dir r
 # retried once (a flaky download), then the drill stops.
 guest_cache() {
 	local mirror key dir
-	mirror=$(debian_mirror)
+	mirror=$(debian_mirror /etc/apt)
 	key=$({ cat "$here/build-rootfs.sh"; echo "$mirror"; } | sha256sum | cut -c1-16)
 	dir=$cache_root/$key
 	mkdir -p "$cache_root"
