@@ -204,7 +204,7 @@ func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p Paths, name st
 		d.LookNext = []string{"wait for it; a row left running past its timeout becomes failed/abandoned at the next agent start"}
 	case runtrace.OutcomeOK:
 		d.Means = "our side completed (" + r.Reason + ")"
-		d.LookNext = []string{"delivery and reconciliation downstream: did the result arrive where it should?"}
+		d.LookNext = okHints(r, p, name)
 	case runtrace.OutcomeSkipped:
 		d.Means = "triggered, but a precondition said no: " + r.Reason
 		d.LookNext = skippedHints(r, p, name)
@@ -228,6 +228,19 @@ func detailString(raw json.RawMessage, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+func okHints(r *runtrace.Run, p Paths, name string) []string {
+	switch r.Reason {
+	case runtrace.ReasonStarted:
+		return []string{"it was down and is running again; why it was down: `svc-ctl snapshot " + name + "` and " +
+			filepath.Join(p.ServiceDir(name), "runtime.prev.log")}
+	case runtrace.ReasonAlreadyRunning:
+		return []string{"the health check passed: if the service still misbehaves, the check does not test what matters (health.http, expect_body)"}
+	case runtrace.ReasonResumed:
+		return []string{"the host slept and woke; every service cycled and the jobs caught up"}
+	}
+	return []string{"delivery and reconciliation downstream: did the result arrive where it should?"}
 }
 
 func skippedHints(r *runtrace.Run, p Paths, name string) []string {

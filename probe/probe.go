@@ -131,7 +131,11 @@ func Summary(rs []Result) string {
 	}
 	parts := make([]string, 0, len(rs))
 	for _, r := range rs {
-		parts = append(parts, fmt.Sprintf("%s %s in %s", r.Kind, r.okWord(), fmtLatency(r.Latency)))
+		lat := r.Latency
+		if lat == 0 && r.LatencyMS > 0 { // a Result read back from JSON keeps only latency_ms
+			lat = time.Duration(r.LatencyMS * float64(time.Millisecond))
+		}
+		parts = append(parts, fmt.Sprintf("%s %s in %s", r.Kind, r.okWord(), fmtLatency(lat)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -139,8 +143,11 @@ func Summary(rs []Result) string {
 // okWord is what a healthy result says in Summary: the status for http,
 // "ok" for the rest.
 func (r Result) okWord() string {
-	if code, ok := r.Detail["status"].(int); ok {
+	switch code := r.Detail["status"].(type) {
+	case int:
 		return fmt.Sprint(code)
+	case float64: // read back from JSON
+		return fmt.Sprint(int(code))
 	}
 	return "ok"
 }

@@ -175,3 +175,18 @@ func TestBoundedGivesUpAtDeadline(t *testing.T) {
 	wantUnhealthy(t, bounded(ctx2, s, "x", func() Result { <-release; return Result{} }), "canceled before a verdict")
 	wantHealthy(t, bounded(context.Background(), s, "x", func() Result { return Result{Healthy: true} }))
 }
+
+func TestSummaryOfAResultReadBackFromJSON(t *testing.T) {
+	r := Result{Kind: KindHTTP, Healthy: true, Latency: 1500 * time.Microsecond, LatencyMS: 1.5, Detail: map[string]any{"status": 200}}
+	b, err := json.Marshal([]Result{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Summary(back), Summary([]Result{r}); got != want {
+		t.Fatalf("read back from JSON: %q, want %q", got, want)
+	}
+}
