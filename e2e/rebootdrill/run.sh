@@ -101,9 +101,10 @@ guest_cache() {
 		fi
 		touch "$dir.tmp/complete"
 		mv "$dir.tmp" "$dir"
-		# only the current guest is kept: older hashes are dead weight
-		find "$cache_root" -mindepth 1 -maxdepth 1 -type d -regex '.*/[0-9a-f]\{16\}\(\.tmp\)?' ! -path "$dir" -exec rm -rf {} +
 	fi
+	# only the current guest is kept: older hashes are dead weight
+	find "$cache_root" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
+		-regex '.*/[0-9a-f]{16}(\.tmp)?' ! -path "$dir" -exec rm -rf {} +
 	exec 9>&-
 	printf '%s\n' "$dir"
 }
