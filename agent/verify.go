@@ -39,6 +39,7 @@ type InstallInfo struct {
 	Mode      string // service | user-service
 	Platform  string // systemd, launchd, windows-service, unix-systemv...
 	Running   bool
+	Enabled   *bool // starts at the next boot; nil = cannot be asked
 	Detail    string
 	// Backstop
 	BackstopKnown     bool
@@ -105,6 +106,8 @@ func (v *verifier) installed() {
 		v.add("agent installed", Warn, "could not ask the service manager: "+i.Detail)
 	case !i.Installed:
 		v.add("agent installed", Fail, "no svc-ctl OS service is installed ("+i.Platform+"): run 'svc-ctl install'; without it nothing starts the agent after a reboot")
+	case i.Enabled != nil && !*i.Enabled:
+		v.add("agent installed", Fail, fmt.Sprintf("installed as %s (%s) but NOT enabled: it runs until the next reboot and then never again; enable it (systemctl enable svc-ctl.service, or 'svc-ctl uninstall' then 'svc-ctl install')", i.Mode, i.Platform))
 	default:
 		v.add("agent installed", Pass, fmt.Sprintf("installed as %s (%s)%s", i.Mode, i.Platform, suffix(i.Detail)))
 	}

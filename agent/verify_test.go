@@ -61,6 +61,13 @@ func TestVerifyFailsWithTheRightLine(t *testing.T) {
 		t.Errorf("not installed: %+v", c)
 	}
 
+	off := false
+	bad = env
+	bad.Install = InstallInfo{Known: true, Installed: true, Enabled: &off, Mode: "service", Platform: "linux-systemd"}
+	if c := check(t, Verify(ctx, e.cfg, bad), "agent installed"); c.Status != Fail || !strings.Contains(c.Evidence, "NOT enabled") {
+		t.Errorf("installed, not enabled: %+v", c)
+	}
+
 	bad = env
 	bad.BootTime = time.Now().Add(time.Minute) // the host booted after the agent started
 	if c := check(t, Verify(ctx, e.cfg, bad), "agent started since boot"); c.Status != Fail || !strings.Contains(c.Evidence, "autostart did not fire") {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -72,15 +70,12 @@ func (t systemdTimer) registered(context.Context, runner) (bool, error) {
 	return err == nil, err
 }
 
-// lastTrigger asks systemd when the timer last fired ("@1733000000").
+// lastTrigger asks systemd when the timer last fired ("@1733000000", or the
+// default format where systemd ignores --timestamp for `show`).
 func (t systemdTimer) lastTrigger(ctx context.Context, r runner) time.Time {
 	out, err := r.run(ctx, t.systemctl("show", "--property=LastTriggerUSec", "--value", "--timestamp=unix", BackstopName+".timer")...)
 	if err != nil {
 		return time.Time{}
 	}
-	sec, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(string(out)), "@"), 10, 64)
-	if err != nil || sec <= 0 {
-		return time.Time{}
-	}
-	return time.Unix(sec, 0)
+	return parseSystemdTime(string(out))
 }

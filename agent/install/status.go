@@ -1,5 +1,7 @@
 package install
 
+import "context"
+
 // StatusOptions says which agent service to look at.
 type StatusOptions struct {
 	User bool // the per-user service instead of the system one
@@ -14,8 +16,11 @@ type Info struct {
 	Running   bool   `json:"running"`
 	Mode      Mode   `json:"mode"` // service | user-service: the scope looked at
 	Platform  string `json:"platform"`
-	Path      string `json:"path,omitempty"`  // unit file, init script or plist ("" on Windows)
-	Error     string `json:"error,omitempty"` // the service manager's answer when it was not a status
+	Path      string `json:"path,omitempty"` // unit file, init script or plist ("" on Windows)
+	// Enabled: starts at the next boot (or login). Nil where the service
+	// manager cannot be asked; the generated definitions start at load there.
+	Enabled *bool  `json:"enabled,omitempty"`
+	Error   string `json:"error,omitempty"` // the service manager's answer when it was not a status
 }
 
 // Status asks the service manager about the agent service. It changes
@@ -42,6 +47,9 @@ func Status(opts StatusOptions) (Info, error) {
 	info.Installed = ok
 	if !ok {
 		return info, nil
+	}
+	if on, known := enabled(context.Background(), t, s, osRunner); known {
+		info.Enabled = &on
 	}
 	running, err := m.running()
 	info.Running = running

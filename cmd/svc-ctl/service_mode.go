@@ -28,6 +28,6 @@ func installInfo(cfg *config.Config) agent.InstallInfo {
 	}
 	b, berr := install.BackstopStatus(context.Background(), install.BackstopOptions{User: u, StateDir: cfg.Agent.StateDir})
 	return agent.InstallInfo{Known: true, Installed: i.Installed, Mode: string(i.Mode), Platform: i.Platform,
-		Running: i.Running, Detail: i.Path, BackstopKnown: berr == nil, BackstopInstalled: b.Registered,
+		Running: i.Running, Enabled: i.Enabled, Detail: i.Path, BackstopKnown: berr == nil, BackstopInstalled: b.Registered,
 		BackstopEvery: b.Every, BackstopDetail: b.Where}
 }

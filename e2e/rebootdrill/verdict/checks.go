@@ -214,6 +214,38 @@ func (ev *evidence) verify(boot int, name string) check {
 	return pass(name, "boot %d: %d checks, no FAIL (%s)", boot, len(rep.Checks), m.Note)
 }
 
+// verifyFailsOnly: `svc-ctl verify` failed on boot n, and only on the check
+// named only: it saw the defect the scenario planted, and nothing else broke.
+func (ev *evidence) verifyFailsOnly(boot int, name, only string) check {
+	m, ok := ev.step(boot, "verify")
+	if !ok {
+		return fail(name, "boot %d: no verify marker", boot)
+	}
+	var rep struct {
+		Checks []struct{ Name, Status, Evidence string } `json:"checks"`
+	}
+	if err := json.Unmarshal(m.Data, &rep); err != nil || len(rep.Checks) == 0 {
+		return fail(name, "boot %d: verify printed no checks (rc=%d %s)%s", boot, m.RC, m.Note, excerpt(m))
+	}
+	var hit, other []string
+	for _, c := range rep.Checks {
+		switch {
+		case c.Status != "FAIL":
+		case c.Name == only:
+			hit = append(hit, c.Evidence)
+		default:
+			other = append(other, c.Name+": "+c.Evidence)
+		}
+	}
+	switch {
+	case len(hit) == 0:
+		return fail(name, "boot %d: verify did not FAIL %q", boot, only)
+	case len(other) > 0:
+		return fail(name, "boot %d: verify also failed: %s", boot, strings.Join(other, "; "))
+	}
+	return pass(name, "boot %d: verify FAIL %s: %s", boot, only, hit[0])
+}
+
 // agentStarted is the L1 proof: a startup row of the agent newer than the
 // boot. Not "the unit file exists", not "the unit is enabled".
 func (ev *evidence) agentStarted(boot int, name string) check {

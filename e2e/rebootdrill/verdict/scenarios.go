@@ -38,15 +38,23 @@ func mainVerdict(ev *evidence) verdict {
 }
 
 // negativeVerdict: the same drill with the agent's unit started but not
-// enabled. It works until the reboot; after it the drill must see the defect,
-// through its own L1 check and through `svc-ctl verify`.
+// enabled. It works until the reboot; `svc-ctl verify` must already see the
+// defect before it (the unit is not enabled, and nothing else is wrong), and
+// after the reboot the drill must see it through its own L1 check and verify.
 func negativeVerdict(ev *evidence) verdict {
-	cs := mainChecks(ev, ev.stepOK(1, "disable", "b1.disable"))
+	cs := mainChecks(ev, ev.stepOK(1, "disable", "b1.disable"),
+		ev.verifyFailsOnly(1, "b1.verify-sees-not-enabled", "agent installed"))
+	mustFail := []string{"b1.verify", "b2.agent-started-since-boot", "b2.verify"}
 	return verdict{
 		scenario: "negative",
 		checks:   cs,
-		mustFail: []string{"b2.agent-started-since-boot", "b2.verify"},
+		mustFail: mustFail,
 		mustPass: func(name string) bool {
+			for _, f := range mustFail {
+				if name == f {
+					return false
+				}
+			}
 			return strings.HasPrefix(name, "harness.") || strings.HasPrefix(name, "b1.") || name == "b2.boot-is-new"
 		},
 	}

@@ -77,7 +77,11 @@ func (f *fixture) mainRun(defect bool) {
 		f.mark(1, "disable", true, b1.Add(15*time.Second), nil)
 	}
 	f.mark(1, "service-up", true, b1.Add(16*time.Second), map[string]any{"pid": 300, "waited_ms": 900})
-	f.verifyStep(1, b1.Add(18*time.Second))
+	if defect {
+		f.verifyStep(1, b1.Add(18*time.Second), "agent installed") // installed but not enabled
+	} else {
+		f.verifyStep(1, b1.Add(18*time.Second))
+	}
 	f.mark(1, "kill", true, b1.Add(19*time.Second), map[string]any{"pid": 300, "killed_at_ms": b1.Add(19 * time.Second).UnixMilli()})
 	f.mark(1, "restored", true, b1.Add(21*time.Second), map[string]any{"pid": 310, "old_pid": 300, "waited_ms": 1500})
 	f.mark(1, "reboot", true, b1.Add(25*time.Second), nil)
@@ -243,6 +247,8 @@ func TestNegativeExpectsTheDefect(t *testing.T) {
 		t.Fatalf("negative self-test that saw the defect: exit %d, want 0", code)
 	}
 	wantLine(t, out, "FAIL b2.agent-started-since-boot (must FAIL)")
+	wantLine(t, out, "FAIL b1.verify (must FAIL)")
+	wantLine(t, out, "PASS b1.verify-sees-not-enabled")
 	wantLine(t, out, "PASS b1.disable")
 	wantLine(t, out, "VERDICT negative: PASS")
 }
