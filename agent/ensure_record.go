@@ -59,7 +59,7 @@ func (c *cycle) finish() {
 	}
 	last := &LastResult{Time: now, Trigger: c.res.Trigger, Outcome: c.res.Outcome, Reason: c.res.Reason,
 		Message: c.res.Message, RunID: c.res.RunID, RecordError: c.res.RecordError, Detail: &c.res.Detail}
-	if err := updateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last); err != nil {
+	if err := updateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last, c.material()); err != nil {
 		c.log.Error("watchdog_last.write_failed", "err", err)
 	}
 	c.logResult()

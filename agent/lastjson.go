@@ -53,7 +53,7 @@ func ReadLast(path string) (*LastFile, error) {
 
 // updateLast merges one service's result into watchdog.last.json under its
 // own lock file: several processes update different services' entries.
-func updateLast(path, service string, r *LastResult) error {
+func updateLast(path, service string, r *LastResult, durable bool) error {
 	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
 	if err := fl.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
@@ -65,6 +65,9 @@ func updateLast(path, service string, r *LastResult) error {
 	b, err := json.MarshalIndent(lf, "", "  ")
 	if err != nil {
 		return err
+	}
+	if !durable {
+		return fsutil.ReplaceFile(path, append(b, '\n'), 0o600)
 	}
 	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o600)
 }

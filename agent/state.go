@@ -62,11 +62,18 @@ func LoadState(path string) (ServiceState, error) {
 	return st, nil
 }
 
-// SaveState writes the state file atomically.
-func SaveState(path string, st ServiceState) error {
+// SaveState writes the state file atomically and durably.
+func SaveState(path string, st ServiceState) error { return saveState(path, st, true) }
+
+// saveState writes the state file; durable=false skips the fsyncs, for a
+// healthy cycle that changed nothing worth keeping across a power loss.
+func saveState(path string, st ServiceState, durable bool) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
+	}
+	if !durable {
+		return fsutil.ReplaceFile(path, append(b, '\n'), 0o600)
 	}
 	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o600)
 }

@@ -13,6 +13,18 @@ import (
 // fsyncs it, renames it over path and fsyncs the directory so the rename itself
 // is durable. Missing parent directories are created 0700.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(path, data, perm, true)
+}
+
+// ReplaceFile is WriteFileAtomic without the fsyncs: a reader still sees the
+// old content or the new, but a power loss may keep the old. For files
+// rewritten often with nothing new to keep (a healthy cycle's bookkeeping),
+// where two fsyncs would be most of the cost.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(path, data, perm, false)
+}
+
+func writeAtomic(path string, data []byte, perm os.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := EnsureDir(dir); err != nil {
 		return err
@@ -21,7 +33,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("create temporary file beside %s: %w", path, err)
 	}
-	if err := fillTemp(tmp, data, perm); err != nil {
+	if err := fillTemp(tmp, data, perm, durable); err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -29,17 +41,20 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
+	if !durable {
+		return nil
+	}
 	return SyncDir(dir)
 }
 
 // fillTemp sets the final mode, writes, fsyncs and closes f. The mode is set
 // explicitly because CreateTemp always uses 0600 and perm may differ.
-func fillTemp(f *os.File, data []byte, perm os.FileMode) error {
+func fillTemp(f *os.File, data []byte, perm os.FileMode, durable bool) error {
 	err := f.Chmod(perm)
 	if err == nil {
 		_, err = f.Write(data)
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	return errors.Join(err, f.Close())

@@ -109,3 +109,19 @@ func assertMode(t *testing.T, path string, want os.FileMode) {
 		t.Fatalf("%s mode = %v, want %v", path, got, want)
 	}
 }
+
+func TestReplaceFileReplacesWithoutLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "state.json")
+	for _, content := range []string{"one", "two"} {
+		if err := ReplaceFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != content {
+			t.Fatalf("content %q, want %q", b, content)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Fatalf("leftover temporary files: %v", ents)
+	}
+}
