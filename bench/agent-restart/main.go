@@ -11,8 +11,8 @@
 //
 //     go run ./bench/agent-restart [-trials 5] [-scenario kill,hang]
 //
-// Each figure is split using the cycle's own records (run_trace row,
-// watchdog.last.json, pid file): failure -> the cycle began -> the new
+// Each figure is split using the cycle's own records (run_trace row, pid
+// file): failure -> the cycle began -> the new
 // instance was spawned -> the agent's probe saw it healthy. The hangs are
 // caused at evenly spaced moments of the interval, so the figure covers every
 // phase.
@@ -20,9 +20,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,15 +107,11 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 		return err
 	}
 	defer a.Stop(30 * time.Second)
-	pid, err := settled(ctx, a, svc, 0)
+	first, err := settled(ctx, a, svc, 0)
 	if err != nil {
 		return err
 	}
-	st, err := runtrace.Open(agent.Paths{State: s.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
+	pid := first.detail.PID
 	var totals, detect, toSpawn, healthy []float64
 	for i := range k.Common.Trials {
 		if err := phase(ctx, sc.phase, i, k.Common.Trials); err != nil {
@@ -128,10 +126,7 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 			return fmt.Errorf("%w (agent stderr: %s)", err, a.Stderr())
 		}
 		totals = append(totals, benchkit.Ms(at.Sub(t0)))
-		if _, err := settled(ctx, a, svc, newPID); err != nil {
-			return err
-		}
-		last, row, err := cycleOf(ctx, st, s, svc.Name)
+		run, err := settled(ctx, a, svc, newPID)
 		if err != nil {
 			return err
 		}
@@ -139,10 +134,13 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 		if err != nil {
 			return err
 		}
-		detect = append(detect, benchkit.Ms(row.StartedAt.Sub(t0)))
-		toSpawn = append(toSpawn, benchkit.Ms(id.StartedAt.Sub(row.StartedAt)))
-		healthy = append(healthy, float64(last.Detail.HealthyAfterMS))
+		detect = append(detect, benchkit.Ms(run.row.StartedAt.Sub(t0)))
+		toSpawn = append(toSpawn, benchkit.Ms(id.StartedAt.Sub(run.row.StartedAt)))
+		healthy = append(healthy, float64(run.detail.HealthyAfterMS))
 		pid = newPID
+	}
+	if err := countCycles(ctx, s, svc.Name); err != nil {
+		return err
 	}
 	benchkit.Figure(sc.name, benchkit.Summarize(totals), "ms", 1, sc.aim)
 	benchkit.Figure("  failure -> the agent's cycle began", benchkit.Summarize(detect), "ms", 1, "")
@@ -214,20 +212,54 @@ func newInstance(ctx context.Context, addr string, old int) (int, time.Time, err
 	return pid, at, err
 }
 
-// settled waits until the agent's cycle for the instance pid (any instance
-// when pid is 0) has finished as ok/started and been written down, so the
-// next trial starts from a quiet agent whose exit watch is armed.
-func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid int) (int, error) {
+// startedRun is the run row of the cycle that started an instance.
+type startedRun struct {
+	row    runtrace.Run
+	detail struct {
+		PID            int   `json:"pid"`
+		HealthyAfterMS int64 `json:"healthy_after_ms"`
+	}
+}
+
+// settled waits until run_trace holds the finished ok/started cycle that
+// spawned instance pid (the newest such cycle when pid is 0) and the service
+// answers, so the next trial starts with the agent's exit watch armed. It
+// reads run_trace, not watchdog.last.json: another cycle may follow at once
+// and overwrite the latter (see the doc: the agent runs an "event" cycle for
+// the instance it stopped itself).
+func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid int) (startedRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	var got int
+	var got startedRun
+	var st *runtrace.Store
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
 	err := benchkit.PollUntil(ctx, 5*time.Millisecond, "the agent's cycle to finish as started", func() bool {
-		last, err := lastOf(a.Setup, svc.Name)
-		if err != nil || last.Reason != runtrace.ReasonStarted || last.Detail == nil {
+		if st == nil {
+			var err error
+			if st, err = runtrace.Open(agent.Paths{State: a.Setup.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet}); err != nil {
+				st = nil
+				return false
+			}
+		}
+		runs, err := st.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + svc.Name, Outcome: runtrace.OutcomeOK, Limit: 20})
+		if err != nil {
 			return false
 		}
-		got = int(last.Detail.PID)
-		return (pid == 0 || got == pid) && benchkit.Healthy(ctx, svc.Addr, time.Second)
+		for _, r := range runs {
+			if r.Reason != runtrace.ReasonStarted {
+				continue
+			}
+			got = startedRun{row: r}
+			if json.Unmarshal(r.Detail, &got.detail) != nil || (pid != 0 && got.detail.PID != pid) {
+				continue
+			}
+			return benchkit.Healthy(ctx, svc.Addr, time.Second)
+		}
+		return false
 	})
 	if err != nil && a.Exited() {
 		err = fmt.Errorf("%w: the agent exited: %s", err, a.Stderr())
@@ -235,35 +267,34 @@ func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid i
 	return got, err
 }
 
-// cycleOf returns the service's last cycle from watchdog.last.json and its
-// run_trace row (for the time the cycle began).
-func cycleOf(ctx context.Context, st *runtrace.Store, s benchkit.Setup, name string) (*agent.LastResult, runtrace.Run, error) {
-	last, err := lastOf(s, name)
+// countCycles prints the service's cycles by trigger and verdict: a restart
+// should cost one cycle; any other is work the agent did on top.
+func countCycles(ctx context.Context, s benchkit.Setup, name string) error {
+	st, err := runtrace.Open(agent.Paths{State: s.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet})
 	if err != nil {
-		return nil, runtrace.Run{}, err
+		return err
 	}
-	runs, err := st.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + name, Limit: 20})
+	defer st.Close()
+	runs, err := st.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + name})
 	if err != nil {
-		return nil, runtrace.Run{}, err
+		return err
 	}
+	n := map[string]int{}
+	var keys []string
 	for _, r := range runs {
-		if r.ID == last.RunID {
-			return last, r, nil
+		key := r.Trigger + " " + r.Outcome + "/" + r.Reason
+		if n[key] == 0 {
+			keys = append(keys, key)
 		}
+		n[key]++
 	}
-	return nil, runtrace.Run{}, fmt.Errorf("run %d of %s not among the newest runs", last.RunID, name)
+	slices.Sort(keys)
+	fmt.Print("cycles recorded:")
+	for _, key := range keys {
+		fmt.Printf(" %s ×%d;", key, n[key])
+	}
+	fmt.Println()
+	return nil
 }
 
 var quiet = slog.New(slog.DiscardHandler)
-
-func lastOf(s benchkit.Setup, name string) (*agent.LastResult, error) {
-	lf, err := agent.ReadLast(agent.Paths{State: s.State}.WatchdogLast())
-	if err != nil {
-		return nil, err
-	}
-	r := lf.Services[name]
-	if r == nil {
-		return nil, fmt.Errorf("no entry for %s in watchdog.last.json", name)
-	}
-	return r, nil
-}

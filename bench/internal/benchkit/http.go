@@ -10,11 +10,19 @@ import (
 	"time"
 )
 
-// client opens a fresh connection per request, as svc-ctl's probe does, so a
-// killed instance's kept-alive connection never answers for the new one.
+// client keeps connections alive. Polling every millisecond with a fresh
+// connection each time would leave thousands of sockets in TIME_WAIT, and
+// the agent's pre-restart snapshot lists the host's sockets (proc.FactsOf),
+// so the benchmark would slow down what it measures. A kept connection to a
+// killed instance fails and the next poll dials the new one; callers that
+// must know which instance answered ask /pid.
 var client = &http.Client{
-	Timeout:   time.Second,
-	Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil},
+	Timeout: time.Second,
+	Transport: &http.Transport{
+		Proxy:               nil,
+		MaxIdleConnsPerHost: 2,
+		IdleConnTimeout:     30 * time.Second,
+	},
 }
 
 // get fetches http://addr+path and returns the status and body.
