@@ -104,8 +104,11 @@ func newChild(cmd *exec.Cmd, path string, startedAt time.Time) (*Child, error) {
 	pid := int32(cmd.Process.Pid)
 	id, err := IdentityOf(pid)
 	switch {
-	case errors.Is(err, ErrGone):
-		id = exitedIdentity(pid, path) // it already exited; Done will close at once
+	case errors.Is(err, ErrGone), err != nil && !Alive(pid):
+		// It already exited (a zombie's /proc/PID/exe cannot be read): a
+		// program that dies at once is a start failure for the caller to
+		// judge, not a spawn error. Done will close at once.
+		id = exitedIdentity(pid, path)
 	case err != nil:
 		_ = cmd.Process.Kill() // our own unreaped child: the PID is still its
 		_ = cmd.Wait()

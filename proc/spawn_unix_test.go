@@ -144,3 +144,23 @@ func TestSpawnRelativeToDir(t *testing.T) {
 		t.Fatalf("ExitCode = %d, want 7 (the helper ran)", c.ExitCode())
 	}
 }
+
+// A program that exits at once is spawned (and reported through Done with its
+// exit code), never a spawn error: whether it failed to start is the caller's
+// judgement, with its output at hand.
+func TestSpawnOfProgramThatExitsAtOnce(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		c, err := Spawn(SpawnSpec{Argv: []string{"/bin/sh", "-c", "exit 3"}, LogPath: filepath.Join(t.TempDir(), "log")})
+		if err != nil {
+			t.Fatalf("try %d: %v", i, err)
+		}
+		select {
+		case <-c.Done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Done never closed")
+		}
+		if c.ExitCode() != 3 {
+			t.Fatalf("exit code %d, want 3", c.ExitCode())
+		}
+	}
+}
