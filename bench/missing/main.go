@@ -9,8 +9,8 @@
 // registration per job, -days back), then bulk rows through
 // bench/internal/ledgergen. With -state DIR an existing build is reused
 // (and a new one kept there). It then times the real CLI, and in-process
-// the parts of the answer: expected slots, covered slots, and a cheaper
-// covered-slot count for comparison.
+// the parts of the answer (the counts agent.Missing compares, the listing it
+// falls back to for a job with a gap) and two ways to go faster.
 //
 // Aim: < 300 ms.
 package main

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"sync"
 	"time"
 
 	"svcctl/agent"
@@ -16,75 +17,54 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// parts times, in this process, what the command does: the whole
-// agent.Missing, then its two halves over all jobs — the expected slots
-// (schedule.Expected) and the covered ones (runtrace ScheduledSlots, every
-// distinct scheduled_at read into Go) — and, for comparison, a count of the
-// covered slots done inside SQLite, which is all a complete job needs.
+// step is one in-process measurement; fn returns how many slots it found
+// (expected, covered or missing, as its name says).
+type step struct {
+	what string
+	fn   func() (int, error)
+}
+
+// parts times, in this process, what the command does and the two changes
+// that would bring it under its aim. agent.Missing counts first: per job,
+// the expected slots (Schedule.Span) and the distinct covered ones
+// (runtrace CountSlots, inside SQLite); it lists and compares slots only for
+// a job whose counts differ (the slow path, timed too).
 func parts(ctx context.Context, k *benchkit.Kit, cfgPath string) error {
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return err
 	}
-	db := agent.Paths{State: cfg.Agent.StateDir}.DB()
-	st, err := runtrace.Open(db, runtrace.Options{Logger: quiet})
+	st, err := runtrace.Open(agent.Paths{State: cfg.Agent.StateDir}.DB(), runtrace.Options{Logger: quiet})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	raw, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
-	if err != nil {
-		return err
-	}
-	defer raw.Close()
 	now := time.Now()
 	since := now.AddDate(0, 0, -40)
-	windows, err := expected(ctx, st, cfg, since, now)
+	ws, err := windows(ctx, st, cfg, since, now)
 	if err != nil {
 		return err
 	}
-	steps := []struct {
-		what string
-		fn   func() (int, error)
-	}{
-		{"agent.Missing (the command's work)", func() (int, error) {
+	missing := func(since time.Time) func() (int, error) {
+		return func() (int, error) {
 			ms, err := agent.Missing(ctx, st, cfg, nil, since, now)
 			return len(ms), err
-		}},
-		{"  expected slots, all jobs (schedule.Expected)", func() (int, error) {
-			w, err := expected(ctx, st, cfg, since, now)
+		}
+	}
+	steps := []step{
+		{"agent.Missing over 40 days (the command's work) [missing]", missing(since)},
+		{"  count expected slots, all jobs (Schedule.Span) [expected]", func() (int, error) {
 			n := 0
-			for _, x := range w {
-				n += len(x.slots)
-			}
-			return n, err
-		}},
-		{"  covered slots, all jobs (ScheduledSlots)", func() (int, error) {
-			n := 0
-			for _, w := range windows {
-				c, err := st.ScheduledSlots(ctx, w.id, w.slots[0], w.slots[len(w.slots)-1])
-				n += len(c)
-				if err != nil {
-					return n, err
-				}
+			for _, w := range ws {
+				c, _, _ := w.sched.Span(w.lo, w.hi)
+				n += c
 			}
 			return n, nil
 		}},
-		{"suggested: count first, over 40 days (both counts below; a short job falls back to SlotsFor)", func() (int, error) {
-			return countFirst(ctx, st, raw, cfg, since, now)
-		}},
-		{"suggested: count first, over the last 24 h (what a per-job watermark leaves to check)", func() (int, error) {
-			return countFirst(ctx, st, raw, cfg, now.Add(-24*time.Hour), now)
-		}},
-		{"  count expected slots with Schedule.Next (no slice)", func() (int, error) {
-			return countExpected(ctx, st, cfg, since, now)
-		}},
-		{"  count covered slots: COUNT(DISTINCT scheduled_at) per job", func() (int, error) {
+		{"  count covered slots, all jobs (runtrace CountSlots) [covered]", func() (int, error) {
 			n := 0
-			for _, w := range windows {
-				var c int
-				err := raw.QueryRowContext(ctx, `SELECT COUNT(DISTINCT scheduled_at) FROM run_trace
-WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ?`, w.id, w.slots[0].UnixMilli(), w.slots[len(w.slots)-1].UnixMilli()).Scan(&c)
+			for _, w := range ws {
+				c, err := st.CountSlots(ctx, w.id, w.first, w.last)
 				if err != nil {
 					return n, err
 				}
@@ -92,133 +72,118 @@ WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ?`, w.id, w.slots[0].
 			}
 			return n, nil
 		}},
+		{"  slow path if every job had a gap: list and compare (Expected, ScheduledSlots, Missing) [expected]", func() (int, error) {
+			n := 0
+			for _, w := range ws {
+				exp := schedule.Expected(w.sched, w.reg, since, now, w.job.Grace)
+				c, err := st.ScheduledSlots(ctx, w.id, exp[0], exp[len(exp)-1])
+				if err != nil {
+					return n, err
+				}
+				_ = schedule.Missing(exp, c)
+				n += len(exp)
+			}
+			return n, nil
+		}},
+		{"suggested: only the last 24 h (a per-job \"complete through\" mark) [missing]", missing(now.Add(-24 * time.Hour))},
+		{fmt.Sprintf("suggested: 40 days, jobs counted on %d goroutines [missing]", runtime.NumCPU()), func() (int, error) {
+			return parallel(ctx, st, cfg, since, now, runtime.NumCPU())
+		}},
 	}
-	fmt.Println("in-process:")
+	fmt.Println("in-process ([n] = slots found):")
 	for _, s := range steps {
-		var walls, cpus []float64
-		var n int
-		for range k.Common.Trials {
-			cpu0, err := benchkit.SelfCPU()
-			if err != nil {
-				return err
-			}
-			t0 := time.Now()
-			if n, err = s.fn(); err != nil {
-				return fmt.Errorf("%s: %w", s.what, err)
-			}
-			wall := time.Since(t0)
-			cpu1, _ := benchkit.SelfCPU()
-			walls = append(walls, benchkit.Ms(wall))
-			cpus = append(cpus, benchkit.Ms(cpu1-cpu0))
+		if err := timeStep(k, s); err != nil {
+			return err
 		}
-		benchkit.Figure(fmt.Sprintf("%s [%d], wall", s.what, n), benchkit.Summarize(walls), "ms", 0, "")
-		benchkit.Figure(fmt.Sprintf("%s, CPU", s.what), benchkit.Summarize(cpus), "ms", 0, "")
 	}
 	return nil
 }
 
-// window is one job's expected slots.
-type window struct {
-	id    string
-	slots []time.Time
+func timeStep(k *benchkit.Kit, s step) error {
+	var walls, cpus []float64
+	var n int
+	for range k.Common.Trials {
+		cpu0, err := benchkit.SelfCPU()
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if n, err = s.fn(); err != nil {
+			return fmt.Errorf("%s: %w", s.what, err)
+		}
+		wall := time.Since(t0)
+		cpu1, _ := benchkit.SelfCPU()
+		walls = append(walls, benchkit.Ms(wall))
+		cpus = append(cpus, benchkit.Ms(cpu1-cpu0))
+	}
+	benchkit.Figure(fmt.Sprintf("%s %d, wall", s.what, n), benchkit.Summarize(walls), "ms", 0, "")
+	benchkit.Figure("    CPU", benchkit.Summarize(cpus), "ms", 0, "")
+	return nil
 }
 
-// expected computes every job's expected slots as agent.SlotsFor does.
-func expected(ctx context.Context, st *runtrace.Store, cfg *config.Config, since, now time.Time) ([]window, error) {
+// window is one job's expected slots over the measured window.
+type window struct {
+	id          string
+	job         *config.Job
+	sched       *schedule.Schedule
+	reg         time.Time
+	lo, hi      time.Time
+	first, last time.Time
+}
+
+// windows resolves every job's window as agent.SlotsFor does.
+func windows(ctx context.Context, st *runtrace.Store, cfg *config.Config, since, now time.Time) ([]window, error) {
 	out := make([]window, 0, len(cfg.Jobs))
 	for i := range cfg.Jobs {
 		j := &cfg.Jobs[i]
-		id := "job:" + j.Name
-		reg, ok, err := st.Registered(ctx, id)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("registration of %s: %v (found %v)", id, err, ok)
+		w := window{id: "job:" + j.Name, job: j, lo: since, hi: now.Add(-j.Grace)}
+		var ok bool
+		var err error
+		if w.reg, ok, err = st.Registered(ctx, w.id); err != nil || !ok {
+			return nil, fmt.Errorf("registration of %s: %v (found %v)", w.id, err, ok)
 		}
-		s, err := agent.JobSchedule(j, reg)
-		if err != nil {
+		if w.sched, err = agent.JobSchedule(j, w.reg); err != nil {
 			return nil, err
 		}
-		w := window{id: id, slots: schedule.Expected(s, reg, since, now, j.Grace)}
-		if len(w.slots) == 0 {
-			return nil, fmt.Errorf("%s: no expected slot since %s", id, since)
+		if w.reg.After(w.lo) {
+			w.lo = w.reg
+		}
+		var n int
+		if n, w.first, w.last = w.sched.Span(w.lo, w.hi); n == 0 {
+			return nil, fmt.Errorf("%s: no expected slot since %s", w.id, since)
 		}
 		out = append(out, w)
 	}
 	return out, nil
 }
 
-// countExpected counts what Expected returns, walking Schedule.Next without
-// building the slice (same bounds: (max(since, registered), now-grace]).
-func countExpected(ctx context.Context, st *runtrace.Store, cfg *config.Config, since, now time.Time) (int, error) {
-	n := 0
-	for i := range cfg.Jobs {
-		j := &cfg.Jobs[i]
-		reg, _, err := st.Registered(ctx, "job:"+j.Name)
-		if err != nil {
-			return n, err
-		}
-		s, err := agent.JobSchedule(j, reg)
-		if err != nil {
-			return n, err
-		}
-		lo, hi := since, now.Add(-j.Grace)
-		if reg.After(lo) {
-			lo = reg
-		}
-		for t := s.Next(lo); !t.IsZero() && !t.After(hi); t = s.Next(t) {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// countFirst is the suggested shape of agent.Missing: per job, count the
-// expected slots (no slice) and the distinct covered ones (inside SQLite);
-// only a job whose counts differ needs the slot-by-slot comparison. Every
-// scheduled_at the agent and `exec` write is a slot of the job's current
-// schedule, and rows before its registration are outside the window, so
-// equal counts mean nothing is missing. It returns the missing slots found.
-func countFirst(ctx context.Context, st *runtrace.Store, raw *sql.DB, cfg *config.Config, since, now time.Time) (int, error) {
-	missing := 0
-	for i := range cfg.Jobs {
-		j := &cfg.Jobs[i]
-		id := "job:" + j.Name
-		reg, ok, err := st.Registered(ctx, id)
-		if err != nil || !ok {
-			return missing, err
-		}
-		s, err := agent.JobSchedule(j, reg)
-		if err != nil {
-			return missing, err
-		}
-		lo, hi := since, now.Add(-j.Grace)
-		if reg.After(lo) {
-			lo = reg
-		}
-		var first, last time.Time
-		n := 0
-		for t := s.Next(lo); !t.IsZero() && !t.After(hi); t = s.Next(t) {
-			if n == 0 {
-				first = t
+// parallel is agent.Missing with the jobs spread over `workers` goroutines
+// (the store's reader pool allows concurrent reads).
+func parallel(ctx context.Context, st *runtrace.Store, cfg *config.Config, since, now time.Time, workers int) (int, error) {
+	jobs := make(chan *config.Job)
+	var mu sync.Mutex
+	var n int
+	var firstErr error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				js, err := agent.SlotsFor(ctx, st, j, since, now)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if js != nil {
+					n += len(js.Missing)
+				}
+				mu.Unlock()
 			}
-			last = t
-			n++
-		}
-		if n == 0 {
-			continue
-		}
-		var covered int
-		if err := raw.QueryRowContext(ctx, `SELECT COUNT(DISTINCT scheduled_at) FROM run_trace
-WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ?`, id, first.UnixMilli(), last.UnixMilli()).Scan(&covered); err != nil {
-			return missing, err
-		}
-		if covered == n {
-			continue
-		}
-		js, err := agent.SlotsFor(ctx, st, j, since, now)
-		if err != nil {
-			return missing, err
-		}
-		missing += len(js.Missing)
+		})
 	}
-	return missing, nil
+	for i := range cfg.Jobs {
+		jobs <- &cfg.Jobs[i]
+	}
+	close(jobs)
+	wg.Wait()
+	return n, firstErr
 }
