@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 // freeAddr returns a loopback address nobody listens on right now.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -68,14 +68,14 @@ type svcOpts struct {
 // testEnv is one state dir and config with the given services, loaded
 // through the real config loader.
 type testEnv struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	cfg   *config.Config
 	store *runtrace.Store
 	sup   *Supervisor
 }
 
-func newEnv(t *testing.T, svcs ...svcOpts) *testEnv {
+func newEnv(t testing.TB, svcs ...svcOpts) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
 	var b strings.Builder
