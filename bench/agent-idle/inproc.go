@@ -14,23 +14,26 @@ import (
 	"svcctl/config"
 )
 
-// heapProfile runs the agent in this process (agent.Run, the same code the
-// `svc-ctl agent` process runs) supervising n services for -idle, then
-// writes a heap profile to path and prints the Go runtime's view of its
-// memory: where the anonymous part of the agent's RSS goes.
-func heapProfile(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options, n int, path string) error {
-	addrs, err := benchkit.FreeAddrs(n)
+// inProcess runs the agent in this process (agent.Run, the code the `svc-ctl
+// agent` process runs) with su, waits until its services are healthy, then
+// profiles it for window: a CPU profile to cpuPath and, at the end, after a
+// GC, a heap profile to heapPath (either may be ""). It prints the window's
+// CPU (getrusage) and the Go runtime's view of memory: where the anonymous
+// part of the agent's RSS goes and where its idle CPU goes.
+func inProcess(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, su setup, window time.Duration, cpuPath, heapPath string) error {
+	addrs, err := benchkit.FreeAddrs(su.services)
 	if err != nil {
 		return err
 	}
-	svcs := make([]benchkit.Service, n)
+	svcs := make([]benchkit.Service, su.services)
 	for i := range svcs {
-		svcs[i] = benchkit.Service{Name: fmt.Sprintf("web%02d", i), Addr: addrs[i], Interval: o.rssInterval.String(), Timeout: "2s", Confirm: "1s"}
+		svcs[i] = benchkit.Service{Name: fmt.Sprintf("web%02d", i), Addr: addrs[i], Interval: su.interval, Timeout: "2s", Confirm: "1s"}
 	}
 	s, err := k.WriteConfig("agent-inproc", bins.TestSvc, nil, svcs, nil)
 	if err != nil {
 		return err
 	}
+	defer benchkit.KillRecorded(s.State)
 	cfg, err := config.Load(s.Config)
 	if err != nil {
 		return err
@@ -44,13 +47,64 @@ func heapProfile(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o
 	if err := benchkit.WaitAllHealthy(ctx, addrs, 60*time.Second); err != nil {
 		return err
 	}
-	if err := sleepCtx(ctx, o.idle); err != nil {
+	if err := allStarted(ctx, s, svcs); err != nil {
 		return err
 	}
+	if err := profileWindow(ctx, window, cpuPath); err != nil {
+		return err
+	}
+	if err := heapReport(su, window, heapPath); err != nil {
+		return err
+	}
+	stop()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("in-process agent: %w", err)
+		}
+	case <-time.After(60 * time.Second):
+		return errors.New("in-process agent did not stop within 60s")
+	}
+	return nil
+}
+
+// profileWindow waits out the window under a CPU profile (when cpuPath is
+// set) and prints the CPU this process used meanwhile.
+func profileWindow(ctx context.Context, window time.Duration, cpuPath string) error {
+	if cpuPath != "" {
+		f, err := os.Create(cpuPath)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	c0, err := benchkit.SelfCPU()
+	if err != nil {
+		return err
+	}
+	if err := sleepCtx(ctx, window); err != nil {
+		return err
+	}
+	c1, _ := benchkit.SelfCPU()
+	fmt.Printf("  in-process agent: CPU over %s %.0f ms (getrusage; includes this program's own idle costs)\n", window, benchkit.Ms(c1-c0))
+	return nil
+}
+
+func heapReport(su setup, window time.Duration, heapPath string) error {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	f, err := os.Create(path)
+	fmt.Printf("  in-process agent, %d service(s) at %s, after %s and a GC: HeapInuse %.1f MiB, HeapIdle not yet released %.1f MiB, StackInuse %.1f MiB, runtime metadata %.1f MiB, goroutines %d\n",
+		su.services, su.interval, window, mib(int64(ms.HeapInuse)), mib(int64(ms.HeapIdle-ms.HeapReleased)), mib(int64(ms.StackInuse)),
+		mib(int64(ms.MSpanSys+ms.MCacheSys+ms.BuckHashSys+ms.GCSys+ms.OtherSys)), runtime.NumGoroutine())
+	if heapPath == "" {
+		return nil
+	}
+	f, err := os.Create(heapPath)
 	if err != nil {
 		return fmt.Errorf("-memprofile: %w", err)
 	}
@@ -61,18 +115,5 @@ func heapProfile(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o
 	if err != nil {
 		return fmt.Errorf("-memprofile: %w", err)
 	}
-	fmt.Printf("in-process agent, %d service(s), after %s and a GC: HeapInuse %.1f MiB, HeapIdle-HeapReleased %.1f MiB, StackInuse %.1f MiB, runtime metadata (MSpan+MCache+BuckHash+GC+Other) %.1f MiB, goroutines %d; heap profile in %s\n",
-		n, o.idle, mib(int64(ms.HeapInuse)), mib(int64(ms.HeapIdle-ms.HeapReleased)), mib(int64(ms.StackInuse)),
-		mib(int64(ms.MSpanSys+ms.MCacheSys+ms.BuckHashSys+ms.GCSys+ms.OtherSys)), runtime.NumGoroutine(), path)
-	stop()
-	select {
-	case err := <-done:
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return fmt.Errorf("in-process agent: %w", err)
-		}
-	case <-time.After(60 * time.Second):
-		return errors.New("in-process agent did not stop within 60s")
-	}
-	benchkit.KillRecorded(s.State)
 	return nil
 }

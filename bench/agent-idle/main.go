@@ -38,7 +38,7 @@ import (
 
 type options struct {
 	duration, idle, rssInterval time.Duration
-	memProfile                  string
+	memProfile, cpuProfile      string
 }
 
 func main() {
@@ -48,7 +48,8 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 60*time.Second, "CPU measurement window")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "idle time before reading VmRSS")
 	flag.DurationVar(&o.rssInterval, "rss-interval", 10*time.Second, "service interval in the rss scenario")
-	flag.StringVar(&o.memProfile, "memprofile", "", "rss scenario: also run the agent in-process with 10 services and write its heap profile here")
+	flag.StringVar(&o.memProfile, "memprofile", "", "rss scenario: also run the agent in-process with 10 services for -idle and write its heap profile here")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "cpu scenario: also run the agent in-process with 1 service at 1s for -duration and write its CPU profile here")
 	benchkit.Main("bench/agent-idle", c, func(ctx context.Context, k *benchkit.Kit) error {
 		return run(ctx, k, o, strings.Split(*scen, ","))
 	})
@@ -237,7 +238,7 @@ func rss(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options
 		printMappings(last)
 	}
 	if o.memProfile != "" {
-		return heapProfile(ctx, k, bins, o, 10, o.memProfile)
+		return inProcess(ctx, k, bins, setup{services: 10, interval: o.rssInterval.String()}, o.idle, "", o.memProfile)
 	}
 	return nil
 }
@@ -306,7 +307,13 @@ func cpu(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options
 	if err := cpuWindow(ctx, k, bins, o, setup{services: 1, interval: "1s"}, "1 service at interval 1s", scaled(200, o)); err != nil {
 		return err
 	}
-	return cpuWindow(ctx, k, bins, o, setup{services: 1, interval: "10s"}, "1 service at interval 10s", scaled(20, o))
+	if err := cpuWindow(ctx, k, bins, o, setup{services: 1, interval: "10s"}, "1 service at interval 10s", scaled(20, o)); err != nil {
+		return err
+	}
+	if o.cpuProfile != "" {
+		return inProcess(ctx, k, bins, setup{services: 1, interval: "1s"}, o.duration, o.cpuProfile, "")
+	}
+	return nil
 }
 
 func jobsCPU(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options) error {
