@@ -1,17 +1,36 @@
 package benchkit
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
+	"time"
 )
 
-// Machine describes the host for the record: CPUs, CPU model, Go version and
-// the load average (the host these figures come from is shared and noisy).
+// Machine describes the host for the record: CPUs, CPU model, Go version,
+// the load average (the host these figures come from is shared and noisy)
+// and the commit of the code measured.
 func Machine() string {
-	return fmt.Sprintf("host: %s/%s, nproc %d, CPU %s, %s, load average %s",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(), loadAvg())
+	return fmt.Sprintf("host: %s/%s, nproc %d, CPU %s, %s, load average %s\ncode: %s",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(), loadAvg(), commit())
+}
+
+// commit names the checked-out commit and whether the tree has changes.
+func commit() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	head, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown (not a git checkout)"
+	}
+	s := "commit " + strings.TrimSpace(string(head))
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		s += " plus uncommitted changes"
+	}
+	return s
 }
 
 func cpuModel() string {
