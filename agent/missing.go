@@ -2,7 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"svcctl/config"
@@ -77,20 +80,35 @@ func SlotsFor(ctx context.Context, store *runtrace.Store, j *config.Job, since, 
 }
 
 // Missing lists every expected slot with no row, for the jobs named (all
-// when names is empty).
+// when names is empty). Jobs are counted in parallel, one per CPU: counting
+// slots and rows is CPU-bound, and 50 busy jobs over 40 days are 2.9 M of
+// each.
 func Missing(ctx context.Context, store *runtrace.Store, cfg *config.Config, names []string, since, now time.Time) ([]MissingSlot, error) {
-	out := []MissingSlot{}
+	var jobs []*config.Job
 	for i := range cfg.Jobs {
-		j := &cfg.Jobs[i]
-		if len(names) > 0 && !contains(names, j.Name) {
-			continue
+		if len(names) == 0 || contains(names, cfg.Jobs[i].Name) {
+			jobs = append(jobs, &cfg.Jobs[i])
 		}
-		js, err := SlotsFor(ctx, store, j, since, now)
-		if err != nil {
-			return nil, err
-		}
+	}
+	results := make([]*JobSlots, len(jobs))
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i], errs[i] = SlotsFor(ctx, store, j, since, now)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := []MissingSlot{}
+	for i, js := range results {
 		for _, t := range js.Missing {
-			out = append(out, MissingSlot{Job: "job:" + j.Name, Slot: t.UTC(), Zone: j.Timezone})
+			out = append(out, MissingSlot{Job: "job:" + jobs[i].Name, Slot: t.UTC(), Zone: jobs[i].Timezone})
 		}
 	}
 	return out, nil
