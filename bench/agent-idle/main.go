@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -51,6 +52,11 @@ func main() {
 	flag.StringVar(&o.memProfile, "memprofile", "", "rss scenario: also run the agent in-process with 10 services for -idle and write its heap profile here")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "cpu scenario: also run the agent in-process with 1 service at 1s for -duration and write its CPU profile here")
 	benchkit.Main("bench/agent-idle", c, func(ctx context.Context, k *benchkit.Kit) error {
+		if o.memProfile != "" {
+			// The default rate (one sample per 512 KiB) says nothing about a
+			// heap of a few MiB.
+			runtime.MemProfileRate = 4096
+		}
 		return run(ctx, k, o, strings.Split(*scen, ","))
 	})
 }
