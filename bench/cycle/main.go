@@ -7,9 +7,14 @@
 //   - a whole `svc-ctl start NAME` process: wall, and the child's user+sys
 //     CPU from its rusage; with `svc-ctl version` as the floor every svc-ctl
 //     process pays, and the in-process cost of what `start` does besides the
-//     cycle (config load, ledger open and close).
+//     cycle (config load, ledger open and close);
 //
-//     go run ./bench/cycle [-trials 5] [-cycles 200]
+//   - the two files every cycle rewrites (state.json, watchdog.last.json),
+//     written durably (fsync) and not, to show what the fsyncs cost.
+//
+// Usage:
+//
+//	go run ./bench/cycle [-trials 5] [-cycles 200] [-cpuprofile FILE]
 //
 // Aim: a healthy cycle under 5 ms of CPU.
 package main
