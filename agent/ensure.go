@@ -25,6 +25,9 @@ type Supervisor struct {
 	// OnSpawn, when set, is told of every instance this process spawned: the
 	// agent's fast path waits on it.
 	OnSpawn func(service string, c *proc.Child)
+	// OnReplace, when set, is told of an instance this cycle is about to stop
+	// and replace: its exit is not news (the agent's exit watch ignores it).
+	OnReplace func(service string, id proc.Identity)
 	// OnResult, when set, is told of every finished cycle (metrics).
 	OnResult func(Result)
 	// Hooks for tests of the L2 net: called at the start of every cycle.
@@ -265,6 +268,13 @@ func (c *cycle) lastProbe() []probe.Result {
 func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
 	if c.req.SkipConfirm || c.svc.Health.Confirm <= 0 {
 		return nil, false
+	}
+	// The recorded instance is provably gone: that is the second look (as on
+	// the agent's fast path), and waiting `confirm` would only delay a start.
+	if id, err := proc.ReadPidFile(c.s.Paths.Pid(c.svc.Name)); err == nil {
+		if ok, err := proc.Match(id); err == nil && !ok {
+			return nil, false
+		}
 	}
 	t := time.NewTimer(c.svc.Health.Confirm)
 	defer t.Stop()

@@ -107,6 +107,9 @@ func (c *cycle) stopOld(ctx context.Context) {
 		c.res.Detail.OldInstance = "pid file unreadable: " + err.Error()
 		return
 	}
+	if c.s.OnReplace != nil {
+		c.s.OnReplace(c.svc.Name, id)
+	}
 	r, err := proc.Stop(ctx, id, c.svc.StopTimeout)
 	switch {
 	case errors.Is(err, proc.ErrNotOurs):

@@ -326,3 +326,19 @@ func TestWatchdogLastKeepsEveryService(t *testing.T) {
 	}
 	_ = filepath.Join
 }
+
+// A recorded instance that is provably gone is the second look: no waiting
+// out confirm before the restart.
+func TestGoneInstanceSkipsConfirm(t *testing.T) {
+	addr := freeAddr(t)
+	e := newEnv(t, svcOpts{name: "web", addr: addr, confirm: "2s"})
+	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	old := e.pid("web")
+	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	waitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
+	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
+	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
+	if r.Detail.SecondLook != nil {
+		t.Fatalf("took a second look: %q %v", r.Detail.OldInstance, r.Detail.SecondLook)
+	}
+}

@@ -119,6 +119,10 @@ func (a *Agent) exited(name string, id proc.Identity, how string) {
 	}
 	// Only the current instance's exit matters: one we replaced ourselves
 	// (stopped during a restart) is not news.
+	if _, ok := a.replaced.LoadAndDelete(idKey(id)); ok {
+		a.watched.CompareAndDelete(name, idKey(id))
+		return
+	}
 	cur, err := proc.ReadPidFile(a.paths.Pid(name))
 	if err == nil && idKey(cur) != idKey(id) {
 		return

@@ -17,6 +17,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/internal/fsutil"
+	"svcctl/proc"
 	"svcctl/runtrace"
 )
 
@@ -61,6 +62,7 @@ type Agent struct {
 	draining atomic.Bool
 	triggers map[string]chan Request
 	watched  sync.Map // service -> proc identity key being watched
+	replaced sync.Map // identity keys a cycle stopped on purpose
 	loops    sync.WaitGroup
 	fatal    chan error
 	jobs     *jobRunner
@@ -112,6 +114,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup = NewSupervisor(cfg, a.rec, a.log)
 	a.sup.BeforeCycle = o.BeforeCycle
 	a.sup.OnSpawn = a.onSpawn
+	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
 	a.metrics = newMetrics(a.started)
 	a.metrics.ledgerUp = a.store != nil
 	a.sup.OnResult = a.metrics.cycle

@@ -135,6 +135,14 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	if ok, _ := proc.Match(oldHung); ok {
 		t.Fatal("the hung instance was left running")
 	}
+	// The instance the cycle stopped on purpose is not news: no event cycle.
+	time.Sleep(300 * time.Millisecond) // an event cycle would have been recorded by now
+	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:hung", Since: hungAt})
+	for _, r := range rs {
+		if r.Trigger == runtrace.TriggerEvent {
+			t.Fatalf("the replaced instance's exit triggered cycle #%d", r.ID)
+		}
+	}
 }
 
 func TestAgentPanicIsContained(t *testing.T) {
