@@ -20,6 +20,7 @@ type StatusReport struct {
 	Config   string          `json:"config"`
 	StateDir string          `json:"state_dir"`
 	Agent    AgentStatus     `json:"agent"`
+	Install  *InstallInfo    `json:"install,omitempty"` // what the OS service manager says (set by the caller)
 	Ledger   LedgerStatus    `json:"ledger"`
 	Services []ServiceStatus `json:"services"`
 	Jobs     []JobStatus     `json:"jobs,omitempty"`
@@ -109,9 +110,12 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) *Status
 	r := &StatusReport{Now: now.UTC(), Config: cfg.Path, StateDir: cfg.Agent.StateDir}
 	r.Ledger.Path = p.DB()
 	store, err := openForRead(p.DB())
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		r.Ledger.Error = "not created yet: no agent or `svc-ctl start` has run with this state dir"
+	case err != nil:
 		r.Ledger.Error = err.Error()
-	} else {
+	default:
 		defer store.Close()
 		r.Ledger.OK = true
 	}

@@ -34,18 +34,18 @@ type VerifyReport struct {
 // InstallInfo is what the OS service manager says (filled by the caller: the
 // install package sits above this one).
 type InstallInfo struct {
-	Known     bool   // false: could not be asked
-	Installed bool   // the agent is registered as an OS service
-	Mode      string // service | user-service
-	Platform  string // systemd, launchd, windows-service, unix-systemv...
-	Running   bool
-	Enabled   *bool // starts at the next boot; nil = cannot be asked
-	Detail    string
+	Known     bool   `json:"known"`     // false: could not be asked
+	Installed bool   `json:"installed"` // the agent is registered as an OS service
+	Mode      string `json:"mode,omitempty"`
+	Platform  string `json:"platform,omitempty"` // systemd, launchd, windows-service, unix-systemv...
+	Running   bool   `json:"running"`
+	Enabled   *bool  `json:"enabled,omitempty"` // starts at the next boot; nil = cannot be asked
+	Detail    string `json:"detail,omitempty"`
 	// Backstop
-	BackstopKnown     bool
-	BackstopInstalled bool
-	BackstopEvery     time.Duration
-	BackstopDetail    string
+	BackstopKnown     bool          `json:"-"`
+	BackstopInstalled bool          `json:"backstop_installed"`
+	BackstopEvery     time.Duration `json:"-"`
+	BackstopDetail    string        `json:"backstop,omitempty"`
 }
 
 // VerifyEnv is what Verify reads besides the state dir; tests inject it.

@@ -33,6 +33,8 @@ healthy; 1 otherwise. It works when the agent is not running (and says so).`,
 				return err
 			}
 			rep := agent.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
+			info := installInfo(cfg)
+			rep.Install = &info
 			if len(args) == 1 {
 				if err := narrow(rep, args[0]); err != nil {
 					return usageError{err}
@@ -85,6 +87,16 @@ func printStatus(w io.Writer, r *agent.StatusReport) {
 		fmt.Fprint(w, ")")
 	}
 	fmt.Fprintf(w, " — %s\n", a.Why)
+	if i := r.Install; i != nil && i.Known {
+		switch {
+		case !i.Installed:
+			fmt.Fprintf(w, "autostart: NOT installed (%s): nothing starts the agent after a reboot; 'svc-ctl install'\n", i.Platform)
+		case i.Enabled != nil && !*i.Enabled:
+			fmt.Fprintf(w, "autostart: installed as %s (%s) but NOT enabled: it will not start after a reboot\n", i.Mode, i.Platform)
+		default:
+			fmt.Fprintf(w, "autostart: installed as %s (%s)\n", i.Mode, i.Platform)
+		}
+	}
 	if !a.BootTime.IsZero() {
 		fmt.Fprintf(w, "host:   booted %s\n", when(a.BootTime, r.Now))
 	}
