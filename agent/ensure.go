@@ -33,9 +33,9 @@ type Supervisor struct {
 	// Hooks for tests of the L2 net: called at the start of every cycle.
 	BeforeCycle func(service string)
 
-	recErr    recordErrors
-	redactors sync.Map // service name -> *Redactor
-	inflight  sync.Map // run id -> service name, for the drain
+	recErr   recordErrors
+	red      *Redactor // every env value of the config, scrubbed wherever the cycle writes
+	inflight sync.Map  // run id -> service name, for the drain
 }
 
 // InFlight returns the run ids of the cycles running right now.
@@ -56,7 +56,7 @@ func NewSupervisor(cfg *config.Config, rec Recorder, log *slog.Logger) *Supervis
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Supervisor{Cfg: cfg, Paths: Paths{State: cfg.Agent.StateDir}, Rec: rec, Log: log, Now: time.Now}
+	return &Supervisor{Cfg: cfg, Paths: Paths{State: cfg.Agent.StateDir}, Rec: rec, Log: log, Now: time.Now, red: NewRedactor(cfg)}
 }
 
 func (s *Supervisor) now() time.Time { return s.Now().UTC() }

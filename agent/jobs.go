@@ -222,7 +222,7 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 			r.mu.Unlock()
 			r.inflight.Delete(runID)
 		}()
-		res := RunJob(ctx, r.a.paths, j, NewRedactor(r.a.cfg))
+		res := RunJob(ctx, r.a.paths, j, r.a.sup.red)
 		for k, v := range extra {
 			res.Detail[k] = v
 		}

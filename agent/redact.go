@@ -49,16 +49,7 @@ func NewRedactor(cfg *config.Config) *Redactor {
 	return &Redactor{values: vals}
 }
 
-func (s *Supervisor) redactorFor() *Redactor {
-	if r, ok := s.redactors.Load(""); ok {
-		return r.(*Redactor)
-	}
-	r := NewRedactor(s.Cfg)
-	s.redactors.Store("", r)
-	return r
-}
-
-func (c *cycle) redactor() *Redactor { return c.s.redactorFor() }
+func (c *cycle) redactor() *Redactor { return c.s.red }
 
 // line scrubs one string.
 func (r *Redactor) line(s string) string {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -34,15 +33,11 @@ than 24 h without an expiry).`,
 					return usageError{fmt.Errorf("--for %q: want a positive duration like 30m, 2h or 1d", forStr)}
 				}
 			}
-			sup, closeRec, err := newSupervisor(g)
-			if err != nil {
+			var p agent.Pause
+			err := withSupervisor(g, func(sup *agent.Supervisor) (err error) {
+				p, err = sup.PauseTarget(args[0], d, reason)
 				return err
-			}
-			defer closeRec()
-			p, err := sup.PauseTarget(args[0], d, reason)
-			if errors.Is(err, agent.ErrUnknownName) {
-				return usageError{err}
-			}
+			})
 			if err != nil {
 				return err
 			}

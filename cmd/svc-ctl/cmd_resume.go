@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -18,15 +17,11 @@ func newResumeCommand(g *globals) *cobra.Command {
 		Short: "Remove a pause and clear given-up, so the watchdog acts again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sup, closeRec, err := newSupervisor(g)
-			if err != nil {
+			var rep agent.ResumeReport
+			err := withSupervisor(g, func(sup *agent.Supervisor) (err error) {
+				rep, err = sup.Resume(ctxOf(cmd.Context()), args[0])
 				return err
-			}
-			defer closeRec()
-			rep, err := sup.Resume(ctxOf(cmd.Context()), args[0])
-			if errors.Is(err, agent.ErrUnknownName) {
-				return usageError{err}
-			}
+			})
 			if err != nil {
 				return err
 			}

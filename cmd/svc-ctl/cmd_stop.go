@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -22,15 +21,11 @@ create time and executable) is proven; a reused PID is never signalled.
 SIGTERM first, SIGKILL after stop_timeout. 'svc-ctl start NAME' undoes it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sup, closeRec, err := newSupervisor(g)
-			if err != nil {
+			var rep agent.StopReport
+			err := withSupervisor(g, func(sup *agent.Supervisor) (err error) {
+				rep, err = sup.Stop(ctxOf(cmd.Context()), args[0])
 				return err
-			}
-			defer closeRec()
-			rep, err := sup.Stop(ctxOf(cmd.Context()), args[0])
-			if errors.Is(err, agent.ErrUnknownName) {
-				return usageError{err}
-			}
+			})
 			if err != nil {
 				return err
 			}

@@ -75,6 +75,21 @@ func newSupervisor(g *globals) (*agent.Supervisor, func(), error) {
 	return agent.NewSupervisor(cfg, rec, cliLogger(g)), closeRec, nil
 }
 
+// withSupervisor runs fn with a supervisor for the config, closes the
+// ledger after, and turns an unknown service or job name into a usage error.
+func withSupervisor(g *globals, fn func(sup *agent.Supervisor) error) error {
+	sup, closeRec, err := newSupervisor(g)
+	if err != nil {
+		return err
+	}
+	defer closeRec()
+	err = fn(sup)
+	if errors.Is(err, agent.ErrUnknownName) {
+		return usageError{err}
+	}
+	return err
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
