@@ -281,3 +281,24 @@ func TestPrivilegedRefusesWritableConfig(t *testing.T) {
 		t.Fatal("a command from a world-writable config ran")
 	}
 }
+
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	cfg, _ := writeConfig(t, "", webService("web", freeAddr(t), "10m"))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pause", "web", "--for", "soon"}, `--for "soon"`},
+		{[]string{"runs", "--outcome", "great"}, `--outcome "great"`},
+		{[]string{"runs", "--reason", "bored"}, `--reason "bored"`},
+		{[]string{"runs", "--since", "yesterdayish"}, `--since "yesterdayish"`},
+		{[]string{"schedule", "next", "web", "-n", "0"}, "-n 0"},
+		{[]string{"pause", "nosuch"}, `"nosuch"`},
+		{[]string{"start"}, "--all"},
+	} {
+		r := svcctl(t, append(c.args, "--config", cfg)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: code %d, stderr %q; want 2 naming %s", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
