@@ -9,11 +9,12 @@
 // DefaultConfigPath, UserMode, Resolve), refuses a config that
 // non-administrators can write when the agent is privileged
 // (CheckPermissions), and renders a config for printing with every secret
-// redacted (Config.Redacted).
+// redacted by the one rule set of internal/redact (Config.Redacted).
 //
 // It must never: run a command or a shell, touch the network, create or
 // change files (reading the config and stat-ing it is all), fall back to a
 // default when a written value is invalid (a bad zone is an error, never
 // silent UTC), or put an env value or URL password into an error message.
-// It sits at the bottom of the import graph and imports no svc-ctl package.
+// It sits at the bottom of the import graph: it imports only schedule (to
+// check cron with what the agent runs) and internal/redact.
 package config

@@ -1,18 +1,14 @@
 package config
 
 import (
-	"net/url"
-	"regexp"
-	"strings"
+	"svcctl/internal/redact"
 )
-
-// Redacted is the placeholder for a value that is never printed.
-const Redacted = "[redacted]"
 
 // View is the resolved config as `svc-ctl config check` prints it: every
 // default filled in, durations written as in the file ("10m", "40d"), JSON
 // names as the TOML keys. Secrets are not in it: env values, URL passwords
-// and query values, and arguments of secret-looking flags are [redacted].
+// and query values, and arguments of secret-looking flags are [redacted]
+// (internal/redact).
 type View struct {
 	Path     string        `json:"path,omitempty"`
 	Agent    AgentView     `json:"agent"`
@@ -94,8 +90,10 @@ type JobView struct {
 	Depends  []DependView      `json:"depends"`
 }
 
-// Redacted returns the printable view of c.
+// Redacted returns the printable view of c, written with the one rule set
+// (internal/redact) that knows every env and env_file value of c.
 func (c *Config) Redacted() View {
+	r := redact.New(c.EnvValues()...)
 	a := c.Agent
 	v := View{
 		Path: c.Path,
@@ -108,46 +106,46 @@ func (c *Config) Redacted() View {
 		Jobs:     make([]JobView, 0, len(c.Jobs)),
 	}
 	for i := range c.Services {
-		v.Services = append(v.Services, serviceView(&c.Services[i]))
+		v.Services = append(v.Services, serviceView(r, &c.Services[i]))
 	}
 	for i := range c.Jobs {
-		v.Jobs = append(v.Jobs, jobView(&c.Jobs[i]))
+		v.Jobs = append(v.Jobs, jobView(r, &c.Jobs[i]))
 	}
 	return v
 }
 
-func serviceView(s *Service) ServiceView {
+func serviceView(r *redact.Redactor, s *Service) ServiceView {
 	h := s.Health
-	r := s.Restart
+	rs := s.Restart
 	return ServiceView{
-		Name: s.Name, Command: RedactArgs(s.Command), Dir: s.Dir, Env: redactEnv(s.Env), Log: s.Log,
+		Name: s.Name, Command: r.Args(s.Command), Dir: s.Dir, Env: redact.Env(s.Env), Log: s.Log,
 		Interval: FormatDuration(s.Interval), StartTimeout: FormatDuration(s.StartTimeout),
 		StopTimeout: FormatDuration(s.StopTimeout),
 		Health: HealthView{
-			TCP: h.TCP, HTTP: RedactURL(h.HTTP), ExpectStatus: h.ExpectStatus, ExpectBody: h.ExpectBody,
-			Timeout: FormatDuration(h.Timeout), Confirm: FormatDuration(h.Confirm), Exec: RedactArgs(h.Exec),
+			TCP: h.TCP, HTTP: r.String(h.HTTP), ExpectStatus: h.ExpectStatus, ExpectBody: h.ExpectBody,
+			Timeout: FormatDuration(h.Timeout), Confirm: FormatDuration(h.Confirm), Exec: r.Args(h.Exec),
 		},
-		Depends: dependViews(s.Depends),
+		Depends: dependViews(r, s.Depends),
 		Restart: RestartView{
-			BackoffInitial: FormatDuration(r.BackoffInitial), BackoffMax: FormatDuration(r.BackoffMax),
-			GiveUpAfter: r.GiveUpAfter, RetryGivenUp: FormatDuration(r.RetryGivenUp),
+			BackoffInitial: FormatDuration(rs.BackoffInitial), BackoffMax: FormatDuration(rs.BackoffMax),
+			GiveUpAfter: rs.GiveUpAfter, RetryGivenUp: FormatDuration(rs.RetryGivenUp),
 		},
 	}
 }
 
-func jobView(j *Job) JobView {
+func jobView(r *redact.Redactor, j *Job) JobView {
 	return JobView{
-		Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, Command: RedactArgs(j.Command),
-		Dir: j.Dir, Env: redactEnv(j.Env), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
-		Grace: FormatDuration(j.Grace), External: j.External, Depends: dependViews(j.Depends),
+		Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, Command: r.Args(j.Command),
+		Dir: j.Dir, Env: redact.Env(j.Env), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
+		Grace: FormatDuration(j.Grace), External: j.External, Depends: dependViews(r, j.Depends),
 	}
 }
 
-func dependViews(ds []Depend) []DependView {
+func dependViews(r *redact.Redactor, ds []Depend) []DependView {
 	out := make([]DependView, 0, len(ds))
 	for _, d := range ds {
 		dv := DependView{
-			Kind: d.Kind, URL: RedactURL(d.URL), Address: d.Address, Host: d.Host, Path: d.Path,
+			Kind: d.Kind, URL: r.String(d.URL), Address: d.Address, Host: d.Host, Path: d.Path,
 			ExpectStatus: d.ExpectStatus, Timeout: FormatDuration(d.Timeout),
 		}
 		if d.MaxAge > 0 {
@@ -161,73 +159,3 @@ func dependViews(ds []Depend) []DependView {
 	return out
 }
 
-// redactEnv keeps the names and hides every value: env is where tokens and
-// proxy passwords live.
-func redactEnv(env map[string]string) map[string]string {
-	out := make(map[string]string, len(env))
-	for k := range env {
-		out[k] = Redacted
-	}
-	return out
-}
-
-// RedactURL hides the password (or a lone user token) and every query value
-// of a URL; a string that does not parse as a URL is returned unchanged
-// only if it has no '@' and no '?', else as [redacted].
-func RedactURL(s string) string {
-	if s == "" {
-		return ""
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		if strings.ContainsAny(s, "@?") {
-			return Redacted
-		}
-		return s
-	}
-	if u.User == nil && u.RawQuery == "" {
-		return s // nothing to hide: keep it exactly as written
-	}
-	if u.User != nil {
-		if _, hasPassword := u.User.Password(); hasPassword {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
-		} else {
-			u.User = url.User(Redacted) // https://TOKEN@host: the name is the secret
-		}
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{Redacted}
-		}
-		u.RawQuery = q.Encode()
-	}
-	// Keep the placeholder readable rather than percent-encoded.
-	return strings.NewReplacer("%5Bredacted%5D", Redacted).Replace(u.String())
-}
-
-// secretFlag matches flag names that carry a secret: --token, -password,
-// --api-key, --client_secret ...
-var secretFlag = regexp.MustCompile(`(?i)^--?[a-z0-9_-]*(password|passwd|secret|token|api[_-]?key|auth|cookie|credential)[a-z0-9_-]*$`)
-
-// RedactArgs hides the values of secret-looking flags in an argv:
-// "--token=abc" becomes "--token=[redacted]" and the argument after a bare
-// "--token" becomes "[redacted]". URLs in arguments are redacted as by
-// RedactURL.
-func RedactArgs(argv []string) []string {
-	out := make([]string, len(argv))
-	copy(out, argv)
-	for i := 0; i < len(out); i++ {
-		name, _, hasValue := strings.Cut(out[i], "=")
-		switch {
-		case secretFlag.MatchString(name) && hasValue:
-			out[i] = name + "=" + Redacted
-		case secretFlag.MatchString(name) && i+1 < len(out):
-			out[i+1] = Redacted
-			i++
-		case strings.Contains(out[i], "://"):
-			out[i] = RedactURL(out[i])
-		}
-	}
-	return out
-}

@@ -108,3 +108,21 @@ func (c *Config) Job(name string) *Job {
 	}
 	return nil
 }
+
+// EnvValues returns every env (and env_file) value of every service and
+// job: what a redactor built for this configuration must hide
+// (redact.New(cfg.EnvValues()...)).
+func (c *Config) EnvValues() []string {
+	var out []string
+	for i := range c.Services {
+		for _, v := range c.Services[i].Env {
+			out = append(out, v)
+		}
+	}
+	for i := range c.Jobs {
+		for _, v := range c.Jobs[i].Env {
+			out = append(out, v)
+		}
+	}
+	return out
+}

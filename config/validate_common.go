@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"svcctl/internal/redact"
 )
 
 // nameRE is the rule for service and job names: they become directory
@@ -118,7 +120,7 @@ func (c *checker) httpURL(path, v string, httpsOnly bool) {
 		c.fail(path, "invalid URL: use %s, like https://example.com/health", want)
 		return
 	}
-	c.fail(path, "invalid URL %q: use %s", RedactURL(v), want)
+	c.fail(path, "invalid URL %q: use %s", redact.URL(v), want)
 }
 
 // expectStatus checks an HTTP status to expect; 0 means any 2xx.

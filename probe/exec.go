@@ -41,11 +41,11 @@ func probeExec(ctx context.Context, s Spec) Result {
 }
 
 // judgeExit turns the outcome of cmd.Run into a Result. Env values are
-// scrubbed from the output before it goes into Detail.
+// scrubbed from the output by finish, with every other string of the Result.
 func judgeExit(ctx context.Context, s Spec, cmd *exec.Cmd, err error, out *tailBuffer) Result {
 	d := map[string]any{}
 	if o, cut := out.tail(); o != "" {
-		d["output"] = scrubEnv(o, s.Env)
+		d["output"] = o // finish redacts it
 		if cut {
 			d["output_truncated"] = true
 		}

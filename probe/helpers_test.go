@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"svcctl/internal/redact/redacttest"
 )
 
 // quietLog swallows the server-side log of handshakes a test refuses on purpose.
@@ -50,6 +52,11 @@ func runHelper(mode string) int {
 		fmt.Print(strings.Repeat("x", 10000))
 		fmt.Fprint(os.Stderr, "\nEND-MARKER")
 		return 3
+	case "corpus": // print every line of the shared redaction corpus
+		for _, c := range redacttest.Cases {
+			fmt.Println(c.In)
+		}
+		return 1
 	case "env": // check env and dir without printing the expected values
 		cwd, _ := os.Getwd()
 		fmt.Println("cwd=" + cwd)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+
+	"svcctl/internal/redact"
 )
 
 const (
@@ -99,7 +101,7 @@ func httpFailure(ctx context.Context, s Spec, resp *http.Response, err error, p 
 	}
 	var re *redirectError
 	if errors.As(err, &re) {
-		detail["redirect_to"] = redactURL(re.to.String())
+		detail["redirect_to"] = redact.URL(re.to.String())
 		return withDetail(unhealthy("%s", re.reason), detail)
 	}
 	return withDetail(unhealthy("%s", netReason(ctx, s, err, p)), detail)
@@ -110,7 +112,7 @@ func httpFailure(ctx context.Context, s Spec, resp *http.Response, err error, p 
 func judgeResponse(ctx context.Context, s Spec, u *url.URL, resp *http.Response, re *regexp.Regexp, detail map[string]any) Result {
 	detail["status"] = resp.StatusCode
 	if final := resp.Request.URL; final.String() != u.String() {
-		detail["final_url"] = redactURL(final.String())
+		detail["final_url"] = redact.URL(final.String())
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {

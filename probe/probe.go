@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/redact"
 )
 
 // Probe kinds: the keys of the kinds table and the values of Spec.Kind.
@@ -43,6 +44,10 @@ type Spec struct {
 	MaxAge       time.Duration     // file: 0 = any age
 	MinValid     time.Duration     // cert
 	Timeout      time.Duration     // bounds the whole check; 0 = only the caller's context
+	// Redact writes the Result's Target and Detail without secrets; nil: a
+	// rule set that knows only Env's values. The agent passes the one built
+	// from every env and env_file value of its configuration.
+	Redact *redact.Redactor
 }
 
 // Func is one kind of check. It honours ctx (whose deadline is the timeout)
@@ -80,10 +85,17 @@ func Run(ctx context.Context, s Spec) Result {
 	return finish(s, r, time.Since(start))
 }
 
-// finish stamps what every kind shares, so no Func can forget it.
+// finish stamps what every kind shares, so no Func can forget it: among
+// that, no secret leaves in Target, Reason or Detail (an error from net/http
+// quotes the URL with its query).
 func finish(s Spec, r Result, latency time.Duration) Result {
+	red := s.redactor()
 	r.Kind = s.Kind
-	r.Target = displayTarget(s)
+	r.Target = displayTarget(s, red)
+	r.Reason = red.String(r.Reason)
+	if r.Detail != nil {
+		r.Detail = red.Fields(r.Detail)
+	}
 	r.Latency = latency
 	r.LatencyMS = float64(latency.Microseconds()) / 1000
 	if r.Healthy {
