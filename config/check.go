@@ -12,6 +12,7 @@ import (
 type checker struct {
 	doc  *document
 	base string // directory that relative paths are resolved against
+	user bool   // a per-user config (UserMode): only it may name a desktop channel
 }
 
 // fail records a problem at path, on the line where path (or its nearest

@@ -27,6 +27,9 @@ const (
 	defaultJobGrace   = "5m"
 
 	defaultDependTimeout = "5s"
+
+	defaultNotifyMinInterval = "0s"
+	defaultNotifyTimeout     = "10s"
 )
 
 // Bounds checked during validation.

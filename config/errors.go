@@ -42,9 +42,9 @@ func (e *Error) Error() string {
 
 // splitTableKey turns `service "proxy".health.timeout` into
 // `service "proxy": health.timeout`, so the table reads as the subject of
-// the sentence. Keys outside [[service]] and [[job]] are left alone.
+// the sentence. Keys outside [[service]], [[job]] and [[notify]] are left alone.
 func splitTableKey(key string) string {
-	for _, table := range []string{"service", "job"} {
+	for _, table := range []string{"service", "job", "notify"} {
 		rest, ok := strings.CutPrefix(key, table)
 		if !ok || rest == "" {
 			continue

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLoadInvalid loads one testdata/config/invalid-<rule>.toml per
@@ -60,8 +61,23 @@ func TestLoadInvalid(t *testing.T) {
 		{"backoff", 8, `service "proxy".restart.backoff_initial`, `backoff_initial "20m" is longer than backoff_max "10m": the first wait cannot exceed the longest`},
 		{"retention", 3, `agent.retention`, `"30m" is too short: use at least 1h`},
 		{"env-name", 6, `service "proxy".env."A=B"`, `invalid variable name "A=B": it must not be empty or contain '=' or a NUL byte`},
+		{"notify-kind", 4, `notify "phone".kind`, `unknown kind "sms": use webhook, ntfy, healthchecks, desktop or command`},
+		{"notify-missing-url", 2, `notify "phone".url`, `kind "ntfy" needs url: set url = "https://ntfy.sh/TOPIC"`},
+		{"notify-url", 5, `notify "hook".url`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hooks.example.com/svc-ctl`},
+		{"notify-ntfy-topic", 5, `notify "phone".url`, `no topic: write the topic as the path, like https://ntfy.sh/TOPIC`},
+		{"notify-unused-key", 6, `notify "phone".secret`, `not used by kind "ntfy": remove it (kind ntfy uses url, token, priority, tags)`},
+		{"notify-on", 7, `notify "hook".on[1]`, `unknown event "service.up": use service.down, service.given-up, service.recovered, job.failed, job.skipped, job.missing or agent`},
+		{"notify-priority", 6, `notify "phone".priority`, `invalid value "loud": use min, low, default, high or urgent`},
+		{"notify-command", 5, `notify "script".command`, commandMsg},
+		{"notify-desktop-system", 4, `notify "screen".kind`, `kind "desktop" needs the per-user agent (svc-ctl install --user): a system agent has no desktop session to show it in; use ntfy or webhook in this config`},
+		{"notify-duplicate-name", 8, `notify "screen".name`, `duplicate name "screen": already used at line 3; give each notify its own name`},
+		{"notify-min-interval", 6, `notify "hook".min_interval`, `"-5m" is negative: use 0s or more`},
+		{"ping", 6, `service "proxy".ping`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hc-ping.com/UUID`},
 		{"tilde-path", 6, `service "proxy".dir`, `"~/srv/proxy": ~ is not expanded here: write the full path, or a path relative to the config file`},
 	}
+	// Load as the system agent: a desktop channel is refused there (and the
+	// same file is accepted for a per-user agent, below).
+	defer swapUserMode(false)()
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		covered[tt.rule] = true
@@ -215,5 +231,26 @@ func TestDecoderErrors(t *testing.T) {
 		if len(all) != 1 || all[0].Key != tt.key || all[0].Line != tt.line || all[0].Msg != tt.msg {
 			t.Errorf("Parse(%q):\n got %v\nwant d.toml:%d %s: %s", tt.data, err, tt.line, tt.key, tt.msg)
 		}
+	}
+}
+
+// swapUserMode makes Parse judge configs as a per-user (true) or system
+// (false) agent's; the returned func restores the host's own answer.
+func swapUserMode(user bool) func() {
+	old := userMode
+	userMode = func() bool { return user }
+	return func() { userMode = old }
+}
+
+// TestDesktopPerUser: the desktop channel the system agent refuses is fine
+// in a per-user agent's config.
+func TestDesktopPerUser(t *testing.T) {
+	defer swapUserMode(true)()
+	cfg, err := Load(filepath.Join("..", "testdata", "config", "invalid-notify-desktop-system.toml"))
+	if err != nil {
+		t.Fatalf("per-user agent: %v", err)
+	}
+	if n := cfg.NotifyChannel("screen"); n == nil || n.Kind != NotifyDesktop || n.Timeout != 10*time.Second {
+		t.Errorf("channel screen = %+v", n)
 	}
 }

@@ -53,15 +53,20 @@ func Parse(data []byte, file string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{doc: doc, base: base}
+	c := &checker{doc: doc, base: base, user: userMode()}
 	cfg := &Config{Path: abs, Agent: c.agent(&raw.Agent)}
 	cfg.Services = c.services(raw.Service, cfg.Agent.StateDir)
 	cfg.Jobs = c.jobs(raw.Job)
+	cfg.Notify = c.notifies(raw.Notify)
 	if err := doc.finish(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
+
+// userMode is UserMode, a variable so that tests can load a config as the
+// system agent and as a per-user agent on any host.
+var userMode = UserMode
 
 // decode fills raw with go-toml in strict mode. The walk has already
 // reported unknown keys and wrong types; go-toml is the second line that

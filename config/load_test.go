@@ -63,9 +63,19 @@ func TestLoadValidFull(t *testing.T) {
 			{
 				Name: "backup", Schedule: "@every 6h", Timezone: "Local", Location: time.Local,
 				Timeout: time.Hour, Grace: 5 * time.Minute, External: true, Depends: []Depend{},
+				Ping: "https://hc.example.com/ping/9c1e-backup",
 			},
 		},
+		Notify: []Notify{
+			{Name: "phone", Kind: "ntfy", URL: "https://ntfy.example.org/svc-ctl-s3cr3t-topic",
+				On: []string{"service.down", "service.given-up", "job.missing"}, MinInterval: 10 * time.Minute,
+				Token: "tk_ntfy", Priority: "default", Tags: []string{"workstation"}, Timeout: 5 * time.Second},
+			{Name: "alertmanager", Kind: "webhook", URL: "http://127.0.0.1:9093/hook", Secret: "hmac-key", Timeout: 10 * time.Second},
+			{Name: "fleet", Kind: "healthchecks", URL: "https://hc.example.com/ping/0a1b-host", Timeout: 10 * time.Second},
+			{Name: "log", Kind: "command", Command: []string{"/usr/local/bin/log-event", "--to", "/var/log/events"}, Timeout: 10 * time.Second},
+		},
 	}
+	want.Services[1].Ping = "https://hc.example.com/ping/7f3a-worker"
 	want.Services[1].Command = []string{"worker"}
 	want.Services[1].Health.Exec = []string{"worker", "--health"}
 	compareConfig(t, cfg, want)
@@ -101,6 +111,9 @@ func compareConfig(t *testing.T, got, want *Config) {
 		if !reflect.DeepEqual(got.Services[i], want.Services[i]) {
 			t.Errorf("service %d:\n got %+v\nwant %+v", i, got.Services[i], want.Services[i])
 		}
+	}
+	if !reflect.DeepEqual(got.Notify, want.Notify) {
+		t.Errorf("notify:\n got %+v\nwant %+v", got.Notify, want.Notify)
 	}
 	for i := range want.Jobs {
 		g, w := got.Jobs[i], want.Jobs[i]
@@ -141,6 +154,7 @@ command = ["/bin/pull"]
 		Services: []Service{svc},
 		Jobs: []Job{{Name: "pull", Schedule: "@daily", Timezone: "UTC", Location: time.UTC,
 			Command: []string{"/bin/pull"}, Timeout: time.Hour, Grace: 5 * time.Minute, Depends: []Depend{}}},
+		Notify: []Notify{},
 	}
 	compareConfig(t, cfg, want)
 

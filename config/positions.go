@@ -182,7 +182,7 @@ func keyParts(n *unstable.Node) []*unstable.Node {
 // display renders a path for people: `service[1].health.timeout` becomes
 // `service "proxy".health.timeout` when service[1] has a valid name.
 func (d *document) display(path string) string {
-	for _, table := range []string{"service", "job"} {
+	for _, table := range []string{"service", "job", "notify"} {
 		if !strings.HasPrefix(path, table+"[") {
 			continue
 		}

@@ -15,6 +15,7 @@ type rawFile struct {
 	Agent   rawAgent     `toml:"agent"`
 	Service []rawService `toml:"service"`
 	Job     []rawJob     `toml:"job"`
+	Notify  []rawNotify  `toml:"notify"`
 }
 
 type rawAgent struct {
@@ -39,6 +40,7 @@ type rawService struct {
 	Health       rawHealth         `toml:"health"`
 	Depends      []rawDepend       `toml:"depends"`
 	Restart      rawRestart        `toml:"restart"`
+	Ping         string            `toml:"ping"`
 }
 
 type rawHealth struct {
@@ -82,4 +84,19 @@ type rawJob struct {
 	Grace    *durationText     `toml:"grace"`
 	External bool              `toml:"external"`
 	Depends  []rawDepend       `toml:"depends"`
+	Ping     string            `toml:"ping"`
+}
+
+type rawNotify struct {
+	Name        string        `toml:"name"`
+	Kind        string        `toml:"kind"`
+	URL         string        `toml:"url"`
+	On          []string      `toml:"on"`
+	MinInterval *durationText `toml:"min_interval"`
+	Secret      string        `toml:"secret"`
+	Token       string        `toml:"token"`
+	Priority    string        `toml:"priority"`
+	Tags        []string      `toml:"tags"`
+	Command     []string      `toml:"command"`
+	Timeout     *durationText `toml:"timeout"`
 }

@@ -14,6 +14,7 @@ type View struct {
 	Agent    AgentView     `json:"agent"`
 	Services []ServiceView `json:"service"`
 	Jobs     []JobView     `json:"job"`
+	Notify   []NotifyView  `json:"notify"`
 }
 
 // AgentView is [agent] in a View.
@@ -40,6 +41,7 @@ type ServiceView struct {
 	Health       HealthView        `json:"health"`
 	Depends      []DependView      `json:"depends"`
 	Restart      RestartView       `json:"restart"`
+	Ping         string            `json:"ping,omitempty"`
 }
 
 // HealthView is [service.health] in a View.
@@ -88,6 +90,23 @@ type JobView struct {
 	Grace    string            `json:"grace"`
 	External bool              `json:"external"`
 	Depends  []DependView      `json:"depends"`
+	Ping     string            `json:"ping,omitempty"`
+}
+
+// NotifyView is one [[notify]] in a View. The URL keeps its scheme and host
+// only: an ntfy topic or a ping UUID in the path is as good as a password.
+type NotifyView struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`
+	URL         string   `json:"url,omitempty"`
+	On          []string `json:"on"`
+	MinInterval string   `json:"min_interval"`
+	Secret      string   `json:"secret,omitempty"`
+	Token       string   `json:"token,omitempty"`
+	Priority    string   `json:"priority,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	Command     []string `json:"command,omitempty"`
+	Timeout     string   `json:"timeout"`
 }
 
 // Redacted returns the printable view of c, written with the one rule set
@@ -104,6 +123,10 @@ func (c *Config) Redacted() View {
 		},
 		Services: make([]ServiceView, 0, len(c.Services)),
 		Jobs:     make([]JobView, 0, len(c.Jobs)),
+		Notify:   make([]NotifyView, 0, len(c.Notify)),
+	}
+	for i := range c.Notify {
+		v.Notify = append(v.Notify, notifyView(r, &c.Notify[i]))
 	}
 	for i := range c.Services {
 		v.Services = append(v.Services, serviceView(r, &c.Services[i]))
@@ -130,7 +153,28 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 			BackoffInitial: FormatDuration(rs.BackoffInitial), BackoffMax: FormatDuration(rs.BackoffMax),
 			GiveUpAfter: rs.GiveUpAfter, RetryGivenUp: FormatDuration(rs.RetryGivenUp),
 		},
+		Ping: redact.SecretURL(s.Ping),
 	}
+}
+
+func notifyView(r *redact.Redactor, n *Notify) NotifyView {
+	on := n.On
+	if len(on) == 0 {
+		on = EventKinds
+	}
+	return NotifyView{
+		Name: n.Name, Kind: n.Kind, URL: redact.SecretURL(n.URL), On: on,
+		MinInterval: FormatDuration(n.MinInterval), Secret: redactSet(n.Secret), Token: redactSet(n.Token),
+		Priority: n.Priority, Tags: n.Tags, Command: r.Args(n.Command), Timeout: FormatDuration(n.Timeout),
+	}
+}
+
+// redactSet shows that a secret is set without showing it.
+func redactSet(s string) string {
+	if s == "" {
+		return ""
+	}
+	return redact.Placeholder
 }
 
 func jobView(r *redact.Redactor, j *Job) JobView {
@@ -138,6 +182,7 @@ func jobView(r *redact.Redactor, j *Job) JobView {
 		Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, Command: r.Args(j.Command),
 		Dir: j.Dir, Env: redact.Env(j.Env), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
 		Grace: FormatDuration(j.Grace), External: j.External, Depends: dependViews(r, j.Depends),
+		Ping: redact.SecretURL(j.Ping),
 	}
 }
 

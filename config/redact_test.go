@@ -22,7 +22,8 @@ func TestRedacted(t *testing.T) {
 	js := string(out)
 	// Secrets of valid-full.toml: an env password, an env token, a flag
 	// value, a query value.
-	for _, secret := range []string{"user:pw", "t0ken", "s3cret", "key=abc", "C.UTF-8"} {
+	for _, secret := range []string{"user:pw", "t0ken", "s3cret", "key=abc", "C.UTF-8",
+		"svc-ctl-s3cr3t-topic", "tk_ntfy", "hmac-key", "7f3a-worker", "9c1e-backup", "0a1b-host"} {
 		if strings.Contains(js, secret) {
 			t.Errorf("%q leaked into %s", secret, js)
 		}
@@ -32,6 +33,9 @@ func TestRedacted(t *testing.T) {
 		`"HTTPS_PROXY":"[redacted]"`, `"--token","[redacted]"`,
 		`"http":"http://127.0.0.1:8789/health?key=[redacted]"`, `"give_up_after":0`,
 		`"timezone":"Asia/Shanghai"`, `"catch_up":true`,
+		`"url":"https://ntfy.example.org/[redacted]"`, `"token":"[redacted]"`, `"secret":"[redacted]"`,
+		`"ping":"https://hc.example.com/[redacted]"`, `"min_interval":"10m"`,
+		`"on":["service.down","service.given-up","service.recovered","job.failed","job.skipped","job.missing","agent"]`,
 	} {
 		if !strings.Contains(js, want) {
 			t.Errorf("missing %s in %s", want, js)

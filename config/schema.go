@@ -17,6 +17,7 @@ var (
 	typeRawFile      = reflect.TypeFor[rawFile]()
 	typeDurationText = reflect.TypeFor[durationText]()
 	typeRawDepend    = reflect.TypeFor[rawDepend]()
+	typeRawNotify    = reflect.TypeFor[rawNotify]()
 )
 
 // field returns the type of the key named seg inside a value of type t:

@@ -13,6 +13,7 @@ type Config struct {
 	Agent    Agent
 	Services []Service
 	Jobs     []Job
+	Notify   []Notify
 }
 
 // Agent is the [agent] table.
@@ -39,6 +40,7 @@ type Service struct {
 	Health       Health
 	Depends      []Depend
 	Restart      Restart
+	Ping         string // healthchecks-style URL pinged after every healthy cycle; "" = none; a secret
 }
 
 // Health is [service.health]. At least one of TCP, HTTP, Exec is set.
@@ -87,6 +89,71 @@ type Job struct {
 	Grace    time.Duration // default 5m
 	External bool
 	Depends  []Depend
+	Ping     string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
+}
+
+// Notify is one [[notify]] table: a channel events are delivered through.
+// URL, Secret and Token are secrets: print them only through Redacted.
+type Notify struct {
+	Name        string
+	Kind        string        // webhook | ntfy | healthchecks | desktop | command
+	URL         string        // webhook, ntfy, healthchecks
+	On          []string      // event kinds this channel gets; every kind when left out
+	MinInterval time.Duration // per subject: at most one message this often; 0 = no limit
+	Secret      string        // webhook: HMAC-SHA256 key for X-Svcctl-Signature; "" = unsigned
+	Token       string        // ntfy: access token (Authorization: Bearer)
+	Priority    string        // ntfy: priority of ordinary events (min | low | default | high | urgent)
+	Tags        []string      // ntfy: tags added to every message
+	Command     []string      // command: argv; the event arrives as JSON on stdin
+	Timeout     time.Duration // one delivery attempt; default 10s
+}
+
+// Wants reports whether the channel takes events of kind k.
+func (n *Notify) Wants(k string) bool {
+	if len(n.On) == 0 {
+		return true
+	}
+	for _, o := range n.On {
+		if o == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Event kinds: the closed list a [[notify]] `on` accepts (DESIGN.md, "Events
+// and notifications"). Package notify raises exactly these.
+const (
+	EventServiceDown      = "service.down"
+	EventServiceGivenUp   = "service.given-up"
+	EventServiceRecovered = "service.recovered"
+	EventJobFailed        = "job.failed"
+	EventJobSkipped       = "job.skipped"
+	EventJobMissing       = "job.missing"
+	EventAgent            = "agent"
+)
+
+// EventKinds lists every event kind, in the order documentation shows them.
+var EventKinds = []string{EventServiceDown, EventServiceGivenUp, EventServiceRecovered,
+	EventJobFailed, EventJobSkipped, EventJobMissing, EventAgent}
+
+// Notification channel kinds.
+const (
+	NotifyWebhook      = "webhook"
+	NotifyNtfy         = "ntfy"
+	NotifyHealthchecks = "healthchecks"
+	NotifyDesktop      = "desktop"
+	NotifyCommand      = "command"
+)
+
+// NotifyChannel returns the [[notify]] channel with the given name, or nil.
+func (c *Config) NotifyChannel(name string) *Notify {
+	for i := range c.Notify {
+		if c.Notify[i].Name == name {
+			return &c.Notify[i]
+		}
+	}
+	return nil
 }
 
 // Service returns the service with the given name, or nil.

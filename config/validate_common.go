@@ -106,11 +106,12 @@ func (c *checker) hostPort(path, v, example string, listen bool) {
 
 // httpURL checks an http(s) URL (only https when httpsOnly). The message
 // shows the URL redacted: it may carry a password or a token.
-func (c *checker) httpURL(path, v string, httpsOnly bool) {
+// It reports whether v is valid.
+func (c *checker) httpURL(path, v string, httpsOnly bool) bool {
 	u, err := url.Parse(v)
 	ok := err == nil && u.Host != "" && (u.Scheme == "https" || (u.Scheme == "http" && !httpsOnly))
 	if ok {
-		return
+		return true
 	}
 	want := "an http:// or https:// URL with a host"
 	if httpsOnly {
@@ -118,9 +119,10 @@ func (c *checker) httpURL(path, v string, httpsOnly bool) {
 	}
 	if err != nil {
 		c.fail(path, "invalid URL: use %s, like https://example.com/health", want)
-		return
+		return false
 	}
 	c.fail(path, "invalid URL %q: use %s", redact.URL(v), want)
+	return false
 }
 
 // expectStatus checks an HTTP status to expect; 0 means any 2xx.

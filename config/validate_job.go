@@ -51,6 +51,7 @@ func (c *checker) job(p string, r *rawJob) Job {
 		Grace:    c.nonNegative(p+".grace", r.Grace, defaultJobGrace),
 		External: r.External,
 		Depends:  c.depends(p+".depends", r.Depends),
+		Ping:     c.ping(p+".ping", r.Ping),
 	}
 }
 

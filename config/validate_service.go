@@ -31,6 +31,7 @@ func (c *checker) service(p string, r *rawService, stateDir string) Service {
 		Health:       c.health(p, &r.Health),
 		Depends:      c.depends(p+".depends", r.Depends),
 		Restart:      c.restart(p+".restart", &r.Restart),
+		Ping:         c.ping(p+".ping", r.Ping),
 	}
 	if s.Log == "" {
 		s.Log = filepath.Join(stateDir, "services", r.Name, "runtime.log")

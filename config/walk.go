@@ -175,7 +175,7 @@ func (d *document) noteName(parent, seg string, v *unstable.Node) {
 	if seg != "name" || v.Kind != unstable.String {
 		return
 	}
-	for _, table := range []string{"service[", "job["} {
+	for _, table := range []string{"service[", "job[", "notify["} {
 		if strings.HasPrefix(parent, table) && strings.HasSuffix(parent, "]") && !strings.Contains(parent, ".") {
 			d.names[parent] = string(v.Data)
 		}

@@ -182,3 +182,20 @@ func TestFields(t *testing.T) {
 		t.Errorf("Fields =\n%v\nwant\n%v", m, want)
 	}
 }
+
+func TestSecretURL(t *testing.T) {
+	tests := map[string]string{
+		"":                             "",
+		"https://ntfy.sh/my-topic":     "https://ntfy.sh/[redacted]",
+		"https://hc-ping.com/uuid?x=1": "https://hc-ping.com/[redacted]",
+		"https://u:p@h.example.com":    "https://h.example.com/[redacted]",
+		"http://127.0.0.1:9093":        "http://127.0.0.1:9093",
+		"no-host/topic":                "[redacted]",
+		"mailto:someone@example.com":   "[redacted]",
+	}
+	for in, want := range tests {
+		if got := redact.SecretURL(in); got != want {
+			t.Errorf("SecretURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -63,3 +63,23 @@ func query(q string) string {
 	}
 	return strings.Join(parts, "&")
 }
+
+// SecretURL is for a URL that is a credential as a whole: an ntfy topic, a
+// healthchecks ping UUID, a webhook with a token in its path. Unlike URL it
+// hides the path too, keeping only the scheme and host, so a person can still
+// tell which server it names: https://ntfy.example.org/[redacted]. Text that
+// does not parse as a URL with a host comes back as the placeholder.
+func SecretURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return Placeholder
+	}
+	out := u.Scheme + "://" + u.Host
+	if u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		out += "/" + Placeholder
+	}
+	return out
+}

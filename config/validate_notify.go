@@ -1,0 +1,148 @@
+package config
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// notifyKinds maps each channel kind to the keys it uses besides name, kind,
+// on, min_interval and timeout; the first is the one it cannot do without.
+var notifyKinds = map[string][]string{
+	NotifyWebhook:      {"url", "secret"},
+	NotifyNtfy:         {"url", "token", "priority", "tags"},
+	NotifyHealthchecks: {"url"},
+	NotifyDesktop:      {},
+	NotifyCommand:      {"command"},
+}
+
+var notifyKindNames = []string{NotifyWebhook, NotifyNtfy, NotifyHealthchecks, NotifyDesktop, NotifyCommand}
+
+// ntfyPriorities are ntfy's own priority names.
+var ntfyPriorities = []string{"min", "low", "default", "high", "urgent"}
+
+// notifyCommon are the keys every kind takes.
+var notifyCommon = []string{"name", "kind", "on", "min_interval", "timeout"}
+
+// notifies validates every [[notify]]; names are unique among channels.
+func (c *checker) notifies(raws []rawNotify) []Notify {
+	seen := map[string]int{}
+	out := make([]Notify, 0, len(raws))
+	for i := range raws {
+		p := indexKey("notify", i)
+		c.name(p, raws[i].Name, seen)
+		out = append(out, c.notify(p, &raws[i]))
+	}
+	return out
+}
+
+func (c *checker) notify(p string, r *rawNotify) Notify {
+	n := Notify{
+		Name:        r.Name,
+		Kind:        r.Kind,
+		URL:         r.URL,
+		On:          c.eventKinds(p+".on", r.On),
+		MinInterval: c.nonNegative(p+".min_interval", r.MinInterval, defaultNotifyMinInterval),
+		Secret:      r.Secret,
+		Token:       r.Token,
+		Priority:    r.Priority,
+		Tags:        r.Tags,
+		Command:     r.Command,
+		Timeout:     c.positive(p+".timeout", r.Timeout, defaultNotifyTimeout),
+	}
+	uses, ok := notifyKinds[r.Kind]
+	switch {
+	case r.Kind == "":
+		c.fail(p+".kind", "missing kind: use %s", orList(notifyKindNames))
+	case !ok:
+		c.fail(p+".kind", "unknown kind %q: use %s", r.Kind, orList(notifyKindNames))
+	default:
+		c.unusedNotifyKeys(p, r.Kind, uses)
+		c.notifyTarget(p, r)
+	}
+	return n
+}
+
+// unusedNotifyKeys refuses keys the kind does not read: a `secret` on an
+// ntfy channel would otherwise look like it protects something.
+func (c *checker) unusedNotifyKeys(p, kind string, uses []string) {
+	for _, k := range acceptedKeys(typeRawNotify) {
+		if slices.Contains(notifyCommon, k) || slices.Contains(uses, k) {
+			continue
+		}
+		if c.doc.has(p + "." + k) {
+			what := "no other keys"
+			if len(uses) > 0 {
+				what = strings.Join(uses, ", ")
+			}
+			c.fail(p+"."+k, "not used by kind %q: remove it (kind %s uses %s)", kind, kind, what)
+		}
+	}
+}
+
+// notifyTarget checks what the kind needs to reach somebody.
+func (c *checker) notifyTarget(p string, r *rawNotify) {
+	switch r.Kind {
+	case NotifyWebhook:
+		if c.required(p, r.Kind, "url", r.URL, `url = "https://hooks.example.com/svc-ctl"`) {
+			c.secretURL(p+".url", r.URL, "https://hooks.example.com/svc-ctl")
+		}
+	case NotifyNtfy:
+		if c.required(p, r.Kind, "url", r.URL, `url = "https://ntfy.sh/TOPIC"`) {
+			c.ntfyURL(p+".url", r.URL)
+		}
+		if r.Priority != "" {
+			c.oneOf(p+".priority", r.Priority, ntfyPriorities...)
+		}
+	case NotifyHealthchecks:
+		if c.required(p, r.Kind, "url", r.URL, `url = "https://hc-ping.com/UUID"`) {
+			c.secretURL(p+".url", r.URL, "https://hc-ping.com/UUID")
+		}
+	case NotifyDesktop:
+		if !c.user {
+			c.fail(p+".kind", `kind "desktop" needs the per-user agent (svc-ctl install --user): `+
+				`a system agent has no desktop session to show it in; use ntfy or webhook in this config`)
+		}
+	case NotifyCommand:
+		c.command(p+".command", r.Command, "")
+	}
+}
+
+// ntfyURL checks an ntfy topic URL: a server and a topic.
+func (c *checker) ntfyURL(path, v string) {
+	if !c.secretURL(path, v, "https://ntfy.sh/TOPIC") {
+		return
+	}
+	if u, _ := url.Parse(v); strings.Trim(u.Path, "/") == "" {
+		c.fail(path, "no topic: write the topic as the path, like https://ntfy.sh/TOPIC")
+	}
+}
+
+// secretURL checks an http(s) URL that is a credential as a whole (a topic,
+// a ping UUID, a hook token): the message never echoes it, not even in part.
+func (c *checker) secretURL(path, v, example string) bool {
+	u, err := url.Parse(v)
+	if err == nil && u.Host != "" && (u.Scheme == "https" || u.Scheme == "http") {
+		return true
+	}
+	c.fail(path, "invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like %s", example)
+	return false
+}
+
+// eventKinds checks an `on` list against the closed list of event kinds.
+func (c *checker) eventKinds(path string, on []string) []string {
+	for i, k := range on {
+		if !slices.Contains(EventKinds, k) {
+			c.fail(indexKey(path, i), "unknown event %q: use %s", k, orList(EventKinds))
+		}
+	}
+	return on
+}
+
+// ping checks a service's or job's healthchecks-style ping URL.
+func (c *checker) ping(path, v string) string {
+	if v != "" {
+		c.secretURL(path, v, "https://hc-ping.com/UUID")
+	}
+	return v
+}
