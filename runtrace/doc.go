@@ -1,7 +1,10 @@
 // Package runtrace is svc-ctl's ledger: a SQLite file (modernc.org/sqlite,
 // pure Go) holding one run_trace row for every run of everything — watchdog
-// cycles, jobs, the agent's own starts — plus agent heartbeats and job
-// registrations.
+// cycles, jobs, the agent's own starts — plus agent heartbeats, job
+// registrations and the notification outbox (outbox.go, deliveries.go): an
+// event is queued in the same transaction as the run row that raised it
+// (FinishEmit, RecordEmit), and delivered through claims with a lease, so it
+// survives a crash and never has two attempts in flight.
 //
 // A run is written twice: Begin inserts it as "running" before the work
 // starts, Finish records the verdict by id with

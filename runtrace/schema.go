@@ -58,6 +58,57 @@ var migrations = [][]string{
   registered_at INTEGER NOT NULL
 )`,
 	},
+	// v2: the outbox (notifications). An event is written in the same
+	// transaction as the run row that raised it; one delivery row per
+	// channel that wants it.
+	{
+		`CREATE TABLE outbox (
+  id         TEXT    PRIMARY KEY,
+  run_id     INTEGER,
+  kind       TEXT    NOT NULL,
+  subject    TEXT    NOT NULL,
+  created_at INTEGER NOT NULL,
+  event      TEXT    NOT NULL
+)`,
+		`CREATE INDEX outbox_created ON outbox (created_at)`,
+		`CREATE TABLE deliveries (
+  event_id      TEXT    NOT NULL REFERENCES outbox (id) ON DELETE CASCADE,
+  channel       TEXT    NOT NULL,
+  state         TEXT    NOT NULL CHECK (state IN ('pending','delivered','failed','held')),
+  attempts      INTEGER NOT NULL DEFAULT 0,
+  next_at       INTEGER NOT NULL,
+  claimed_by    TEXT,
+  claimed_until INTEGER,
+  held_back     INTEGER NOT NULL DEFAULT 0,
+  last_error    TEXT,
+  done_at       INTEGER,
+  PRIMARY KEY (event_id, channel)
+)`,
+		// the sender's one question: what is due now.
+		`CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending'`,
+		`CREATE TABLE notify_channels (
+  channel         TEXT    PRIMARY KEY,
+  last_ok_at      INTEGER,
+  last_latency_ms INTEGER,
+  last_error      TEXT,
+  last_error_at   INTEGER,
+  failing_since   INTEGER
+)`,
+		// min_interval: when each channel last sent something about a subject.
+		`CREATE TABLE notify_sent (
+  channel TEXT    NOT NULL,
+  subject TEXT    NOT NULL,
+  sent_at INTEGER NOT NULL,
+  PRIMARY KEY (channel, subject)
+)`,
+		// what the agent last told people about each subject (down, given-up,
+		// ok), and other small marks (the job.missing watermark).
+		`CREATE TABLE notify_marks (
+  key   TEXT    PRIMARY KEY,
+  value TEXT    NOT NULL,
+  at    INTEGER NOT NULL
+)`,
+	},
 }
 
 var schemaVersion = len(migrations)
@@ -68,6 +119,12 @@ var wantColumns = map[string][]string{
 		"outcome", "reason", "duration_ms", "detail"},
 	"heartbeats":        {"instance_id", "pid", "version", "started_at", "boot_time", "beat_at", "mode", "hostname"},
 	"job_registrations": {"job_id", "spec", "registered_at"},
+	"outbox":            {"id", "run_id", "kind", "subject", "created_at", "event"},
+	"deliveries": {"event_id", "channel", "state", "attempts", "next_at", "claimed_by", "claimed_until",
+		"held_back", "last_error", "done_at"},
+	"notify_channels": {"channel", "last_ok_at", "last_latency_ms", "last_error", "last_error_at", "failing_since"},
+	"notify_sent":     {"channel", "subject", "sent_at"},
+	"notify_marks":    {"key", "value", "at"},
 }
 
 type schemaState struct {

@@ -36,38 +36,7 @@ func (s *Store) Begin(ctx context.Context, jobID, trigger string, scheduledAt, s
 // "running" (reaped, interrupted, finished twice) keeps its verdict and
 // Finish returns ErrAlreadyFinished; an unknown id returns ErrNotFound.
 func (s *Store) Finish(ctx context.Context, id int64, outcome, reason string, detail any, finishedAt time.Time) error {
-	if err := checkVerdict(outcome, reason, finishedAt); err != nil {
-		return fmt.Errorf("finish run %d: %w", id, err)
-	}
-	d, err := encodeDetail(detail)
-	if err != nil {
-		return fmt.Errorf("finish run %d: %w", id, err)
-	}
-	var kept Run
-	err = s.tx(ctx, "finish run", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE run_trace
-SET outcome = ?, reason = ?, detail = ?, finished_at = ?, duration_ms = MAX(0, ? - started_at)
-WHERE id = ? AND outcome = 'running'`,
-			outcome, reason, d, finishedAt.UnixMilli(), finishedAt.UnixMilli(), id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
-			return err
-		}
-		kept, err = finishedRun(ctx, tx, id)
-		return err
-	})
-	if errors.Is(err, ErrAlreadyFinished) {
-		s.log.Warn("runtrace.finish_late", "run_id", id, "job", kept.JobID,
-			"kept_outcome", kept.Outcome, "kept_reason", kept.Reason, "outcome", outcome, "reason", reason)
-		return fmt.Errorf("finish run %d of %s as %s/%s: %w (kept %s/%s)",
-			id, kept.JobID, outcome, reason, err, kept.Outcome, kept.Reason)
-	}
-	if err != nil {
-		return fmt.Errorf("finish run %d: %w", id, err)
-	}
-	return nil
+	return s.FinishEmit(ctx, id, outcome, reason, detail, finishedAt, nil)
 }
 
 // finishedRun explains why an UPDATE matched nothing.
@@ -90,41 +59,7 @@ func finishedRun(ctx context.Context, tx *sql.Tx, id int64) (Run, error) {
 // one finished row in one statement. r.ID is ignored; the new id is returned.
 // A zero r.FinishedAt means r.StartedAt.
 func (s *Store) Record(ctx context.Context, r Run) (int64, error) {
-	if r.FinishedAt.IsZero() {
-		r.FinishedAt = r.StartedAt
-	}
-	if err := checkStart(r.JobID, r.Trigger, r.StartedAt); err != nil {
-		return 0, fmt.Errorf("record run of %q: %w", r.JobID, err)
-	}
-	if err := checkVerdict(r.Outcome, r.Reason, r.FinishedAt); err != nil {
-		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
-	}
-	var detail any
-	if len(r.Detail) > 0 {
-		detail = r.Detail
-	}
-	d, err := encodeDetail(detail)
-	if err != nil {
-		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
-	}
-	dur := max(0, r.FinishedAt.UnixMilli()-r.StartedAt.UnixMilli())
-	var id int64
-	err = s.tx(ctx, "record run", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO run_trace
-(job_id, trigger, scheduled_at, started_at, finished_at, outcome, reason, duration_ms, detail)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.JobID, r.Trigger, toMS(r.ScheduledAt), r.StartedAt.UnixMilli(), r.FinishedAt.UnixMilli(),
-			r.Outcome, r.Reason, dur, d)
-		if err != nil {
-			return err
-		}
-		id, err = res.LastInsertId()
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
-	}
-	return id, nil
+	return s.RecordEmit(ctx, r, nil)
 }
 
 func checkStart(jobID, trigger string, startedAt time.Time) error {

@@ -1,0 +1,362 @@
+package runtrace
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+func event(id, subject string, at time.Time, channels ...string) OutboxEvent {
+	return OutboxEvent{ID: id, Kind: "service.down", Subject: subject, CreatedAt: at,
+		Payload: []byte(fmt.Sprintf(`{"id":%q}`, id)), Channels: channels}
+}
+
+// downEmitter raises service.down for a failed run and marks the subject
+// down; it raises nothing for a subject already marked down.
+func downEmitter(calls *int) Emitter {
+	return func(r Run, m Mark) ([]OutboxEvent, Mark) {
+		*calls++
+		if r.Outcome != OutcomeFailed || m.Value == "down" {
+			return nil, m
+		}
+		return []OutboxEvent{event(fmt.Sprintf("ev-%d", r.ID), r.JobID, r.FinishedAt, "hook", "phone")},
+			Mark{Value: "down", At: r.FinishedAt}
+	}
+}
+
+// TestFinishEmitCommitsBoth: the verdict, its event, one delivery per
+// channel and the subject's mark arrive together, and the emitter sees the
+// run as committed.
+func TestFinishEmitCommitsBoth(t *testing.T) {
+	s := newStore(t)
+	id, err := s.Begin(ctxb, "watchdog:proxy", TriggerSchedule, time.Time{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen Run
+	emit := func(r Run, m Mark) ([]OutboxEvent, Mark) {
+		seen = r
+		return downEmitter(new(int))(r, m)
+	}
+	if err := s.FinishEmit(ctxb, id, OutcomeFailed, ReasonStartFailed, map[string]int{"exit_code": 3}, t0.Add(2*time.Second), emit); err != nil {
+		t.Fatal(err)
+	}
+	if seen.ID != id || seen.JobID != "watchdog:proxy" || seen.Trigger != TriggerSchedule || !seen.StartedAt.Equal(t0) ||
+		seen.Duration != 2*time.Second || string(seen.Detail) != `{"exit_code":3}` {
+		t.Errorf("emitter saw %+v", seen)
+	}
+	ds, err := s.Deliveries(ctxb, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].Channel != "hook" || ds[1].Channel != "phone" || ds[0].RunID != id ||
+		ds[0].State != DeliveryPending || string(ds[0].Payload) != fmt.Sprintf(`{"id":"ev-%d"}`, id) {
+		t.Fatalf("deliveries = %+v", ds)
+	}
+	if m, _ := s.GetMark(ctxb, SubjectMarkKey("watchdog:proxy")); m.Value != "down" {
+		t.Errorf("mark = %+v, want down", m)
+	}
+	// A second failure of a subject already down raises nothing.
+	id2 := mustBegin(t, s, "watchdog:proxy")
+	if err := s.FinishEmit(ctxb, id2, OutcomeFailed, ReasonStartFailed, nil, t0.Add(time.Minute), downEmitter(new(int))); err != nil {
+		t.Fatal(err)
+	}
+	if n := countDeliveries(t, s)[DeliveryPending]; n != 2 {
+		t.Errorf("pending = %d after a repeat failure, want 2", n)
+	}
+}
+
+// TestFinishEmitAllOrNothing: an event that cannot be queued rolls the
+// verdict back too, and a run already finished queues nothing.
+func TestFinishEmitAllOrNothing(t *testing.T) {
+	s := newStore(t)
+	id := mustBegin(t, s, "job:pull")
+	bad := func(r Run, m Mark) ([]OutboxEvent, Mark) {
+		return []OutboxEvent{{ID: "x", Kind: "job.failed", Subject: r.JobID, CreatedAt: t0}}, Mark{Value: "down", At: t0}
+	}
+	if err := s.FinishEmit(ctxb, id, OutcomeFailed, ReasonExitNonzero, nil, t0, bad); err == nil {
+		t.Fatal("an event without payload was accepted")
+	}
+	if r := getRun(t, s, id); r.Outcome != OutcomeRunning {
+		t.Fatalf("the verdict committed without its event: %+v", r)
+	}
+	if m, _ := s.GetMark(ctxb, SubjectMarkKey("job:pull")); m != (Mark{}) {
+		t.Fatalf("mark written without the event: %+v", m)
+	}
+	calls := 0
+	if err := s.FinishEmit(ctxb, id, OutcomeOK, ReasonCompleted, nil, t0, downEmitter(&calls)); err != nil {
+		t.Fatal(err)
+	}
+	err := s.FinishEmit(ctxb, id, OutcomeFailed, ReasonExitNonzero, nil, t0, downEmitter(&calls))
+	if !errors.Is(err, ErrAlreadyFinished) {
+		t.Fatalf("second finish = %v, want ErrAlreadyFinished", err)
+	}
+	if calls != 1 || countDeliveries(t, s)[DeliveryPending] != 0 {
+		t.Errorf("emitter called %d times (want 1), deliveries %v", calls, countDeliveries(t, s))
+	}
+}
+
+func TestRecordEmitAndEmitIdempotent(t *testing.T) {
+	s := newStore(t)
+	calls := 0
+	id, err := s.RecordEmit(ctxb, Run{JobID: "job:pull", Trigger: TriggerSchedule, StartedAt: t0,
+		Outcome: OutcomeFailed, Reason: ReasonDependencyFailed}, downEmitter(&calls))
+	if err != nil || calls != 1 {
+		t.Fatalf("RecordEmit = %d, %v (calls %d)", id, err, calls)
+	}
+	missing := event("missing-job:pull-1", "job:pull", t0, "hook")
+	marks := map[string]Mark{"missing:checked": {Value: "1", At: t0}}
+	for i, want := range []int{1, 0} {
+		n, err := s.Emit(ctxb, []OutboxEvent{missing}, marks)
+		if err != nil || n != want {
+			t.Fatalf("Emit #%d = %d, %v; want %d new", i+1, n, err, want)
+		}
+	}
+	if got := countDeliveries(t, s)[DeliveryPending]; got != 3 {
+		t.Errorf("pending = %d, want 3 (2 for the run, 1 for the missing slot)", got)
+	}
+	if m, _ := s.GetMark(ctxb, "missing:checked"); m.Value != "1" || !m.At.Equal(t0) {
+		t.Errorf("mark = %+v", m)
+	}
+}
+
+// TestClaimIsExclusive: senders racing for the same deliveries never get
+// one twice while a lease holds; an expired lease hands it on, and the
+// first sender's late report is refused.
+func TestClaimIsExclusive(t *testing.T) {
+	s := newStore(t)
+	var evs []OutboxEvent
+	for i := range 50 {
+		evs = append(evs, event(fmt.Sprintf("e%02d", i), "watchdog:proxy", t0.Add(time.Duration(i)*time.Millisecond), "hook"))
+	}
+	if _, err := s.Emit(ctxb, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(time.Second)
+	var mu sync.Mutex
+	got := map[string]string{}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			owner := fmt.Sprintf("sender-%d", w)
+			for {
+				ds, err := s.Claim(ctxb, owner, now, time.Minute, 7)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(ds) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, d := range ds {
+					if prev, dup := got[d.EventID]; dup {
+						t.Errorf("%s claimed by %s and %s", d.EventID, prev, owner)
+					}
+					got[d.EventID] = owner
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(got) != 50 {
+		t.Fatalf("claimed %d of 50", len(got))
+	}
+	// Leases run out after a minute: the deliveries can be claimed again.
+	later := now.Add(time.Minute)
+	ds, err := s.Claim(ctxb, "sender-new", later, time.Minute, 100)
+	if err != nil || len(ds) != 50 {
+		t.Fatalf("after the lease: claimed %d, %v; want 50", len(ds), err)
+	}
+	err = s.Failed(ctxb, ds[0], got[ds[0].EventID], later, "boom", false, later)
+	if !errors.Is(err, ErrClaimLost) {
+		t.Errorf("late report of the old owner = %v, want ErrClaimLost", err)
+	}
+	if n, err := s.ReleaseClaims(ctxb, "sender-new"); n != 0 || err != nil {
+		t.Errorf("ReleaseClaims(own) = %d, %v", n, err)
+	}
+	if n, err := s.ReleaseClaims(ctxb, "agent-2"); n != 50 || err != nil {
+		t.Errorf("ReleaseClaims(other) = %d, %v; want 50", n, err)
+	}
+}
+
+// TestDeliveryBookkeeping: a failed attempt waits for its retry time, a
+// delivered one is done, the channel's state follows, and all of it
+// survives closing and reopening the file.
+func TestDeliveryBookkeeping(t *testing.T) {
+	path := dbPath(t)
+	s := openT(t, path)
+	if _, err := s.Emit(ctxb, []OutboxEvent{event("a", "job:pull", t0, "hook")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ds := mustClaim(t, s, "me", t0, 1)
+	retry := t0.Add(30 * time.Second)
+	if err := s.Failed(ctxb, ds[0], "me", t0, "503 Service Unavailable", false, retry); err != nil {
+		t.Fatal(err)
+	}
+	if ds := mustClaim(t, s, "me", retry.Add(-time.Millisecond), 0); len(ds) != 0 {
+		t.Fatalf("claimed before its retry time: %+v", ds)
+	}
+	if next, ok, err := s.NextDue(ctxb); !ok || err != nil || !next.Equal(retry) {
+		t.Errorf("NextDue = %v %v %v, want %v", next, ok, err, retry)
+	}
+	s.Close()
+	s = openT(t, path) // a restart in between
+	ds = mustClaim(t, s, "me2", retry, 1)
+	if ds[0].Attempts != 1 || ds[0].LastError != "503 Service Unavailable" {
+		t.Errorf("after restart: %+v", ds[0])
+	}
+	cs, _ := s.ChannelStates(ctxb)
+	if len(cs) != 1 || cs[0].LastError != "503 Service Unavailable" || !cs[0].FailingSince.Equal(t0) {
+		t.Errorf("channel state after failure: %+v", cs)
+	}
+	if err := s.Delivered(ctxb, ds[0], retry, 12*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ = s.ChannelStates(ctxb)
+	if !cs[0].LastOK.Equal(retry) || !cs[0].FailingSince.IsZero() || cs[0].LastLatency != 12*time.Millisecond {
+		t.Errorf("channel state after delivery: %+v", cs)
+	}
+	if _, ok, _ := s.NextDue(ctxb); ok {
+		t.Error("NextDue says something is pending after delivery")
+	}
+	// The subject's last message is remembered for min_interval.
+	if _, err := s.Emit(ctxb, []OutboxEvent{event("b", "job:pull", retry, "hook")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ds := mustClaim(t, s, "me2", retry, 1); !ds[0].LastSent.Equal(retry) {
+		t.Errorf("LastSent = %v, want %v", ds[0].LastSent, retry)
+	}
+	// A permanent failure ends the delivery.
+	ds = mustClaim(t, s, "me3", retry.Add(time.Hour), 1)
+	if err := s.Failed(ctxb, ds[0], "me3", retry, "400 Bad Request", true, retry); err != nil {
+		t.Fatal(err)
+	}
+	if c := countDeliveries(t, s); c[DeliveryFailed] != 1 || c[DeliveryDelivered] != 1 || c[DeliveryPending] != 0 {
+		t.Errorf("counts = %v", c)
+	}
+}
+
+func TestHoldAndDefer(t *testing.T) {
+	s := newStore(t)
+	var evs []OutboxEvent
+	for i := range 4 {
+		evs = append(evs, event(fmt.Sprintf("f%d", i), "watchdog:proxy", t0.Add(time.Duration(i)*time.Second), "phone"))
+	}
+	if _, err := s.Emit(ctxb, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	ds := mustClaim(t, s, "me", t0.Add(time.Minute), 4)
+	until := t0.Add(10 * time.Minute)
+	if err := s.Defer(ctxb, ds[3], "me", until); err != nil {
+		t.Fatal(err)
+	}
+	carrier, err := s.Hold(ctxb, ds[:2], ds[2], "me", t0.Add(time.Minute))
+	if err != nil || carrier.HeldBack != 2 {
+		t.Fatalf("Hold = %+v, %v", carrier, err)
+	}
+	// Folding the carrier into the last one carries its count along.
+	carrier2, err := s.Hold(ctxb, []Delivery{carrier}, ds[3], "me", until)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if carrier2.HeldBack != 3 {
+		t.Errorf("HeldBack = %d, want 3", carrier2.HeldBack)
+	}
+	if c := countDeliveries(t, s); c[DeliveryHeld] != 3 || c[DeliveryPending] != 1 {
+		t.Errorf("counts = %v, want 3 held, 1 pending", c)
+	}
+	if ds := mustClaim(t, s, "me", until.Add(-time.Millisecond), 0); len(ds) != 0 {
+		t.Fatalf("the deferred delivery was due early: %+v", ds)
+	}
+	ds = mustClaim(t, s, "me", until, 1)
+	if ds[0].EventID != "f3" || ds[0].HeldBack != 3 {
+		t.Fatalf("due at %v: %+v, want f3 standing for 3", until, ds[0])
+	}
+}
+
+func TestDropExpired(t *testing.T) {
+	s := newStore(t)
+	old, recent := t0.Add(-8*24*time.Hour), t0.Add(-time.Hour)
+	if _, err := s.Emit(ctxb, []OutboxEvent{
+		event("old-1", "job:a", old, "hook", "phone"), event("old-2", "job:a", old, "hook"),
+		event("new", "job:a", recent, "hook"),
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := s.Claim(ctxb, "me", old, time.Minute, 1) // old-1 to hook
+	if err != nil || len(ds) != 1 || ds[0].Channel != "hook" {
+		t.Fatalf("Claim = %+v, %v", ds, err)
+	}
+	if err := s.Delivered(ctxb, ds[0], old, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.DropExpired(ctxb, t0.Add(-7*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Events != 2 || got.Undelivered["hook"] != 1 || got.Undelivered["phone"] != 1 || len(got.Undelivered) != 2 {
+		t.Errorf("dropped %+v", got)
+	}
+	if c := countDeliveries(t, s); c[DeliveryPending] != 1 || len(c) != 1 {
+		t.Errorf("left %v, want the recent one pending", c)
+	}
+}
+
+// TestMigrateV1KeepsRows: a ledger written by the previous svc-ctl (schema
+// v1) gets the outbox and keeps its runs.
+func TestMigrateV1KeepsRows(t *testing.T) {
+	path := dbPath(t)
+	s := openT(t, path)
+	id := mustRecord(t, s, Run{JobID: "job:a", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
+	s.Close()
+	raw := rawDB(t, path)
+	mustExec(t, raw, "DROP TABLE deliveries", "DROP TABLE outbox", "DROP TABLE notify_channels",
+		"DROP TABLE notify_sent", "DROP TABLE notify_marks", "PRAGMA user_version = 1")
+	raw.Close()
+	s = openT(t, path)
+	if st := schemaOf(t, s); st.version != 2 || len(st.tables) != len(wantColumns) {
+		t.Fatalf("after migration: %+v", st)
+	}
+	if r := getRun(t, s, id); r.JobID != "job:a" {
+		t.Fatalf("run lost: %+v", r)
+	}
+	if _, err := s.Emit(ctxb, []OutboxEvent{event("x", "job:a", t0, "hook")}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustBegin(t *testing.T, s *Store, job string) int64 {
+	t.Helper()
+	id, err := s.Begin(ctxb, job, TriggerSchedule, time.Time{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func mustClaim(t *testing.T, s *Store, owner string, now time.Time, want int) []Delivery {
+	t.Helper()
+	ds, err := s.Claim(ctxb, owner, now, time.Minute, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want > 0 && len(ds) != want {
+		t.Fatalf("claimed %d, want %d: %+v", len(ds), want, ds)
+	}
+	return ds
+}
+
+func countDeliveries(t *testing.T, s *Store) map[string]int {
+	t.Helper()
+	c, err := s.CountDeliveries(ctxb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
