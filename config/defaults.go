@@ -30,10 +30,12 @@ const (
 
 	defaultNotifyMinInterval = "0s"
 	defaultNotifyTimeout     = "10s"
+	defaultLogMax            = "50MiB"
 )
 
 // Bounds checked during validation.
 const (
 	minInterval  = "1s"
 	minRetention = "1h"
+	minLogMax    = "4KiB" // smaller would rotate on every few lines
 )

@@ -12,7 +12,8 @@
 // redacted by the one rule set of internal/redact (Config.Redacted).
 //
 // It must never: run a command or a shell, touch the network, create or
-// change files (reading the config and stat-ing it is all), fall back to a
+// change files (reading the config and its env_files, stat-ing them and
+// looking up user and group names is all), fall back to a
 // default when a written value is invalid (a bad zone is an error, never
 // silent UTC), or put an env value or URL password into an error message.
 // It sits at the bottom of the import graph: it imports only schedule (to

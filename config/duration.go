@@ -18,6 +18,12 @@ const durationHint = "use Go syntax like 30s, 10m, 1h30m, or days like 40d"
 
 var errDurationOverflow = errors.New("overflow")
 
+// MaxDuration is the longest duration accepted anywhere, in the file or on
+// the command line: a year and a day. Nothing svc-ctl waits for or looks
+// back over is longer, and the bound keeps every time computed from a
+// duration (now + interval, now - since) far from overflowing.
+const MaxDuration = 366 * day
+
 // units are time.ParseDuration's units plus "d".
 var units = map[string]uint64{
 	"ns": uint64(time.Nanosecond),
@@ -37,8 +43,11 @@ var units = map[string]uint64{
 // duration flags (--for, --since) both use it.
 func ParseDuration(s string) (time.Duration, error) {
 	d, err := parseDuration(s)
-	if err != nil {
+	if err != nil && !errors.Is(err, errDurationOverflow) {
 		return 0, fmt.Errorf("invalid duration %q: %s", s, durationHint)
+	}
+	if err != nil || d > MaxDuration || d < -MaxDuration {
+		return 0, fmt.Errorf("duration %q is too long: the longest accepted is 366d", s)
 	}
 	return d, nil
 }

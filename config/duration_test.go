@@ -1,7 +1,6 @@
 package config
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +25,9 @@ func TestParseDuration(t *testing.T) {
 		{"-5s", -5 * time.Second},
 		{"+1d", 24 * time.Hour},
 		{"2µs", 2 * time.Microsecond},
-		{"106751d23h47m16.854775807s", math.MaxInt64},
+		{"366d", 366 * day},
+		{"-366d", -366 * day},
+		{"365d23h59m", 365*day + 23*time.Hour + 59*time.Minute},
 	}
 	for _, tt := range tests {
 		got, err := ParseDuration(tt.in)
@@ -34,7 +35,7 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "d", "1", "2x", "1D", "1 d", "1dd", "106752d", "-", ".d", "1d-1h", "10 m"} {
+	for _, bad := range []string{"", "d", "1", "2x", "1D", "1 d", "1dd", "-", ".d", "1d-1h", "10 m"} {
 		_, err := ParseDuration(bad)
 		if err == nil {
 			t.Errorf("ParseDuration(%q) accepted, want an error", bad)
@@ -43,6 +44,20 @@ func TestParseDuration(t *testing.T) {
 		want := `invalid duration "` + bad + `": use Go syntax like 30s, 10m, 1h30m, or days like 40d`
 		if err.Error() != want {
 			t.Errorf("ParseDuration(%q) error %q, want %q", bad, err, want)
+		}
+	}
+}
+
+// TestParseDurationCap is finding 9 of issue 11: "106751d" passed config
+// check and overflowed later (now + interval). Nothing above 366d is
+// accepted, with one clear message, also where it would overflow int64.
+func TestParseDurationCap(t *testing.T) {
+	for _, long := range []string{"367d", "366d1ns", "-367d", "106751d", "106751d23h47m16.854775807s",
+		"106752d", "9223372036854775807ns", "99999999999999999999h", "8784h1s"} {
+		_, err := ParseDuration(long)
+		want := `duration "` + long + `" is too long: the longest accepted is 366d`
+		if err == nil || err.Error() != want {
+			t.Errorf("ParseDuration(%q) error = %v, want %q", long, err, want)
 		}
 	}
 }
@@ -79,8 +94,14 @@ func FuzzParseDuration(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := ParseDuration(s)
+		if err == nil && (d > MaxDuration || d < -MaxDuration) {
+			t.Fatalf("ParseDuration(%q) = %v, beyond 366d", s, d)
+		}
 		if !strings.Contains(s, "d") {
 			sd, serr := time.ParseDuration(s)
+			if serr == nil && (sd > MaxDuration || sd < -MaxDuration) {
+				return // refused by the cap, by design
+			}
 			if (err == nil) != (serr == nil) || (err == nil && d != sd) {
 				t.Fatalf("ParseDuration(%q) = %v, %v; time.ParseDuration = %v, %v", s, d, err, sd, serr)
 			}

@@ -14,6 +14,7 @@ import (
 // in Config with its value, relative paths resolved against the file's
 // directory.
 func TestLoadValidFull(t *testing.T) {
+	fakeAccounts(t, false, true)
 	file := filepath.Join("..", "testdata", "config", "valid-full.toml")
 	cfg, err := Load(file)
 	if err != nil {
@@ -23,11 +24,15 @@ func TestLoadValidFull(t *testing.T) {
 	rooted := func(p string) string { return filepath.Join(filepath.VolumeName(dir), p) } // "/srv" on Windows: the config's drive
 	shanghai, _ := time.LoadLocation("Asia/Shanghai")
 	proxy := Service{
-		Name:     "proxy",
-		Command:  []string{"/usr/local/bin/proxy", "--port", "8789", "--token", "s3cret"},
-		Dir:      filepath.Clean("/srv/proxy"),
-		Env:      map[string]string{"HTTPS_PROXY": "http://user:pw@127.0.0.1:7890", "LANG": "C.UTF-8"},
+		Name:    "proxy",
+		Command: []string{"/usr/local/bin/proxy", "--port", "8789", "--token", "s3cret"},
+		Dir:     filepath.Clean("/srv/proxy"),
+		Env: map[string]string{"HTTPS_PROXY": "http://user:pw@127.0.0.1:7890", "LANG": "C.UTF-8",
+			"PROXY_TOKEN": "tok-from-file", "DB_PASSWORD": `pa ss"word`, "RAW": "$HOME stays as written", "EMPTY": ""},
+		EnvFile:  filepath.Join(dir, "proxy.env"),
+		RunAs:    RunAs{User: "nobody", Group: "nogroup"},
 		Log:      filepath.Join(dir, "logs", "proxy.log"),
+		LogMax:   10 << 20,
 		Interval: 5 * time.Minute, StartTimeout: 20 * time.Second, StopTimeout: 15 * time.Second,
 		Health: Health{
 			TCP: "127.0.0.1:8789", HTTP: "http://127.0.0.1:8789/health?key=abc",
@@ -56,13 +61,14 @@ func TestLoadValidFull(t *testing.T) {
 			{
 				Name: "daily-pull", Schedule: "30 9 * * *", Timezone: "Asia/Shanghai", Location: shanghai,
 				Command: []string{"/srv/bin/pull", "--since", "1d"}, Dir: filepath.Join(dir, "jobs"),
-				Env: map[string]string{"API_TOKEN": "t0ken"}, Timeout: 30 * time.Minute, CatchUp: true,
+				Env: map[string]string{"API_TOKEN": "t0ken", "PULL_KEY": "k-123"}, EnvFile: filepath.Join(dir, "pull.env"),
+				RunAs: RunAs{User: "nobody"}, LogMax: 1e9, Timeout: 30 * time.Minute, CatchUp: true,
 				Grace: 10 * time.Minute, External: false,
 				Depends: []Depend{{Kind: "dns", Host: "api.example.com", Timeout: 5 * time.Second}},
 			},
 			{
 				Name: "backup", Schedule: "@every 6h", Timezone: "Local", Location: time.Local,
-				Timeout: time.Hour, Grace: 5 * time.Minute, External: true, Depends: []Depend{},
+				LogMax: 50 << 20, Timeout: time.Hour, Grace: 5 * time.Minute, External: true, Depends: []Depend{},
 				Ping: "https://hc.example.com/ping/9c1e-backup",
 			},
 		},
@@ -89,6 +95,7 @@ func defaultService(name, stateDir string) Service {
 		Interval:     10 * time.Minute,
 		StartTimeout: 8 * time.Second,
 		StopTimeout:  10 * time.Second,
+		LogMax:       50 << 20,
 		Health:       Health{Timeout: 2 * time.Second, Confirm: time.Second},
 		Depends:      []Depend{},
 		Restart: Restart{BackoffInitial: 10 * time.Second, BackoffMax: 10 * time.Minute,
@@ -153,7 +160,7 @@ command = ["/bin/pull"]
 			OnPanic: "continue", Heartbeat: 30 * time.Second},
 		Services: []Service{svc},
 		Jobs: []Job{{Name: "pull", Schedule: "@daily", Timezone: "UTC", Location: time.UTC,
-			Command: []string{"/bin/pull"}, Timeout: time.Hour, Grace: 5 * time.Minute, Depends: []Depend{}}},
+			Command: []string{"/bin/pull"}, LogMax: 50 << 20, Timeout: time.Hour, Grace: 5 * time.Minute, Depends: []Depend{}}},
 		Notify: []Notify{},
 	}
 	compareConfig(t, cfg, want)

@@ -11,6 +11,9 @@ package config
 // type lets the schema check say "want a duration" instead of "want a string".
 type durationText string
 
+// sizeText is a size as written ("50MiB"), parsed by ParseSize.
+type sizeText string
+
 type rawFile struct {
 	Agent   rawAgent     `toml:"agent"`
 	Service []rawService `toml:"service"`
@@ -33,7 +36,11 @@ type rawService struct {
 	Command      []string          `toml:"command"`
 	Dir          string            `toml:"dir"`
 	Env          map[string]string `toml:"env"`
+	EnvFile      string            `toml:"env_file"`
+	User         string            `toml:"user"`
+	Group        string            `toml:"group"`
 	Log          string            `toml:"log"`
+	LogMax       *sizeText         `toml:"log_max"`
 	Interval     *durationText     `toml:"interval"`
 	StartTimeout *durationText     `toml:"start_timeout"`
 	StopTimeout  *durationText     `toml:"stop_timeout"`
@@ -79,6 +86,10 @@ type rawJob struct {
 	Command  []string          `toml:"command"`
 	Dir      string            `toml:"dir"`
 	Env      map[string]string `toml:"env"`
+	EnvFile  string            `toml:"env_file"`
+	User     string            `toml:"user"`
+	Group    string            `toml:"group"`
+	LogMax   *sizeText         `toml:"log_max"`
 	Timeout  *durationText     `toml:"timeout"`
 	CatchUp  bool              `toml:"catch_up"`
 	Grace    *durationText     `toml:"grace"`

@@ -28,13 +28,18 @@ type AgentView struct {
 	MetricsListen string `json:"metrics_listen"`
 }
 
-// ServiceView is one [[service]] in a View.
+// ServiceView is one [[service]] in a View. Env lists every variable the
+// service gets from env and env_file, each value [redacted].
 type ServiceView struct {
 	Name         string            `json:"name"`
 	Command      []string          `json:"command"`
 	Dir          string            `json:"dir"`
 	Env          map[string]string `json:"env"`
+	EnvFile      string            `json:"env_file"`
+	User         string            `json:"user"`
+	Group        string            `json:"group"`
 	Log          string            `json:"log"`
+	LogMax       string            `json:"log_max"`
 	Interval     string            `json:"interval"`
 	StartTimeout string            `json:"start_timeout"`
 	StopTimeout  string            `json:"stop_timeout"`
@@ -85,6 +90,10 @@ type JobView struct {
 	Command  []string          `json:"command"`
 	Dir      string            `json:"dir"`
 	Env      map[string]string `json:"env"`
+	EnvFile  string            `json:"env_file"`
+	User     string            `json:"user"`
+	Group    string            `json:"group"`
+	LogMax   string            `json:"log_max"`
 	Timeout  string            `json:"timeout"`
 	CatchUp  bool              `json:"catch_up"`
 	Grace    string            `json:"grace"`
@@ -141,7 +150,8 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 	h := s.Health
 	rs := s.Restart
 	return ServiceView{
-		Name: s.Name, Command: r.Args(s.Command), Dir: s.Dir, Env: redact.Env(s.Env), Log: s.Log,
+		Name: s.Name, Command: r.Args(s.Command), Dir: s.Dir, Env: redact.Env(s.Env), EnvFile: s.EnvFile,
+		User: s.RunAs.User, Group: s.RunAs.Group, Log: s.Log, LogMax: FormatSize(s.LogMax),
 		Interval: FormatDuration(s.Interval), StartTimeout: FormatDuration(s.StartTimeout),
 		StopTimeout: FormatDuration(s.StopTimeout),
 		Health: HealthView{
@@ -180,7 +190,8 @@ func redactSet(s string) string {
 func jobView(r *redact.Redactor, j *Job) JobView {
 	return JobView{
 		Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, Command: r.Args(j.Command),
-		Dir: j.Dir, Env: redact.Env(j.Env), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
+		Dir: j.Dir, Env: redact.Env(j.Env), EnvFile: j.EnvFile, User: j.RunAs.User, Group: j.RunAs.Group,
+		LogMax: FormatSize(j.LogMax), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
 		Grace: FormatDuration(j.Grace), External: j.External, Depends: dependViews(r, j.Depends),
 		Ping: redact.SecretURL(j.Ping),
 	}
@@ -203,4 +214,3 @@ func dependViews(r *redact.Redactor, ds []Depend) []DependView {
 	}
 	return out
 }
-

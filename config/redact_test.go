@@ -11,6 +11,7 @@ import (
 )
 
 func TestRedacted(t *testing.T) {
+	fakeAccounts(t, false, true)
 	cfg, err := Load(filepath.Join("..", "testdata", "config", "valid-full.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +24,8 @@ func TestRedacted(t *testing.T) {
 	// Secrets of valid-full.toml: an env password, an env token, a flag
 	// value, a query value.
 	for _, secret := range []string{"user:pw", "t0ken", "s3cret", "key=abc", "C.UTF-8",
-		"svc-ctl-s3cr3t-topic", "tk_ntfy", "hmac-key", "7f3a-worker", "9c1e-backup", "0a1b-host"} {
+		"svc-ctl-s3cr3t-topic", "tk_ntfy", "hmac-key", "7f3a-worker", "9c1e-backup", "0a1b-host",
+		"tok-from-file", "k-123", "word"} {
 		if strings.Contains(js, secret) {
 			t.Errorf("%q leaked into %s", secret, js)
 		}
@@ -36,6 +38,8 @@ func TestRedacted(t *testing.T) {
 		`"url":"https://ntfy.example.org/[redacted]"`, `"token":"[redacted]"`, `"secret":"[redacted]"`,
 		`"ping":"https://hc.example.com/[redacted]"`, `"min_interval":"10m"`,
 		`"on":["service.down","service.given-up","service.recovered","job.failed","job.skipped","job.missing","agent"]`,
+		`"PROXY_TOKEN":"[redacted]"`, `"log_max":"10MiB"`,
+		`"log_max":"50MiB"`, `"user":"nobody"`, `"group":"nogroup"`, `"env_file":"`,
 	} {
 		if !strings.Contains(js, want) {
 			t.Errorf("missing %s in %s", want, js)

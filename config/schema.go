@@ -16,6 +16,7 @@ import (
 var (
 	typeRawFile      = reflect.TypeFor[rawFile]()
 	typeDurationText = reflect.TypeFor[durationText]()
+	typeSizeText     = reflect.TypeFor[sizeText]()
 	typeRawDepend    = reflect.TypeFor[rawDepend]()
 	typeRawNotify    = reflect.TypeFor[rawNotify]()
 )
@@ -92,6 +93,8 @@ func want(t reflect.Type) string {
 	switch {
 	case t == typeDurationText:
 		return `a duration string like "30s"`
+	case t == typeSizeText:
+		return `a size string like "50MiB"`
 	case t.Kind() == reflect.String:
 		return "a string"
 	case t.Kind() == reflect.Int:

@@ -29,11 +29,19 @@ type Agent struct {
 
 // Service is one [[service]] table.
 type Service struct {
-	Name         string
-	Command      []string // argv; never a shell
-	Dir          string
-	Env          map[string]string
-	Log          string        // absolute; default <state>/services/<name>/runtime.log
+	Name    string
+	Command []string // argv; never a shell
+	Dir     string
+	// Env is what the service gets on top of the agent's base environment:
+	// the env_file's variables overlaid by env's (env wins). Every value is a
+	// secret to every writer (EnvValues).
+	Env     map[string]string
+	EnvFile string // absolute path of env_file as written; "" = none (already read into Env)
+	RunAs   RunAs  // user and group; zero = the agent's own
+	Log     string // absolute; default <state>/services/<name>/runtime.log
+	// LogMax is the size past which runtime.log is rotated while the service
+	// runs; it also caps a job's last.log. Default 50MiB.
+	LogMax       int64
 	Interval     time.Duration // default 10m, at least 1s
 	StartTimeout time.Duration // default 8s
 	StopTimeout  time.Duration // default 10s
@@ -83,7 +91,10 @@ type Job struct {
 	Location *time.Location
 	Command  []string
 	Dir      string
-	Env      map[string]string
+	Env      map[string]string // env_file overlaid by env, as for a service
+	EnvFile  string
+	RunAs    RunAs
+	LogMax   int64         // caps last.log; default 50MiB
 	Timeout  time.Duration // default 1h
 	CatchUp  bool
 	Grace    time.Duration // default 5m

@@ -12,7 +12,7 @@ func (c *checker) agent(r *rawAgent) Agent {
 	}
 	a.StateDir = c.path("agent.state_dir", text(r.StateDir, ""))
 	if a.StateDir == "" {
-		a.StateDir = DefaultStateDir(UserMode())
+		a.StateDir = DefaultStateDir(c.user)
 	}
 	c.oneOf("agent.log_level", a.LogLevel, "debug", "info", "warn", "error")
 	c.oneOf("agent.on_panic", a.OnPanic, "continue", "exit")

@@ -131,3 +131,43 @@ func (c *checker) expectStatus(path string, v int) {
 		c.fail(path, "%d is not an HTTP status: use 100 to 599, or leave it out to accept any 2xx", v)
 	}
 }
+
+// envFile reads the env_file at key (already resolved to an absolute path)
+// and returns env overlaid on it: env wins over the file. Errors name the
+// file and line, never a value.
+func (c *checker) envFile(key, path string, env map[string]string) map[string]string {
+	if path == "" {
+		return env
+	}
+	fileEnv, err := readEnvFile(path)
+	if err != nil {
+		c.fail(key, "%v", err)
+		return env
+	}
+	out := make(map[string]string, len(fileEnv)+len(env))
+	for k, v := range fileEnv {
+		out[k] = v
+	}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
+// size parses the size at path, or def when it is left out, and checks it
+// is at least least.
+func (c *checker) size(path string, v *sizeText, def, least string) int64 {
+	s := def
+	if v != nil {
+		s = string(*v)
+	}
+	n, err := ParseSize(s)
+	if err != nil {
+		c.fail(path, "%v", err)
+		return 0
+	}
+	if bound, _ := ParseSize(least); n < bound {
+		c.fail(path, "%q is too small: use at least %s", s, least)
+	}
+	return n
+}

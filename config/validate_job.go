@@ -38,6 +38,7 @@ func (c *checker) job(p string, r *rawJob) Job {
 		c.command(p+".command", r.Command, ", or set external = true if another scheduler runs it")
 	}
 	c.schedule(p+".schedule", r.Schedule)
+	envFile := c.path(p+".env_file", r.EnvFile)
 	return Job{
 		Name:     r.Name,
 		Schedule: r.Schedule,
@@ -45,7 +46,10 @@ func (c *checker) job(p string, r *rawJob) Job {
 		Location: c.location(p+".timezone", r.Timezone),
 		Command:  r.Command,
 		Dir:      c.path(p+".dir", r.Dir),
-		Env:      c.env(p+".env", r.Env),
+		Env:      c.envFile(p+".env_file", envFile, c.env(p+".env", r.Env)),
+		EnvFile:  envFile,
+		RunAs:    c.runAs(p, r.User, r.Group),
+		LogMax:   c.size(p+".log_max", r.LogMax, defaultLogMax, minLogMax),
 		Timeout:  c.positive(p+".timeout", r.Timeout, defaultJobTimeout),
 		CatchUp:  r.CatchUp,
 		Grace:    c.nonNegative(p+".grace", r.Grace, defaultJobGrace),

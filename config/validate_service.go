@@ -19,12 +19,16 @@ func (c *checker) services(raws []rawService, stateDir string) []Service {
 
 func (c *checker) service(p string, r *rawService, stateDir string) Service {
 	c.command(p+".command", r.Command, "")
+	envFile := c.path(p+".env_file", r.EnvFile)
 	s := Service{
 		Name:         r.Name,
 		Command:      r.Command,
 		Dir:          c.path(p+".dir", r.Dir),
-		Env:          c.env(p+".env", r.Env),
+		Env:          c.envFile(p+".env_file", envFile, c.env(p+".env", r.Env)),
+		EnvFile:      envFile,
+		RunAs:        c.runAs(p, r.User, r.Group),
 		Log:          c.path(p+".log", r.Log),
+		LogMax:       c.size(p+".log_max", r.LogMax, defaultLogMax, minLogMax),
 		Interval:     c.atLeast(p+".interval", r.Interval, defaultInterval, minInterval),
 		StartTimeout: c.positive(p+".start_timeout", r.StartTimeout, defaultStartTimeout),
 		StopTimeout:  c.positive(p+".stop_timeout", r.StopTimeout, defaultStopTimeout),
