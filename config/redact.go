@@ -121,7 +121,7 @@ type NotifyView struct {
 // Redacted returns the printable view of c, written with the one rule set
 // (internal/redact) that knows every env and env_file value of c.
 func (c *Config) Redacted() View {
-	r := redact.New(c.EnvValues()...)
+	r := redact.New(c.SecretValues()...)
 	a := c.Agent
 	v := View{
 		Path: c.Path,

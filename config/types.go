@@ -204,3 +204,27 @@ func (c *Config) EnvValues() []string {
 	}
 	return out
 }
+
+// SecretValues is EnvValues plus every other secret the file holds: the
+// url, secret and token of each [[notify]] channel and every ping URL. A
+// redactor for everything the agent writes is redact.New(cfg.SecretValues()...).
+func (c *Config) SecretValues() []string {
+	out := c.EnvValues()
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	for i := range c.Services {
+		add(c.Services[i].Ping)
+	}
+	for i := range c.Jobs {
+		add(c.Jobs[i].Ping)
+	}
+	for i := range c.Notify {
+		add(c.Notify[i].URL, c.Notify[i].Secret, c.Notify[i].Token)
+	}
+	return out
+}

@@ -1,0 +1,39 @@
+//go:build !unix && !windows
+
+package fsutil
+
+import (
+	"io/fs"
+	"os"
+)
+
+// openFile has no link-free open here; these platforms never run a
+// privileged agent.
+func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && isLink(fi) {
+		return nil, symlinkError(path)
+	}
+	return os.OpenFile(path, flag, perm)
+}
+
+func isLink(fi fs.FileInfo) bool { return fi.Mode()&fs.ModeSymlink != 0 }
+
+// CheckPrivate only refuses links here: there are no owners to check.
+func CheckPrivate(path string, uid int) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return CheckPrivateInfo(path, fi, uid)
+}
+
+// CheckPrivateInfo is CheckPrivate with the Lstat already done.
+func CheckPrivateInfo(path string, fi fs.FileInfo, uid int) error {
+	if isLink(fi) {
+		return symlinkError(path)
+	}
+	return nil
+}
+
+// Owner is not known here.
+func Owner(fi fs.FileInfo) (int, bool) { return 0, false }

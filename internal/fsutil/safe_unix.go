@@ -1,0 +1,99 @@
+//go:build unix
+
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"strconv"
+	"syscall"
+)
+
+func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	// O_NONBLOCK: opening a FIFO planted in place of a log must not hang the
+	// agent; it has no effect on the regular files that pass the check below.
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) { // EMLINK: FreeBSD's answer
+			if fi, lerr := os.Lstat(path); lerr == nil && isLink(fi) {
+				return nil, symlinkError(path)
+			}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegularError(path, fi.Mode())
+	}
+	return f, nil
+}
+
+func isLink(fi fs.FileInfo) bool { return fi.Mode()&fs.ModeSymlink != 0 }
+
+// CheckPrivate refuses path unless it is owned by uid and not writable by
+// its group or others (a directory with the sticky bit, like /tmp, is not
+// private either: others can create entries in it). A symbolic link is
+// refused, never followed. Each problem names the path and the command
+// that fixes it, and wraps ErrUntrusted (or ErrSymlink).
+func CheckPrivate(path string, uid int) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return checkPrivate(path, fi, uid)
+}
+
+// CheckPrivateInfo is CheckPrivate on a FileInfo already in hand (from
+// Lstat or from the Stat of an open file).
+func CheckPrivateInfo(path string, fi fs.FileInfo, uid int) error {
+	return checkPrivate(path, fi, uid)
+}
+
+func checkPrivate(path string, fi fs.FileInfo, uid int) error {
+	if isLink(fi) {
+		return symlinkError(path)
+	}
+	var errs []error
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
+		errs = append(errs, fmt.Errorf("%s is owned by %s, not by %s, who runs svc-ctl: it %w; run: chown %s %s",
+			path, describeUID(int(st.Uid)), describeUID(uid), ErrUntrusted, userName(uid), path))
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		errs = append(errs, fmt.Errorf("%s is writable by its group or by everyone (mode %#o): it %w; run: chmod go-w %s",
+			path, perm, ErrUntrusted, path))
+	}
+	return errors.Join(errs...)
+}
+
+// Owner returns the uid that owns fi.
+func Owner(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+func describeUID(uid int) string {
+	id := strconv.Itoa(uid)
+	if u, err := user.LookupId(id); err == nil {
+		return fmt.Sprintf("user %s (uid %s)", u.Username, id)
+	}
+	return "uid " + id
+}
+
+func userName(uid int) string {
+	id := strconv.Itoa(uid)
+	if u, err := user.LookupId(id); err == nil {
+		return u.Username
+	}
+	return id
+}
