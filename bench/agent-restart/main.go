@@ -121,7 +121,7 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 		if err != nil {
 			return err
 		}
-		newPID, at, err := newInstance(ctx, svc.Addr, pid)
+		newPID, at, err := benchkit.WaitNewInstance(ctx, svc.Addr, pid, 30*time.Second)
 		if err != nil {
 			return fmt.Errorf("%w (agent stderr: %s)", err, a.Stderr())
 		}
@@ -188,28 +188,6 @@ func hang(ctx context.Context, addr string, old int) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return time.Now(), nil
-}
-
-// newInstance polls until addr answers from a process other than old, then
-// until its /health is 200, and returns that moment. /pid is polled rather
-// than /health so a hung instance cannot hold a poll for its whole timeout.
-func newInstance(ctx context.Context, addr string, old int) (int, time.Time, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var pid int
-	err := benchkit.PollUntil(ctx, time.Millisecond, "a new instance on "+addr, func() bool {
-		p, err := benchkit.PIDOf(ctx, addr)
-		if err != nil || p == old {
-			return false
-		}
-		pid = p
-		return true
-	})
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	at, err := benchkit.WaitHealthy(ctx, addr, time.Millisecond, 200*time.Millisecond)
-	return pid, at, err
 }
 
 // startedRun is the run row of the cycle that started an instance.

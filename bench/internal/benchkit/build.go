@@ -60,6 +60,9 @@ func goBuild(ctx context.Context, dir, name, pkg string) (string, error) {
 	return out, nil
 }
 
+// ModuleRoot is the directory of the svcctl module the benchmark runs in.
+func ModuleRoot(ctx context.Context) (string, error) { return moduleRoot(ctx) }
+
 func moduleRoot(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

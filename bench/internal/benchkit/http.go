@@ -97,3 +97,27 @@ func WaitAllHealthy(ctx context.Context, addrs []string, d time.Duration) error 
 	}
 	return nil
 }
+
+// WaitNewInstance polls until addr answers from a process other than old,
+// then until its /health is 200, and returns that process and the moment it
+// answered 200. /pid is polled rather than /health so that a hung instance
+// cannot hold a poll for its whole timeout. Polls are 1 ms apart, over
+// kept-alive connections.
+func WaitNewInstance(ctx context.Context, addr string, old int, timeout time.Duration) (int, time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var pid int
+	err := PollUntil(ctx, time.Millisecond, "a new instance on "+addr, func() bool {
+		p, err := PIDOf(ctx, addr)
+		if err != nil || p == old {
+			return false
+		}
+		pid = p
+		return true
+	})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	at, err := WaitHealthy(ctx, addr, time.Millisecond, 200*time.Millisecond)
+	return pid, at, err
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,12 +15,16 @@ import (
 // the load average (the host these figures come from is shared and noisy)
 // and the commit of the code measured.
 func Machine() string {
-	return fmt.Sprintf("host: %s/%s, nproc %d, CPU %s, %s, load average %s\ncode: %s",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(), loadAvg(), commit())
+	return fmt.Sprintf("host: %s, load average %s\ncode: %s", Host(), LoadAvg(), Commit())
 }
 
-// commit names the checked-out commit and whether the tree has changes.
-func commit() string {
+// Host names the OS, architecture, CPUs, CPU model and Go version.
+func Host() string {
+	return fmt.Sprintf("%s/%s, nproc %d, CPU %s, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version())
+}
+
+// Commit names the checked-out commit and whether the tree has changes.
+func Commit() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	head, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output()
@@ -47,7 +52,7 @@ func cpuModel() string {
 }
 
 // LoadAvg is /proc/loadavg's first three fields, or "n/a".
-func loadAvg() string {
+func LoadAvg() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return "n/a"
@@ -60,4 +65,17 @@ func loadAvg() string {
 }
 
 // PrintLoad prints the load average now (call at the end of a run).
-func PrintLoad() { fmt.Printf("load average at the end: %s\n", loadAvg()) }
+func PrintLoad() { fmt.Printf("load average at the end: %s\n", LoadAvg()) }
+
+// Load1 is the 1-minute load average, or -1 where /proc/loadavg is missing.
+func Load1() float64 {
+	f := strings.Fields(LoadAvg())
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}

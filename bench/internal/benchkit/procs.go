@@ -145,3 +145,36 @@ func IdentityOfPID(pid int) (proc.Identity, error) {
 	}
 	return id, nil
 }
+
+// SignalTerm sends SIGTERM (on Windows: kills) to id's process if it is
+// still that process; signalled is false when it was gone or not ours.
+func SignalTerm(id proc.Identity) (signalled bool, err error) {
+	ok, err := proc.Match(id)
+	if err != nil || !ok {
+		return false, err
+	}
+	p, err := os.FindProcess(int(id.PID))
+	if err != nil {
+		return false, fmt.Errorf("find pid %d: %w", id.PID, err)
+	}
+	if err := terminate(p); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return false, fmt.Errorf("signal pid %d: %w", id.PID, err)
+	}
+	return true, nil
+}
+
+// StopIdentity asks id's process to end (SIGTERM), waits up to grace for it
+// to be gone, then SIGKILLs it and waits up to 5 s more. Both signals are
+// sent only while the PID is still that process.
+func StopIdentity(id proc.Identity, grace time.Duration) error {
+	signalled, err := SignalTerm(id)
+	if err != nil || !signalled {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if PollUntil(ctx, 5*time.Millisecond, "pid gone", func() bool { return !proc.Alive(id.PID) }) == nil {
+		return nil
+	}
+	return KillIdentity(id, 5*time.Second)
+}
