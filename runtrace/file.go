@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"svcctl/internal/fsutil"
 )
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -25,7 +27,7 @@ func prepareFile(path string) error {
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return nil
+		return refuseLinks(path)
 	}
 	if err != nil {
 		return fmt.Errorf("create run_trace database %s: %w", path, err)
@@ -38,7 +40,10 @@ func prepareFile(path string) error {
 // database. The size check is skipped while a journal has content (see
 // walHasFrames); SQLite then reports real damage itself (SQLITE_CORRUPT).
 func checkHeader(path string) error {
-	f, err := os.Open(path)
+	if err := refuseLinks(path); err != nil {
+		return err
+	}
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return fmt.Errorf("open run_trace database %s: %w", path, err)
 	}
@@ -62,6 +67,22 @@ func checkHeader(path string) error {
 	}
 	if want := headerSize(hdr); want > st.Size() {
 		return damaged(path, fmt.Sprintf("truncated: %d bytes, the header says %d", st.Size(), want), nil)
+	}
+	return nil
+}
+
+// refuseLinks refuses a database, WAL, shared-memory or journal file that
+// is a symbolic link: SQLite follows links, so a planted svc-ctl.db-wal
+// link would have the agent write its journal over a file of the planter's
+// choice. (A privileged agent also refuses a state dir others can write, so
+// links cannot be planted there; this is the second line.)
+func refuseLinks(path string) error {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		p := path + suffix
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("run_trace database file %s %w: remove the link (rm %s); svc-ctl never follows links in its state", p, fsutil.ErrSymlink, p)
+		}
 	}
 	return nil
 }

@@ -91,14 +91,16 @@ func openAppend(path string) (*os.File, bool, error) {
 		return nil, false, err
 	}
 	const flags = os.O_RDWR | os.O_APPEND | os.O_CREATE
-	f, err := os.OpenFile(path, flags|os.O_EXCL, FilePerm)
+	// fsutil.OpenFile never follows a link: one planted as snapshots.jsonl
+	// would have root append the evidence to a file of the planter's choice.
+	f, err := fsutil.OpenFile(path, flags|os.O_EXCL, FilePerm)
 	if err == nil {
 		return f, true, nil
 	}
 	if !errors.Is(err, fs.ErrExist) {
 		return nil, false, fmt.Errorf("create: %w", err)
 	}
-	f, err = os.OpenFile(path, flags, FilePerm)
+	f, err = fsutil.OpenFile(path, flags, FilePerm)
 	if err != nil {
 		return nil, false, fmt.Errorf("open: %w", err)
 	}
@@ -160,7 +162,7 @@ func trimFront(path string, lastLen int64) error {
 // the last keep bytes, moved forward to the start of the first whole line, or
 // the last lastLen bytes (the newest line) if that line alone is longer.
 func readFrom(path string, keep, lastLen int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
+
+	"svcctl/internal/fsutil"
 )
 
 // Read returns the newest n entries of the file at path, newest first (all of
@@ -15,7 +17,7 @@ import (
 // read is returned as corrupt, so a reader can say evidence is missing rather
 // than hide it. A missing file holds no entries: nil, 0, nil.
 func Read(path string, n int) (entries []Entry, corrupt int, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readAll(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
@@ -53,4 +55,14 @@ func decodeEntry(line []byte) (Entry, bool) {
 		return Entry{}, false
 	}
 	return e, true
+}
+
+// readAll reads the file at path without following a symbolic link.
+func readAll(path string) ([]byte, error) {
+	f, err := fsutil.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -72,7 +72,7 @@ func SyncFile(path string) error {
 	if !fi.Mode().IsRegular() {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("open %s for fsync: %w", path, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 )
 
 // TailLines returns the last n lines of the file at path, oldest first,
@@ -34,7 +33,7 @@ func TailLines(path string, n int, maxBytes int64) ([]string, error) {
 // shrink while it is read (a live service writes it): the section reader stops
 // at the size seen at open, or earlier at EOF.
 func readTail(path string, maxBytes int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(path) // a link planted as the log must not show another file's tail
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
