@@ -52,17 +52,18 @@ func scanDelivery(rows *sql.Rows) (Delivery, error) {
 	return d, err
 }
 
-// Claim takes up to limit due deliveries (pending, next_at <= now, not
-// claimed by a live lease) for owner until now+lease, oldest event first.
+// Claim takes up to limit due deliveries of channel (pending, next_at <=
+// now, not claimed by a live lease) for owner until now+lease, oldest event
+// first.
 // Until the lease runs out nobody else gets them: one delivery never has two
 // attempts in flight. A sender that dies leaves claims that simply expire.
-func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]Delivery, error) {
+func (s *Store) Claim(ctx context.Context, channel, owner string, now time.Time, lease time.Duration, limit int) ([]Delivery, error) {
 	var out []Delivery
 	err := s.tx(ctx, "claim deliveries", func(tx *sql.Tx) error {
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+` `+deliveryFrom+`
-WHERE d.state = 'pending' AND d.next_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
-ORDER BY o.created_at, d.event_id, d.channel LIMIT ?`, now.UnixMilli(), now.UnixMilli(), limit)
+WHERE d.state = 'pending' AND d.channel = ? AND d.next_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+ORDER BY o.created_at, d.event_id LIMIT ?`, channel, now.UnixMilli(), now.UnixMilli(), limit)
 		if err != nil {
 			return err
 		}
@@ -207,13 +208,13 @@ WHERE state = 'pending' AND claimed_by IS NOT NULL AND claimed_by <> ?`, owner)
 	return int(n), nil
 }
 
-// NextDue is when the earliest pending delivery may be tried (claimed ones
-// when their lease ends); ok is false when nothing is pending.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+// NextDue is when the earliest pending delivery of channel may be tried
+// (claimed ones when their lease ends); ok is false when nothing is pending.
+func (s *Store) NextDue(ctx context.Context, channel string) (time.Time, bool, error) {
 	var next *int64
 	err := s.read(ctx, "next due delivery", func(db *sql.DB) error {
 		return db.QueryRowContext(ctx, `SELECT MIN(MAX(next_at, COALESCE(claimed_until, 0)))
-FROM deliveries WHERE state = 'pending'`).Scan(&next)
+FROM deliveries WHERE state = 'pending' AND channel = ?`, channel).Scan(&next)
 	})
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("next due delivery: %w", err)

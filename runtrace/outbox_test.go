@@ -144,7 +144,7 @@ func TestClaimIsExclusive(t *testing.T) {
 			defer wg.Done()
 			owner := fmt.Sprintf("sender-%d", w)
 			for {
-				ds, err := s.Claim(ctxb, owner, now, time.Minute, 7)
+				ds, err := s.Claim(ctxb, "hook", owner, now, time.Minute, 7)
 				if err != nil {
 					t.Error(err)
 					return
@@ -169,7 +169,7 @@ func TestClaimIsExclusive(t *testing.T) {
 	}
 	// Leases run out after a minute: the deliveries can be claimed again.
 	later := now.Add(time.Minute)
-	ds, err := s.Claim(ctxb, "sender-new", later, time.Minute, 100)
+	ds, err := s.Claim(ctxb, "hook", "sender-new", later, time.Minute, 100)
 	if err != nil || len(ds) != 50 {
 		t.Fatalf("after the lease: claimed %d, %v; want 50", len(ds), err)
 	}
@@ -202,7 +202,7 @@ func TestDeliveryBookkeeping(t *testing.T) {
 	if ds := mustClaim(t, s, "me", retry.Add(-time.Millisecond), 0); len(ds) != 0 {
 		t.Fatalf("claimed before its retry time: %+v", ds)
 	}
-	if next, ok, err := s.NextDue(ctxb); !ok || err != nil || !next.Equal(retry) {
+	if next, ok, err := s.NextDue(ctxb, "hook"); !ok || err != nil || !next.Equal(retry) {
 		t.Errorf("NextDue = %v %v %v, want %v", next, ok, err, retry)
 	}
 	s.Close()
@@ -222,7 +222,7 @@ func TestDeliveryBookkeeping(t *testing.T) {
 	if !cs[0].LastOK.Equal(retry) || !cs[0].FailingSince.IsZero() || cs[0].LastLatency != 12*time.Millisecond {
 		t.Errorf("channel state after delivery: %+v", cs)
 	}
-	if _, ok, _ := s.NextDue(ctxb); ok {
+	if _, ok, _ := s.NextDue(ctxb, "hook"); ok {
 		t.Error("NextDue says something is pending after delivery")
 	}
 	// The subject's last message is remembered for min_interval.
@@ -251,7 +251,7 @@ func TestHoldAndDefer(t *testing.T) {
 	if _, err := s.Emit(ctxb, evs, nil); err != nil {
 		t.Fatal(err)
 	}
-	ds := mustClaim(t, s, "me", t0.Add(time.Minute), 4)
+	ds := mustClaimOf(t, s, "phone", "me", t0.Add(time.Minute), 4)
 	until := t0.Add(10 * time.Minute)
 	if err := s.Defer(ctxb, ds[3], "me", until); err != nil {
 		t.Fatal(err)
@@ -271,10 +271,10 @@ func TestHoldAndDefer(t *testing.T) {
 	if c := countDeliveries(t, s); c[DeliveryHeld] != 3 || c[DeliveryPending] != 1 {
 		t.Errorf("counts = %v, want 3 held, 1 pending", c)
 	}
-	if ds := mustClaim(t, s, "me", until.Add(-time.Millisecond), 0); len(ds) != 0 {
+	if ds := mustClaimOf(t, s, "phone", "me", until.Add(-time.Millisecond), 0); len(ds) != 0 {
 		t.Fatalf("the deferred delivery was due early: %+v", ds)
 	}
-	ds = mustClaim(t, s, "me", until, 1)
+	ds = mustClaimOf(t, s, "phone", "me", until, 1)
 	if ds[0].EventID != "f3" || ds[0].HeldBack != 3 {
 		t.Fatalf("due at %v: %+v, want f3 standing for 3", until, ds[0])
 	}
@@ -289,7 +289,7 @@ func TestDropExpired(t *testing.T) {
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := s.Claim(ctxb, "me", old, time.Minute, 1) // old-1 to hook
+	ds, err := s.Claim(ctxb, "hook", "me", old, time.Minute, 1) // old-1 to hook
 	if err != nil || len(ds) != 1 || ds[0].Channel != "hook" {
 		t.Fatalf("Claim = %+v, %v", ds, err)
 	}
@@ -341,8 +341,12 @@ func mustBegin(t *testing.T, s *Store, job string) int64 {
 }
 
 func mustClaim(t *testing.T, s *Store, owner string, now time.Time, want int) []Delivery {
+	return mustClaimOf(t, s, "hook", owner, now, want)
+}
+
+func mustClaimOf(t *testing.T, s *Store, ch, owner string, now time.Time, want int) []Delivery {
 	t.Helper()
-	ds, err := s.Claim(ctxb, owner, now, time.Minute, 100)
+	ds, err := s.Claim(ctxb, ch, owner, now, time.Minute, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ var migrations = [][]string{
   PRIMARY KEY (event_id, channel)
 )`,
 		// the sender's one question: what is due now.
-		`CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending'`,
+		`CREATE INDEX deliveries_due ON deliveries (channel, next_at) WHERE state = 'pending'`,
 		`CREATE TABLE notify_channels (
   channel         TEXT    PRIMARY KEY,
   last_ok_at      INTEGER,

@@ -1,0 +1,48 @@
+package notify
+
+import (
+	"fmt"
+	"time"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+)
+
+// Missing is the job.missing event of one slot of job j that has no row
+// past its grace. Its id is derived from the host, job and slot, so the same
+// slot found again (after a restart, by an overlapping check) is queued once.
+func (d *Deriver) Missing(j *config.Job, slot, now time.Time) runtrace.OutboxEvent {
+	loc := j.Location
+	if loc == nil {
+		loc = d.loc
+	}
+	local := slot.In(loc)
+	e := Event{
+		ID: stableID("job.missing", d.host, j.Name, slot.UTC().Format(time.RFC3339)), Kind: KindJobMissing,
+		Subject: "job:" + j.Name, Job: j.Name, Host: d.host, Slot: local.Format(time.RFC3339),
+		Message: fmt.Sprintf("job %s on %s did not run at its %s slot (grace %s): no run was recorded",
+			j.Name, d.host, local.Format("2006-01-02 15:04 MST"), config.FormatDuration(j.Grace)),
+		Detail: fmt.Sprintf("schedule %q in %s; `svc-ctl why %s` says what to look at", j.Schedule, j.Timezone, j.Name),
+	}
+	if j.External {
+		e.Detail += "; this job is run by another scheduler through `svc-ctl exec`"
+	}
+	e.stamp(now, d.loc)
+	return d.outbox(&e)
+}
+
+// Agent is an event about the agent itself: crash.log found at start, the
+// ledger unavailable, verify FAIL at start, a reload refused, events dropped
+// undelivered. detail is redacted here.
+func (d *Deriver) Agent(msg, detail string, now time.Time) runtrace.OutboxEvent {
+	e := Event{ID: d.newID(), Kind: KindAgent, Subject: "agent", Host: d.host,
+		Message: d.red.String(oneLine(fmt.Sprintf("svc-ctl on %s: %s", d.host, msg)))}
+	if detail != "" {
+		e.Detail = d.red.String(detail)
+		if len(e.Detail) > maxDetail {
+			e.Detail = "…" + e.Detail[len(e.Detail)-maxDetail:]
+		}
+	}
+	e.stamp(now, d.loc)
+	return d.outbox(&e)
+}

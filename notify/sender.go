@@ -1,0 +1,310 @@
+package notify
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+)
+
+// Retention is how long an undelivered event is kept: past it, it is
+// dropped and the drop is reported (Options.OnDropped).
+const Retention = 7 * 24 * time.Hour
+
+// Retry schedule of a failed attempt: backoffFirst after the first failure,
+// doubling, capped at backoffMax, each wait drawn from [d/2, d] (jitter, so a
+// fleet coming back online does not hammer a server in step).
+const (
+	backoffFirst = 5 * time.Second
+	backoffMax   = 10 * time.Minute
+	// retryAfterMax caps a receiver's Retry-After.
+	retryAfterMax = time.Hour
+)
+
+// Options tune a Sender. The zero value is what the agent uses.
+type Options struct {
+	// Owner names this sender in claims (the agent's instance id).
+	Owner string
+	Log   *slog.Logger
+	Now   func() time.Time
+	// Poll bounds every wait: work queued by another process (a CLI cycle)
+	// and time lost to host sleep are noticed within it. Default 10s.
+	Poll time.Duration
+	// Batch is how many deliveries one claim takes. Default 32.
+	Batch int
+	// OnDropped is told of events dropped undelivered after Retention (the
+	// agent records it); may be nil.
+	OnDropped func(runtrace.Dropped)
+	// OnDelivery is told of every attempt (metrics); may be nil.
+	OnDelivery func(channel string, latency time.Duration, err error)
+}
+
+// Sender delivers what the outbox holds: one loop per channel, so a channel
+// whose receiver hangs delays only itself.
+type Sender struct {
+	store *runtrace.Store
+	opts  Options
+	chans []*channelLoop
+}
+
+type channelLoop struct {
+	s    *Sender
+	conf config.Notify
+	ch   Channel
+	err  error // the channel could not be opened: each delivery fails with it
+	wake chan struct{}
+}
+
+// NewSender prepares delivery through cfg's channels. A channel that cannot
+// be opened (desktop where there is none) is not an error here: each of its
+// deliveries fails permanently with the reason, where people look.
+func NewSender(cfg *config.Config, store *runtrace.Store, o Options) *Sender {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Poll <= 0 {
+		o.Poll = 10 * time.Second
+	}
+	if o.Batch <= 0 {
+		o.Batch = 32
+	}
+	if o.Owner == "" {
+		o.Owner = newID()
+	}
+	s := &Sender{store: store, opts: o}
+	for _, n := range cfg.Notify {
+		ch, err := Open(&n)
+		s.chans = append(s.chans, &channelLoop{s: s, conf: n, ch: ch, err: err, wake: make(chan struct{}, 1)})
+	}
+	return s
+}
+
+// Wake tells every channel that something was queued (the agent calls it
+// after a commit that queued events), so delivery does not wait for Poll.
+func (s *Sender) Wake() {
+	for _, c := range s.chans {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Run delivers until ctx ends. It first releases claims left by a sender
+// that died (the caller holds the agent lock: no other sender runs), then
+// runs one loop per channel and drops expired events hourly.
+func (s *Sender) Run(ctx context.Context) {
+	if n, err := s.store.ReleaseClaims(context.WithoutCancel(ctx), s.opts.Owner); err != nil {
+		s.opts.Log.Warn("notify.release_failed", "err", err)
+	} else if n > 0 {
+		s.opts.Log.Info("notify.claims_released", "count", n)
+	}
+	var wg sync.WaitGroup
+	for _, c := range s.chans {
+		wg.Go(func() { c.run(ctx) })
+	}
+	s.expireLoop(ctx)
+	wg.Wait()
+}
+
+func (s *Sender) expireLoop(ctx context.Context) {
+	for {
+		s.Expire(ctx)
+		t := time.NewTimer(time.Hour)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Expire drops events older than Retention and reports the undelivered.
+func (s *Sender) Expire(ctx context.Context) {
+	d, err := s.store.DropExpired(ctx, s.opts.Now().Add(-Retention))
+	if err != nil {
+		s.opts.Log.Warn("notify.expire_failed", "err", err)
+		return
+	}
+	if len(d.Undelivered) == 0 {
+		return
+	}
+	s.opts.Log.Warn("notify.dropped", "events", d.Events, "undelivered", d.Undelivered)
+	if s.opts.OnDropped != nil {
+		s.opts.OnDropped(d)
+	}
+}
+
+// Drain delivers everything due now through every channel and returns
+// when each channel has nothing due (benchmarks and `notify` tests use it;
+// the agent runs Run).
+func (s *Sender) Drain(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, c := range s.chans {
+		wg.Go(func() { c.drain(ctx) })
+	}
+	wg.Wait()
+}
+
+func (c *channelLoop) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		c.drain(ctx)
+		wait := c.s.opts.Poll
+		if next, ok, err := c.s.store.NextDue(ctx, c.conf.Name); err == nil && ok {
+			wait = min(wait, max(0, next.Sub(c.s.opts.Now())))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-c.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// lease covers a whole claimed batch at this channel's timeout.
+func (c *channelLoop) lease() time.Duration {
+	return time.Duration(c.s.opts.Batch)*c.conf.Timeout + time.Minute
+}
+
+// drain claims and delivers until nothing of this channel is due.
+func (c *channelLoop) drain(ctx context.Context) {
+	for ctx.Err() == nil {
+		now := c.s.opts.Now()
+		ds, err := c.s.store.Claim(ctx, c.conf.Name, c.s.opts.Owner, now, c.lease(), c.s.opts.Batch)
+		if err != nil {
+			c.s.opts.Log.Warn("notify.claim_failed", "channel", c.conf.Name, "err", err)
+			return
+		}
+		if len(ds) == 0 {
+			return
+		}
+		for _, group := range bySubject(ds) {
+			c.deliverGroup(ctx, group)
+		}
+	}
+}
+
+// bySubject splits a batch into its subjects, in order of their first event.
+func bySubject(ds []runtrace.Delivery) [][]runtrace.Delivery {
+	var order []string
+	groups := map[string][]runtrace.Delivery{}
+	for _, d := range ds {
+		if _, ok := groups[d.Subject]; !ok {
+			order = append(order, d.Subject)
+		}
+		groups[d.Subject] = append(groups[d.Subject], d)
+	}
+	out := make([][]runtrace.Delivery, 0, len(order))
+	for _, s := range order {
+		out = append(out, groups[s])
+	}
+	return out
+}
+
+// deliverGroup sends one subject's due events. Without min_interval each is
+// sent. With it, nothing is sent until min_interval has passed since the
+// subject's last message; then the newest event is sent for all of them and
+// says how many were held back.
+func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Delivery) {
+	bg := context.WithoutCancel(ctx) // bookkeeping is written even while stopping
+	if c.conf.MinInterval <= 0 {
+		for _, d := range group {
+			c.send(ctx, d)
+		}
+		return
+	}
+	now := c.s.opts.Now()
+	if last := group[0].LastSent; !last.IsZero() && now.Before(last.Add(c.conf.MinInterval)) {
+		until := last.Add(c.conf.MinInterval)
+		for _, d := range group {
+			if err := c.s.store.Defer(bg, d, c.s.opts.Owner, until); err != nil {
+				c.s.opts.Log.Warn("notify.defer_failed", "channel", c.conf.Name, "event", d.EventID, "err", err)
+			}
+		}
+		return
+	}
+	carrier := group[len(group)-1]
+	if len(group) > 1 {
+		var err error
+		if carrier, err = c.s.store.Hold(bg, group[:len(group)-1], carrier, c.s.opts.Owner, now); err != nil {
+			c.s.opts.Log.Warn("notify.hold_failed", "channel", c.conf.Name, "err", err)
+			return
+		}
+	}
+	c.send(ctx, carrier)
+}
+
+// send makes one attempt and records it.
+func (c *channelLoop) send(ctx context.Context, d runtrace.Delivery) {
+	bg := context.WithoutCancel(ctx)
+	log := c.s.opts.Log.With("channel", c.conf.Name, "event", d.EventID, "kind", d.Kind, "subject", d.Subject)
+	e, err := decodeEvent(d.Payload)
+	if err == nil {
+		err = c.err
+	}
+	if err != nil {
+		err = Permanent(err)
+	} else {
+		e.HeldBack = d.HeldBack
+		err = c.attempt(ctx, &e, d, log)
+		if err == nil {
+			return
+		}
+	}
+	now := c.s.opts.Now()
+	permanent := IsPermanent(err)
+	next := now.Add(retryIn(d.Attempts+1, err))
+	if ferr := c.s.store.Failed(bg, d, c.s.opts.Owner, now, err.Error(), permanent, next); ferr != nil {
+		log.Warn("notify.record_failed", "err", ferr)
+	}
+	if permanent {
+		log.Error("notify.refused", "attempts", d.Attempts+1, "err", err)
+	} else {
+		log.Warn("notify.retry", "attempts", d.Attempts+1, "next", next.UTC().Format(time.RFC3339), "err", err)
+	}
+}
+
+// attempt sends e with the channel's timeout; nil when delivered (and
+// recorded).
+func (c *channelLoop) attempt(ctx context.Context, e *Event, d runtrace.Delivery, log *slog.Logger) error {
+	sctx, cancel := context.WithTimeout(ctx, c.conf.Timeout)
+	start := time.Now()
+	err := c.ch.Send(sctx, e)
+	lat := time.Since(start)
+	cancel()
+	if c.s.opts.OnDelivery != nil {
+		c.s.opts.OnDelivery(c.conf.Name, lat, err)
+	}
+	if err != nil {
+		return err
+	}
+	if rerr := c.s.store.Delivered(context.WithoutCancel(ctx), d, c.s.opts.Now(), lat); rerr != nil {
+		log.Warn("notify.record_failed", "err", rerr)
+	}
+	log.Info("notify.delivered", "latency_ms", lat.Milliseconds(), "held_back", d.HeldBack)
+	return nil
+}
+
+// retryIn is the wait before attempt n+1 after n failed ones: what the
+// receiver asked for (Retry-After), else exponential with jitter.
+func retryIn(n int, err error) time.Duration {
+	if d, ok := retryAfter(err); ok {
+		return min(max(d, time.Second), retryAfterMax)
+	}
+	d := backoffFirst
+	for i := 1; i < n && d < backoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, backoffMax)
+	return d/2 + rand.N(d/2+1)
+}
