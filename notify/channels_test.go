@@ -1,0 +1,128 @@
+package notify
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"svcctl/config"
+)
+
+func sample(kind string) *Event {
+	e := &Event{ID: "0190-test", Kind: kind, Subject: "watchdog:proxy", Service: "proxy", Host: "ws-07",
+		Message: "proxy on ws-07 is down: start-failed: tcp 127.0.0.1:8789: connection refused",
+		Detail:  "exit code 1\nlisten tcp :8789: address already in use"}
+	e.stamp(t0, time.UTC)
+	return e
+}
+
+// TestKindsMatchConfig: every kind config accepts has a channel, and no
+// channel exists that config would refuse.
+func TestKindsMatchConfig(t *testing.T) {
+	got := slices.Sorted(maps.Keys(kinds))
+	want := []string{config.NotifyCommand, config.NotifyDesktop, config.NotifyHealthchecks, config.NotifyNtfy, config.NotifyWebhook}
+	if !slices.Equal(got, want) {
+		t.Errorf("kinds %v, want %v", got, want)
+	}
+}
+
+func TestNtfy(t *testing.T) {
+	rc := newReceiver(t, nil)
+	n := channelConf("phone", config.NotifyNtfy, rc.srv.URL+"/svc-ctl-topic")
+	n.Token, n.Tags = "tk_abc", []string{"ws"}
+	ch, err := Open(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{KindServiceDown, KindServiceGivenUp} {
+		e := sample(kind)
+		e.HeldBack = 2
+		if err := ch.Send(ctxb, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := rc.got()
+	down, givenUp := got[0], got[1]
+	if down.Path != "/svc-ctl-topic" || down.Header.Get("Title") != "proxy down on ws-07" ||
+		down.Header.Get("Priority") != "default" || down.Header.Get("Tags") != "warning,ws" ||
+		down.Header.Get("Authorization") != "Bearer tk_abc" {
+		t.Errorf("down: %s %v", down.Path, down.Header)
+	}
+	if body := string(down.Body); !strings.HasPrefix(body, sample(KindServiceDown).Message+" (2 more held back)\n\nexit code 1") {
+		t.Errorf("body %q", body)
+	}
+	if givenUp.Header.Get("Priority") != "high" || givenUp.Header.Get("Title") != "proxy given up on ws-07" {
+		t.Errorf("given-up: %v", givenUp.Header)
+	}
+}
+
+func TestHealthchecksSignals(t *testing.T) {
+	rc := newReceiver(t, nil)
+	n := channelConf("fleet", config.NotifyHealthchecks, rc.srv.URL+"/ping/uuid-1")
+	ch, _ := Open(&n)
+	for _, kind := range []string{KindServiceDown, KindServiceRecovered, KindJobSkipped} {
+		if err := ch.Send(ctxb, sample(kind)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	for _, r := range rc.got() {
+		paths = append(paths, r.Path)
+	}
+	if want := []string{"/ping/uuid-1/fail", "/ping/uuid-1", "/ping/uuid-1/log"}; !slices.Equal(paths, want) {
+		t.Errorf("paths %v, want %v", paths, want)
+	}
+	// A job's output tail: the last 10 KB, no more.
+	long := strings.Repeat("x", 20_000) + "THE END"
+	if err := Ping(ctxb, rc.srv.URL+"/ping/uuid-2/", SignalFail, "", long); err != nil {
+		t.Fatal(err)
+	}
+	last := rc.got()[3]
+	if last.Path != "/ping/uuid-2/fail" || len(last.Body) != maxPingBody || !strings.HasSuffix(string(last.Body), "THE END") {
+		t.Errorf("fail ping: %s, %d bytes", last.Path, len(last.Body))
+	}
+}
+
+// TestCommandChannel runs a real child (this test binary) that reads the
+// event from stdin: exit 0 delivers, exit 1 is an error with its output,
+// a child that does not finish is stopped at the timeout.
+func TestCommandChannel(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "events")
+	t.Setenv(childEnv, out)
+	n := config.Notify{Name: "script", Kind: config.NotifyCommand, Command: []string{os.Args[0], "-test.run=^$"}, Timeout: 5 * time.Second}
+	ch, err := Open(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sample(KindServiceDown)
+	if err := ch.Send(ctxb, e); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	b, _ := os.ReadFile(out)
+	id, js, _ := strings.Cut(string(b), " ")
+	var got Event
+	if err := json.Unmarshal([]byte(js), &got); err != nil || id != e.ID || got.ID != e.ID || got.Message != e.Message {
+		t.Errorf("the child read %q (%v)", b, err)
+	}
+
+	t.Setenv(childExitEnv, "1")
+	if err := ch.Send(ctxb, e); err == nil || !strings.Contains(err.Error(), "exit status 1: receiver is unhappy") || IsPermanent(err) {
+		t.Errorf("failing child: %v", err)
+	}
+	t.Setenv(childExitEnv, "")
+	t.Setenv(childSleepEnv, "1")
+	ctx, cancel := contextTimeout(300 * time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := ch.Send(ctx, e); err == nil || !strings.Contains(err.Error(), "no exit within the timeout") {
+		t.Errorf("hanging child: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the hanging child held the sender %v", d)
+	}
+}
