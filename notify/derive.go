@@ -36,7 +36,7 @@ func NewDeriver(cfg *config.Config, host string, loc *time.Location) *Deriver {
 	if loc == nil {
 		loc = time.Local
 	}
-	return &Deriver{cfg: cfg, host: host, loc: loc, red: redact.New(cfg.EnvValues()...), newID: newID}
+	return &Deriver{cfg: cfg, host: host, loc: loc, red: redact.New(cfg.SecretValues()...), newID: newID}
 }
 
 // runDetail is what the derivation reads of a run's detail JSON, whoever
