@@ -20,3 +20,6 @@ var (
 	// started (pid <= 1, the agent itself, or fields missing).
 	ErrInvalidIdentity = errors.New("invalid process identity")
 )
+
+// isGone reports whether err says the process is not there (any more).
+func isGone(err error) bool { return errors.Is(err, ErrGone) }

@@ -38,6 +38,15 @@ func FactsOf(id Identity) (*Facts, error) {
 	case st == stateNotOurs:
 		return nil, fmt.Errorf("facts of pid %d: %w", id.PID, ErrNotOurs)
 	}
+	f := factsOf(id, true)
+	// Facts of a process that ended while they were read describe nobody.
+	if !stillOurs(id) {
+		return nil, fmt.Errorf("facts of pid %d: %w", id.PID, ErrGone)
+	}
+	return f, nil
+}
+
+func factsOf(id Identity, ports bool) *Facts {
 	p := &process.Process{Pid: id.PID}
 	f := &Facts{PID: id.PID, CreateTime: id.CreateTime, Exe: id.Exe}
 	if s, err := p.Status(); err == nil && len(s) > 0 {
@@ -48,12 +57,52 @@ func FactsOf(id Identity) (*Facts, error) {
 		f.RSSBytes = m.RSS
 	}
 	f.NumThreads, _ = p.NumThreads()
-	f.ListenPorts = listenPorts(p)
-	// Facts of a process that ended while they were read describe nobody.
-	if !stillOurs(id) {
-		return nil, fmt.Errorf("facts of pid %d: %w", id.PID, ErrGone)
+	if ports {
+		f.ListenPorts = listenPorts(p)
 	}
-	return f, nil
+	return f
+}
+
+// TreeFacts is an instance as it is now, for status and snapshots.
+type TreeFacts struct {
+	Leader      int32    `json:"leader_pid"`
+	LeaderAlive bool     `json:"leader_alive"`
+	Count       int      `json:"processes"`
+	RSSBytes    uint64   `json:"rss_bytes"`   // resident memory of the whole tree
+	CPUSeconds  float64  `json:"cpu_seconds"` // user+system CPU of the live members since each started
+	Oldest      int64    `json:"oldest_ms"`   // create time of the oldest live member (its uptime), ms since the epoch
+	ListenPorts []uint32 `json:"listen_ports,omitempty"`
+	Members     []Facts  `json:"members,omitempty"`
+	Via         []string `json:"via,omitempty"`
+}
+
+// TreeFactsOf gathers the facts of every live member of inst's tree.
+// ports also lists listening sockets (slow on darwin: lsof). An instance
+// with no live process gives ErrGone.
+func TreeFactsOf(inst Instance, ports bool) (*TreeFacts, error) {
+	t, err := Members(inst)
+	if err != nil {
+		return nil, err
+	}
+	if t.Len() == 0 {
+		return nil, fmt.Errorf("facts of pid %d: %w", inst.PID, ErrGone)
+	}
+	tf := &TreeFacts{Leader: inst.PID, LeaderAlive: t.LeaderAlive(), Count: t.Len(), Via: t.Via}
+	for _, m := range t.Members {
+		f := factsOf(m.Identity, ports)
+		tf.RSSBytes += f.RSSBytes
+		if ts, err := (&process.Process{Pid: m.PID}).Times(); err == nil {
+			tf.CPUSeconds += ts.User + ts.System
+		}
+		if tf.Oldest == 0 || (m.CreateTime > 0 && m.CreateTime < tf.Oldest) {
+			tf.Oldest = m.CreateTime
+		}
+		tf.ListenPorts = append(tf.ListenPorts, f.ListenPorts...)
+		tf.Members = append(tf.Members, *f)
+	}
+	slices.Sort(tf.ListenPorts)
+	tf.ListenPorts = slices.Compact(tf.ListenPorts)
+	return tf, nil
 }
 
 // listenPorts returns the TCP ports p listens on, sorted and deduplicated

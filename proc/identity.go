@@ -5,16 +5,28 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
-
-	"github.com/shirou/gopsutil/v4/process"
 )
 
-// Identity names one process instance: the PID plus facts that do not survive
-// PID reuse. It is what the pid file records.
+// Identity names one process: the PID plus facts that do not survive PID
+// reuse. It is what the pid file records about an instance's leader.
+//
+// The verdict "this is that process" rests on Start (and Boot): Linux start
+// ticks since boot from /proc/PID/stat plus the boot id, macOS the exact
+// p_starttime, Windows the exact creation FILETIME. None of them is read off
+// the wall clock, so a clock step changes nothing. Exe is recorded for
+// people, not for the verdict: an exec (same PID, same start, new program,
+// as a pyenv shim or `exec` in a wrapper script does) is the same instance.
 type Identity struct {
-	PID        int32     `json:"pid"`
-	CreateTime int64     `json:"create_time_ms"` // gopsutil Process.CreateTime: ms since the epoch
-	Exe        string    `json:"exe"`            // gopsutil Process.Exe: the resolved executable path
+	PID int32 `json:"pid"`
+	// Start is the OS's start stamp: Linux clock ticks since boot, macOS
+	// microseconds since the epoch, Windows 100 ns units since 1601. Zero in
+	// a wave-1 pid file, which is then matched by CreateTime (see inspect).
+	Start uint64 `json:"start,omitempty"`
+	// Boot names the boot the process ran in (Linux boot_id, macOS
+	// kern.bootsessionuuid); empty where unknown.
+	Boot       string    `json:"boot,omitempty"`
+	CreateTime int64     `json:"create_time_ms"` // ms since the epoch, for people (and wave-1 records)
+	Exe        string    `json:"exe"`            // the executable when it was recorded, for people
 	StartedAt  time.Time `json:"started_at"`     // when svc-ctl spawned it (UTC); informational only
 }
 
@@ -24,30 +36,34 @@ type state int
 const (
 	stateGone    state = iota // no live process (none at all, or a zombie)
 	stateNotOurs              // a live process, but another one (PID reused)
-	stateOurs                 // the recorded instance, alive
+	stateOurs                 // the recorded process, alive
 )
 
 // IdentityOf reads the identity of the live process pid. StartedAt is its
 // create time. A process that does not exist or is a zombie gives ErrGone.
+// An executable that cannot be read (another user's process) is left empty:
+// it is not part of the verdict.
 func IdentityOf(pid int32) (Identity, error) {
-	p, err := liveProcess(pid)
+	pi, err := readProc(pid)
 	if err != nil {
 		return Identity{}, err
 	}
-	ct, err := p.CreateTime()
-	if err != nil {
-		return Identity{}, classify(pid, "read create time", err)
+	if pi.zombie {
+		return Identity{}, fmt.Errorf("pid %d is a zombie: %w", pid, ErrGone)
 	}
-	exe, err := p.Exe()
-	if err != nil {
-		return Identity{}, classify(pid, "read executable", err)
-	}
-	return Identity{PID: pid, CreateTime: ct, Exe: exe, StartedAt: time.UnixMilli(ct).UTC()}, nil
+	return identityFrom(pi), nil
 }
 
-// Match reports whether id's process is still running: the PID exists, is not
-// a zombie, and its create time and executable equal the recorded ones. An
-// error means the question could not be answered (never that it was "no").
+// identityFrom fills an Identity from what the OS said, exe included.
+func identityFrom(pi procInfo) Identity {
+	exe, _ := readExe(pi.pid)
+	return Identity{PID: pi.pid, Start: pi.start, Boot: currentBoot(), CreateTime: pi.createMs,
+		Exe: exe, StartedAt: time.UnixMilli(pi.createMs).UTC()}
+}
+
+// Match reports whether id's process is still running: the PID exists, is
+// not a zombie, and is the process that was recorded (same start stamp, same
+// boot). An error means the question could not be answered (never "no").
 func Match(id Identity) (bool, error) {
 	st, err := inspect(id)
 	return st == stateOurs, err
@@ -56,83 +72,63 @@ func Match(id Identity) (bool, error) {
 // Alive reports whether a process with this PID exists and is not a zombie.
 // It says nothing about which process that is: use Match for that.
 func Alive(pid int32) bool {
-	_, err := liveProcess(pid)
-	return err == nil
+	pi, err := readProc(pid)
+	return err == nil && !pi.zombie
 }
 
-// inspect classifies what runs at id.PID. The create time is compared before
-// the executable is read: a reused PID usually belongs to a process whose exe
-// svc-ctl may not read (another user's, a kernel thread). A process whose
-// facts svc-ctl cannot read is not one it started, so such errors count as
-// "not ours", never as "ours".
+// inspect classifies what runs at id.PID. A process whose facts svc-ctl
+// cannot read is not one it started, so such errors count as "not ours",
+// never as "ours".
 func inspect(id Identity) (state, error) {
 	if id.PID <= 0 {
 		return stateGone, fmt.Errorf("pid %d: %w: pid must be positive", id.PID, ErrInvalidIdentity)
 	}
-	p, err := liveProcess(id.PID)
-	if err != nil {
-		return unreadable(err)
-	}
-	if id.CreateTime <= 0 || id.Exe == "" {
-		return stateNotOurs, nil // an identity with facts missing proves nothing
-	}
-	ct, err := p.CreateTime()
-	if err != nil {
-		return unreadable(classify(id.PID, "read create time", err))
-	}
-	if !sameCreateTime(ct, id.CreateTime) {
-		return stateNotOurs, nil
-	}
-	exe, err := p.Exe()
-	if err != nil {
-		return unreadable(classify(id.PID, "read executable", err))
-	}
-	if !sameExe(exe, id.Exe) {
-		return stateNotOurs, nil
-	}
-	return stateOurs, nil
-}
-
-// unreadable maps a failed read of a process's facts to a state.
-func unreadable(err error) (state, error) {
+	pi, err := readProc(id.PID)
 	switch {
 	case errors.Is(err, ErrGone):
 		return stateGone, nil
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrNotExist):
-		// the process exists (classify checked) but hides its facts
+	case errors.Is(err, fs.ErrPermission):
 		return stateNotOurs, nil
+	case err != nil:
+		return stateGone, err
+	case pi.zombie:
+		return stateGone, nil
 	}
-	return stateGone, err
+	if sameProcess(id, pi, currentBoot()) {
+		return stateOurs, nil
+	}
+	return stateNotOurs, nil
 }
 
-// liveProcess returns pid's process, or ErrGone when there is none or it is a
-// zombie (exited, not yet reaped: not alive, whatever kill(pid, 0) says).
-func liveProcess(pid int32) (*process.Process, error) {
-	if pid <= 0 {
-		return nil, fmt.Errorf("pid %d: %w", pid, ErrGone)
+// sameProcess is the verdict. With a start stamp: equal stamps in the same
+// boot. Without one (a wave-1 pid file): the create time within
+// legacySlackMs, since wave 1 derived it from the wall clock; such a record
+// does not survive a clock step, and the next start writes a new one.
+func sameProcess(id Identity, pi procInfo, boot string) bool {
+	if id.Start != 0 {
+		if id.Boot != "" && boot != "" && id.Boot != boot {
+			return false // another boot: PIDs and start stamps repeat
+		}
+		return id.Start == pi.start
 	}
-	p, err := process.NewProcess(pid)
-	if err != nil {
-		return nil, classify(pid, "look up", err)
+	if id.CreateTime <= 0 || pi.createMs <= 0 {
+		return false // an identity with facts missing proves nothing
 	}
-	zombie, err := isZombie(p)
-	if err != nil {
-		return nil, classify(pid, "read status", err)
-	}
-	if zombie {
-		return nil, fmt.Errorf("pid %d is a zombie: %w", pid, ErrGone)
-	}
-	return p, nil
+	d := pi.createMs - id.CreateTime
+	return d >= -legacySlackMs && d <= legacySlackMs
 }
 
-// classify turns a failed read about pid into ErrGone when the process has
-// disappeared meanwhile (the usual cause), and keeps the cause otherwise.
-func classify(pid int32, what string, err error) error {
-	if errors.Is(err, process.ErrorProcessNotRunning) || errors.Is(err, ErrGone) {
-		return fmt.Errorf("pid %d: %w", pid, ErrGone)
+// legacySlackMs: wave 1 read Linux create times as boot time (whole seconds)
+// plus ticks, so two readings of one process could differ by a second. A PID
+// is reused only after the PID space wraps; a second of slack lets no
+// stranger pass.
+const legacySlackMs = 1000
+
+// startedNoEarlier reports whether pi began at or after id's process (same
+// boot): a member of id's tree cannot be older than its leader.
+func startedNoEarlier(pi procInfo, id Identity) bool {
+	if id.Start != 0 {
+		return pi.start >= id.Start
 	}
-	if ok, existsErr := process.PidExists(pid); existsErr == nil && !ok {
-		return fmt.Errorf("pid %d: %w", pid, ErrGone)
-	}
-	return fmt.Errorf("%s of pid %d: %w", what, pid, err)
+	return pi.createMs >= id.CreateTime-legacySlackMs
 }

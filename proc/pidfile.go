@@ -11,13 +11,29 @@ import (
 // maxPidFile bounds what ReadPidFile reads: a pid file is a few hundred bytes.
 const maxPidFile = 64 << 10
 
-// WritePidFile records id at path as JSON, atomically: a temporary file in
-// the same directory is written, synced and renamed over path, so a reader
-// sees the old record or the new one, never half of one. The file is 0600,
-// a missing directory is created 0700. The record is a reference for the
-// next identity check, never a liveness verdict.
+// WritePidFile records a leader's identity alone (no cgroup or job): see
+// WriteInstance.
 func WritePidFile(path string, id Identity) error {
-	b, err := json.MarshalIndent(id, "", "  ")
+	return WriteInstance(path, Instance{Identity: id})
+}
+
+// ReadPidFile reads the leader's identity of a record: see ReadInstance.
+func ReadPidFile(path string) (Identity, error) {
+	inst, err := ReadInstance(path)
+	return inst.Identity, err
+}
+
+// WriteInstance records inst at path as JSON, atomically: a temporary file
+// in the same directory is written, synced and renamed over path, so a
+// reader sees the old record or the new one, never half of one. The file is
+// 0600, a missing directory is created 0700. The record is a reference for
+// the next identity check, never a liveness verdict.
+//
+// The leader's fields stay at the top level, as in a wave-1 pid file
+// ({"pid", "create_time_ms", "exe", "started_at"}), so either version reads
+// the other's records.
+func WriteInstance(path string, inst Instance) error {
+	b, err := json.MarshalIndent(inst, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write pid file %s: %w", path, err)
 	}
@@ -61,29 +77,31 @@ func syncDir(dir string) {
 	}
 }
 
-// ReadPidFile reads an identity WritePidFile recorded. A missing file gives
-// an error that errors.Is(err, os.ErrNotExist); a garbled one names the file.
-func ReadPidFile(path string) (Identity, error) {
+// ReadInstance reads a record WriteInstance (or wave 1's WritePidFile)
+// wrote. A wave-1 record has no start stamp and is matched by its create
+// time (see Identity). A missing file gives an error that errors.Is(err,
+// os.ErrNotExist); a garbled one names the file.
+func ReadInstance(path string) (Instance, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Identity{}, fmt.Errorf("read pid file: %w", err)
+		return Instance{}, fmt.Errorf("read pid file: %w", err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxPidFile+1))
 	if err != nil {
-		return Identity{}, fmt.Errorf("read pid file %s: %w", path, err)
+		return Instance{}, fmt.Errorf("read pid file %s: %w", path, err)
 	}
 	if len(b) > maxPidFile {
-		return Identity{}, garbled(path, fmt.Errorf("larger than %d bytes", maxPidFile))
+		return Instance{}, garbled(path, fmt.Errorf("larger than %d bytes", maxPidFile))
 	}
-	var id Identity
-	if err := json.Unmarshal(b, &id); err != nil {
-		return Identity{}, garbled(path, err)
+	var inst Instance
+	if err := json.Unmarshal(b, &inst); err != nil {
+		return Instance{}, garbled(path, err)
 	}
-	if id.PID <= 0 {
-		return Identity{}, garbled(path, fmt.Errorf("pid %d: %w", id.PID, ErrInvalidIdentity))
+	if inst.PID <= 0 {
+		return Instance{}, garbled(path, fmt.Errorf("pid %d: %w", inst.PID, ErrInvalidIdentity))
 	}
-	return id, nil
+	return inst, nil
 }
 
 // garbled explains a pid file that cannot be used. Without it svc-ctl cannot

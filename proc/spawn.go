@@ -10,37 +10,61 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/shirou/gopsutil/v4/process"
 )
 
-// SpawnSpec says what to start and where its output goes.
+// SpawnSpec says what to start, where its output goes, and what owns the
+// tree it grows. New needs (credentials, limits) are new fields: a zero
+// value always means "as the agent".
 type SpawnSpec struct {
 	Argv    []string          // argv[0]: absolute, relative to Dir, or a bare name looked up in the agent's PATH; never a shell
 	Dir     string            // working directory; empty = the agent's
 	Env     map[string]string // set on top of os.Environ(); these win
 	LogPath string            // stdout+stderr appended here (0600, parent dir 0700); empty = discarded
+	// Name names the instance's cgroup (Linux) and job object (Windows):
+	// the service or job name, [a-z0-9][a-z0-9._-]{0,62}. Empty = "service".
+	Name string
+	// Cgroup (Linux) is a cgroup v2 directory the caller may create
+	// sub-cgroups in (see DelegatedCgroup). When set, the instance gets a
+	// cgroup of its own under it; empty = the session alone owns the tree.
+	Cgroup string
 }
 
-// Child is a process Spawn started. Its Wait runs in a goroutine, so it is
-// reaped as soon as it exits and never lingers as a zombie.
+// Child is an instance Spawn started. The leader's Wait runs in a
+// goroutine, so it is reaped as soon as it exits and never lingers as a
+// zombie. Done closing ends the leader, not necessarily the instance: a
+// launcher may exit while its tree lives on (see Members).
 type Child struct {
-	Identity
-	Done <-chan struct{} // closed once the process has exited and been reaped
+	Instance
+	Done <-chan struct{} // closed once the leader has exited and been reaped
+	// Notes says where ownership is weaker than asked ("no cgroup: ...");
+	// empty when everything asked for is in place.
+	Notes []string
 
 	done     chan struct{}
 	exitCode int
 	exitErr  error
+	exit     string
 }
 
-// ExitCode is the exit status once Done is closed: -1 while running, or when
-// a signal ended the process.
+// ExitCode is the leader's exit status once Done is closed: -1 while
+// running, or when a signal ended it (Exit says which).
 func (c *Child) ExitCode() int {
 	select {
 	case <-c.done:
 		return c.exitCode
 	default:
 		return -1
+	}
+}
+
+// Exit says how the leader ended, for people: "exited with code 3",
+// "killed by SIGKILL"; "running" before Done is closed.
+func (c *Child) Exit() string {
+	select {
+	case <-c.done:
+		return c.exit
+	default:
+		return "running"
 	}
 }
 
@@ -78,6 +102,11 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	defer logf.Close()
 
 	env := mergeEnv(os.Environ(), s.Env)
+	own, err := prepareOwner(s)
+	if err != nil {
+		return nil, err
+	}
+	defer own.close()
 	newCmd := func() *exec.Cmd {
 		return &exec.Cmd{
 			Path:   path,
@@ -90,53 +119,51 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		}
 	}
 	startedAt := time.Now().UTC()
-	cmd, err := startDetached(newCmd)
+	cmd, err := own.start(newCmd)
 	if err != nil {
+		own.abandon()
 		return nil, startError(path, err)
 	}
-	return newChild(cmd, path, startedAt)
+	c, err := newChild(cmd, path, startedAt)
+	if err != nil {
+		own.abandon()
+		return nil, err
+	}
+	c.Cgroup, c.Job = own.cgroup(), own.job()
+	c.Notes = own.notes()
+	return c, nil
 }
 
 // newChild records the identity of the started cmd and reaps it in the
-// background. Identity is read before Wait can reap, so the PID cannot have
-// been reused yet.
+// background. The identity is read before Wait can reap, so the PID cannot
+// have been reused yet; a zombie (a program that exited at once) still has
+// its start stamp, so its record is as good as a live one's.
 func newChild(cmd *exec.Cmd, path string, startedAt time.Time) (*Child, error) {
 	pid := int32(cmd.Process.Pid)
-	id, err := IdentityOf(pid)
-	switch {
-	case errors.Is(err, ErrGone), err != nil && !Alive(pid):
-		// It already exited (a zombie's /proc/PID/exe cannot be read): a
-		// program that dies at once is a start failure for the caller to
-		// judge, not a spawn error. Done will close at once.
-		id = exitedIdentity(pid, path)
-	case err != nil:
+	pi, err := readProc(pid)
+	if err != nil {
 		_ = cmd.Process.Kill() // our own unreaped child: the PID is still its
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("spawn %s: record identity: %w", path, err)
 	}
+	id := identityFrom(pi)
+	if id.Exe == "" { // exited already: a zombie has no readable exe
+		id.Exe = path
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			id.Exe = real
+		}
+	}
 	id.StartedAt = startedAt
 	done := make(chan struct{})
-	c := &Child{Identity: id, Done: done, done: done}
+	c := &Child{Instance: Instance{Identity: id}, Done: done, done: done}
 	go func() {
 		err := cmd.Wait()
 		c.exitErr = err
 		c.exitCode = cmd.ProcessState.ExitCode()
+		c.exit = DescribeExit(cmd.ProcessState)
 		close(done)
 	}()
 	return c, nil
-}
-
-// exitedIdentity fills what can still be known of a child that exited before
-// its identity was read (a zombie keeps its create time, not its exe).
-func exitedIdentity(pid int32, path string) Identity {
-	id := Identity{PID: pid, Exe: path}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		id.Exe = real
-	}
-	if ct, err := (&process.Process{Pid: pid}).CreateTime(); err == nil {
-		id.CreateTime = ct
-	}
-	return id
 }
 
 // resolveExe finds the executable exec would run: a bare name on PATH, a

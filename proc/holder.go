@@ -1,0 +1,54 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shirou/gopsutil/v4/net"
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// Holder is the process that listens on a TCP port, named for people: a
+// start that finds its health port taken says who holds it.
+type Holder struct {
+	PID      int32    `json:"pid"`
+	Exe      string   `json:"exe,omitempty"`
+	User     string   `json:"user,omitempty"`
+	Identity Identity `json:"-"`
+}
+
+func (h Holder) String() string {
+	s := fmt.Sprintf("pid %d", h.PID)
+	if h.Exe != "" {
+		s += " " + h.Exe
+	}
+	if h.User != "" {
+		s += " (user " + h.User + ")"
+	}
+	return s
+}
+
+// PortHolder finds the process listening on TCP port (any address). nil
+// with no error: nobody this process can see listens there. It reads every
+// process's sockets (on Linux, /proc/*/fd), so it is for the rare start
+// that finds its port taken, not for a loop.
+func PortHolder(ctx context.Context, port uint32) (*Holder, error) {
+	conns, err := net.ConnectionsWithContext(ctx, "tcp")
+	if err != nil {
+		return nil, fmt.Errorf("list listening sockets: %w", err)
+	}
+	for _, c := range conns {
+		if c.Status != "LISTEN" || c.Laddr.Port != port || c.Pid <= 0 {
+			continue
+		}
+		h := &Holder{PID: c.Pid}
+		if id, err := IdentityOf(c.Pid); err == nil {
+			h.Identity, h.Exe = id, id.Exe
+		}
+		if u, err := (&process.Process{Pid: c.Pid}).UsernameWithContext(ctx); err == nil {
+			h.User = u
+		}
+		return h, nil
+	}
+	return nil, nil
+}

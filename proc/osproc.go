@@ -1,0 +1,22 @@
+package proc
+
+// procInfo is what the OS says about one process. start is the OS's own
+// stamp of when the process began, read without the wall clock where the OS
+// allows it (see Identity.Start); createMs is the same moment as wall-clock
+// milliseconds, for people only.
+type procInfo struct {
+	pid      int32
+	ppid     int32
+	session  int32 // unix session id; 0 where the OS has none (Windows)
+	zombie   bool  // exited, not yet reaped: not alive, whatever kill(pid, 0) says
+	start    uint64
+	createMs int64
+}
+
+// The per-OS files (osproc_linux.go, osproc_darwin.go, osproc_windows.go,
+// osproc_other.go) provide:
+//
+//	readProc(pid int32) (procInfo, error)  // ErrGone when there is no such process
+//	listProcs() ([]procInfo, error)       // every process the caller can see
+//	readExe(pid int32) (string, error)    // the executable, for people
+//	currentBoot() string                  // names this boot ("" where unknown)

@@ -1,0 +1,71 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// sZomb is SZOMB from <sys/proc.h>: exited, waiting for its parent.
+const sZomb = 5
+
+// readProc asks the kernel (kinfo_proc) directly. The start stamp is
+// p_starttime in microseconds: recorded once when the process began and
+// never recomputed, so a later clock step does not move it.
+func readProc(pid int32) (procInfo, error) {
+	if pid <= 0 {
+		return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
+	}
+	k, err := unix.SysctlKinfoProc("kern.proc.pid", int(pid))
+	if err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
+		}
+		return procInfo{}, fmt.Errorf("sysctl kern.proc.pid.%d: %w", pid, err)
+	}
+	if k.Proc.P_pid != pid {
+		return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
+	}
+	return fromKinfo(k), nil
+}
+
+func fromKinfo(k *unix.KinfoProc) procInfo {
+	tv := k.Proc.P_starttime
+	us := uint64(tv.Sec)*1e6 + uint64(tv.Usec)
+	pi := procInfo{pid: k.Proc.P_pid, ppid: k.Eproc.Ppid, zombie: k.Proc.P_stat == sZomb,
+		start: us, createMs: int64(us / 1000)}
+	if sid, err := unix.Getsid(int(pi.pid)); err == nil {
+		pi.session = int32(sid)
+	}
+	return pi
+}
+
+func listProcs() ([]procInfo, error) {
+	ks, err := unix.SysctlKinfoProcSlice("kern.proc.all")
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	out := make([]procInfo, 0, len(ks))
+	for i := range ks {
+		if ks[i].Proc.P_pid > 0 {
+			out = append(out, fromKinfo(&ks[i]))
+		}
+	}
+	return out, nil
+}
+
+// readExe uses proc_pidpath through gopsutil.
+func readExe(pid int32) (string, error) { return gopsutilExe(pid) }
+
+var bootSession = sync.OnceValue(func() string {
+	s, err := unix.Sysctl("kern.bootsessionuuid")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(s)
+})
+
+func currentBoot() string { return bootSession() }

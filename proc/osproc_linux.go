@@ -1,0 +1,170 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/tklauser/go-sysconf"
+)
+
+// Linux identity comes from /proc/PID/stat: field 22, the start time in
+// clock ticks since boot. It is fixed at fork, read from the monotonic boot
+// clock, and so immune to wall-clock steps; it only repeats across boots,
+// which the boot id (/proc/sys/kernel/random/boot_id) tells apart.
+//
+// These seams are package variables so tests can inject a boot (a reboot)
+// or a boot time (a wall-clock step moves /proc/stat's btime).
+var (
+	bootID   = readBootID   // the current boot's id
+	bootTime = readBootTime // wall-clock seconds of the boot, as /proc/stat says now
+)
+
+var procRoot = "/proc"
+
+// readProc reads /proc/PID/stat. Its fields after the last ')' (comm may
+// hold spaces and parentheses) are: state ppid pgrp session ... starttime
+// (the 20th after the parenthesis).
+func readProc(pid int32) (procInfo, error) {
+	if pid <= 0 {
+		return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
+	}
+	b, err := os.ReadFile(procRoot + "/" + strconv.Itoa(int(pid)) + "/stat")
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
+		}
+		return procInfo{}, fmt.Errorf("read stat of pid %d: %w", pid, err)
+	}
+	pi, ok := parseStat(b)
+	if !ok {
+		return procInfo{}, fmt.Errorf("read stat of pid %d: unexpected format %q", pid, truncate(b, 80))
+	}
+	pi.pid = pid
+	pi.createMs = createMs(pi.start)
+	return pi, nil
+}
+
+func parseStat(b []byte) (procInfo, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procInfo{}, false
+	}
+	ppid, e1 := strconv.ParseInt(string(f[1]), 10, 32)
+	sid, e2 := strconv.ParseInt(string(f[3]), 10, 32)
+	start, e3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if e1 != nil || e2 != nil || e3 != nil {
+		return procInfo{}, false
+	}
+	st := f[0][0]
+	return procInfo{ppid: int32(ppid), session: int32(sid), zombie: st == 'Z' || st == 'X', start: start}, true
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// listProcs reads every numeric entry of /proc. Processes that end while the
+// listing runs are skipped.
+func listProcs() ([]procInfo, error) {
+	d, err := os.Open(procRoot)
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	out := make([]procInfo, 0, len(names))
+	for _, name := range names {
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		pid, err := strconv.ParseInt(name, 10, 32)
+		if err != nil {
+			continue
+		}
+		if pi, err := readProc(int32(pid)); err == nil {
+			out = append(out, pi)
+		}
+	}
+	return out, nil
+}
+
+// readExe is /proc/PID/exe. The kernel appends " (deleted)" once the file was
+// replaced (an upgrade): the process is the same, so the suffix is dropped.
+func readExe(pid int32) (string, error) {
+	p, err := os.Readlink(procRoot + "/" + strconv.Itoa(int(pid)) + "/exe")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(p, " (deleted)"), nil
+}
+
+// currentBoot is the boot id, or "" when it cannot be read (then identities
+// are compared by start ticks alone).
+func currentBoot() string {
+	id, err := bootID()
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
+var bootIDOnce = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "", fmt.Errorf("read boot id: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+})
+
+// readBootID reads the boot id once: it cannot change while this process runs.
+func readBootID() (string, error) { return bootIDOnce() }
+
+// readBootTime is /proc/stat's btime: the wall clock now minus the time since
+// boot, so it moves when the wall clock is stepped. Only CreateTime (for
+// people) uses it.
+func readBootTime() (int64, error) {
+	b, err := os.ReadFile(procRoot + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("read boot time: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, errors.New("read boot time: no btime line in /proc/stat")
+}
+
+var clockTicks = sync.OnceValue(func() int64 {
+	if n, err := sysconf.Sysconf(sysconf.SC_CLK_TCK); err == nil && n > 0 {
+		return n
+	}
+	return 100 // USER_HZ on every Linux architecture in use
+})
+
+// createMs turns start ticks into wall-clock ms (for people); 0 when the boot
+// time cannot be read.
+func createMs(ticks uint64) int64 {
+	bt, err := bootTime()
+	if err != nil {
+		return 0
+	}
+	return bt*1000 + int64(ticks)*1000/clockTicks()
+}
