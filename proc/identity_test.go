@@ -11,16 +11,26 @@ func TestMatchSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if self.Start == 0 || self.CreateTime <= 0 || self.Exe == "" {
+		t.Fatalf("IdentityOf(self) = %+v: want a start stamp, a create time and an exe", self)
+	}
 	if ok, err := Match(self); !ok || err != nil {
 		t.Fatalf("Match(self) = %v, %v; want true", ok, err)
 	}
 	if !Alive(self.PID) {
 		t.Fatal("Alive(self) = false")
 	}
-	// An identity missing a fact proves nothing, even at a live PID.
-	noTime, noExe := self, self
-	noTime.CreateTime, noExe.Exe = 0, ""
-	for _, id := range []Identity{noTime, noExe} {
+	// The exe is for people: a process that exec'd is still the same one.
+	exec := self
+	exec.Exe = "/usr/bin/dash"
+	if ok, err := Match(exec); !ok || err != nil {
+		t.Errorf("Match with another exe = %v, %v; want true (an exec is the same process)", ok, err)
+	}
+	// Another start stamp is another process.
+	other := self
+	other.Start++
+	noFacts := Identity{PID: self.PID}
+	for _, id := range []Identity{other, noFacts} {
 		if ok, err := Match(id); ok || err != nil {
 			t.Errorf("Match(%+v) = %v, %v; want false, nil", id, ok, err)
 		}

@@ -44,6 +44,9 @@ func runHelper(mode string, args []string) int {
 		return runSpawnDetached(args)
 	case "testsvc":
 		return testsvc.Main(args, os.Stdout, os.Stderr)
+	case "testsvc-ignore-term": // an HTTP service that shrugs off SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		return testsvc.Main(args, os.Stdout, os.Stderr)
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 	return 2

@@ -78,13 +78,16 @@ func TestSpawnIdentityAndMatch(t *testing.T) {
 	if ok, err := Match(c.Identity); !ok || err != nil {
 		t.Fatalf("Match(fresh child) = %v, %v; want true", ok, err)
 	}
-	if c.ExitCode() != -1 {
-		t.Errorf("ExitCode while running = %d, want -1", c.ExitCode())
+	if c.ExitCode() != -1 || c.Exit() != "running" {
+		t.Errorf("ExitCode while running = %d (%q), want -1", c.ExitCode(), c.Exit())
 	}
 	if err := syscall.Kill(int(c.PID), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-c.Done
+	if got := c.Exit(); got != "killed by SIGKILL" || c.ExitCode() != -1 {
+		t.Errorf("Exit() = %q (code %d), want killed by SIGKILL", got, c.ExitCode())
+	}
 	if ok, err := Match(c.Identity); ok || err != nil {
 		t.Fatalf("Match(killed child) = %v, %v; want false, nil", ok, err)
 	}
@@ -159,8 +162,8 @@ func TestSpawnOfProgramThatExitsAtOnce(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("Done never closed")
 		}
-		if c.ExitCode() != 3 {
-			t.Fatalf("exit code %d, want 3", c.ExitCode())
+		if c.ExitCode() != 3 || c.Exit() != "exited with code 3" {
+			t.Fatalf("exit code %d (%q), want 3", c.ExitCode(), c.Exit())
 		}
 	}
 }

@@ -33,32 +33,42 @@ func startUnrelated(t *testing.T) (*exec.Cmd, Identity) {
 
 func TestStopRefusesReusedPID(t *testing.T) {
 	_, real := startUnrelated(t)
-	wrongTime, wrongExe := real, real
-	wrongTime.CreateTime -= int64(time.Hour / time.Millisecond)
-	wrongExe.Exe = "/usr/local/bin/proxy"
-	for name, id := range map[string]Identity{"create time": wrongTime, "exe": wrongExe} {
-		t.Run(name, func(t *testing.T) {
-			res, err := Stop(context.Background(), id, time.Second)
-			if !errors.Is(err, ErrNotOurs) {
-				t.Fatalf("Stop = %+v, %v; want ErrNotOurs", res, err)
-			}
-			if ok, err := Match(real); !ok || err != nil {
-				t.Fatalf("the unrelated process was harmed: Match = %v, %v", ok, err)
-			}
-			if _, err := FactsOf(id); !errors.Is(err, ErrNotOurs) {
-				t.Errorf("FactsOf = %v, want ErrNotOurs", err)
-			}
-			if _, err := WatchExit(id); !errors.Is(err, ErrNotOurs) {
-				t.Errorf("WatchExit = %v, want ErrNotOurs", err)
-			}
-		})
+	reused := real
+	reused.Start-- // another process at the same PID
+	res, err := Stop(context.Background(), reused, time.Second)
+	if !errors.Is(err, ErrNotOurs) {
+		t.Fatalf("Stop = %+v, %v; want ErrNotOurs", res, err)
+	}
+	if ok, err := Match(real); !ok || err != nil {
+		t.Fatalf("the unrelated process was harmed: Match = %v, %v", ok, err)
+	}
+	if _, err := FactsOf(reused); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("FactsOf = %v, want ErrNotOurs", err)
+	}
+	if _, err := WatchExit(reused); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("WatchExit = %v, want ErrNotOurs", err)
+	}
+	if err := Kill(reused); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("Kill = %v, want ErrNotOurs", err)
+	}
+}
+
+// A process that exec'd another program (a shim, a wrapper's exec) is the
+// same instance: the recorded exe is for people.
+func TestStopAfterExec(t *testing.T) {
+	_, real := startUnrelated(t)
+	execd := real
+	execd.Exe = "/usr/bin/env"
+	res, err := Stop(context.Background(), execd, 10*time.Second)
+	if err != nil || res.Signal != "SIGTERM" {
+		t.Fatalf("Stop = %s, %v; want ended by SIGTERM", res, err)
 	}
 }
 
 func TestStopGraceful(t *testing.T) {
 	c := spawnT(t, SpawnSpec{Argv: []string{sleepPath(t), "300"}})
 	res, err := Stop(context.Background(), c.Identity, 20*time.Second)
-	if err != nil || res.Signal != "SIGTERM" || res.AlreadyGone || res.KilledStragglers {
+	if err != nil || res.Signal != "SIGTERM" || res.AlreadyGone || res.KilledStragglers || len(res.Members) != 1 {
 		t.Fatalf("Stop = %+v, %v; want ended by SIGTERM", res, err)
 	}
 	<-c.Done
