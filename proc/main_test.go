@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,8 +105,24 @@ func helperSpec(t testing.TB, mode string, args ...string) SpawnSpec {
 	return SpawnSpec{
 		Argv:    append([]string{exe}, args...),
 		Env:     map[string]string{helperEnv: mode},
-		LogPath: filepath.Join(t.TempDir(), "runtime.log"),
+		LogPath: filepath.Join(tempDir(t), "runtime.log"),
 	}
+}
+
+// tempDir is t.TempDir, except that under Wine (where removing a file a
+// process had open fails with "Invalid function") what cannot be removed
+// is left behind rather than failing the test.
+func tempDir(t testing.TB) string {
+	t.Helper()
+	if runtime.GOOS != "windows" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp("", "proc-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // spawnT spawns s and stops it (identity-checked, by PID) when the test ends.
@@ -154,4 +173,14 @@ func sleepPath(t testing.TB) string {
 		t.Skipf("no sleep binary: %v", err)
 	}
 	return p
+}
+
+func childPID(t *testing.T, log string) int32 {
+	t.Helper()
+	m := regexp.MustCompile(`child=(\d+)`).FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no child pid in log:\n%s", log)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return int32(n)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func TestPidFileRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "services", "proxy", "pid") // dirs do not exist yet
+	path := filepath.Join(tempDir(t), "services", "proxy", "pid") // dirs do not exist yet
 	want := Identity{PID: 4242, CreateTime: 1700000000123, Exe: "/usr/local/bin/proxy",
 		StartedAt: time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)}
 	if err := WritePidFile(path, want); err != nil {
@@ -37,7 +37,7 @@ func TestPidFileRoundTrip(t *testing.T) {
 }
 
 func TestPidFileOverwriteLeavesNoTemp(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	path := filepath.Join(dir, "pid")
 	for i := int32(1); i <= 3; i++ {
 		if err := WritePidFile(path, Identity{PID: 100 + i, CreateTime: 1, Exe: "/x"}); err != nil {
@@ -55,7 +55,7 @@ func TestPidFileOverwriteLeavesNoTemp(t *testing.T) {
 }
 
 func TestReadPidFileMissingIsNotExist(t *testing.T) {
-	_, err := ReadPidFile(filepath.Join(t.TempDir(), "pid"))
+	_, err := ReadPidFile(filepath.Join(tempDir(t), "pid"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("err = %v, want one that errors.Is os.ErrNotExist", err)
 	}
@@ -70,7 +70,7 @@ func TestReadPidFileBad(t *testing.T) {
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "pid")
+			path := filepath.Join(tempDir(t), "pid")
 			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestReadPidFileBad(t *testing.T) {
 		})
 	}
 	t.Run("unreadable", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "pid")
+		path := filepath.Join(tempDir(t), "pid")
 		if err := os.Mkdir(path, 0o700); err != nil { // a directory cannot be read as a file, even by root
 			t.Fatal(err)
 		}

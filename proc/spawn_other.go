@@ -2,11 +2,46 @@
 
 package proc
 
-import "os/exec"
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+)
 
-// startDetached: this platform has no session or job to leave; the command
-// is simply started.
-func startDetached(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+// Here there is no session, cgroup or job: the tree is the leader alone,
+// and it cannot be signalled by svc-ctl.
+
+type plainOwner struct{}
+
+func prepareOwner(SpawnSpec) (owner, error) { return plainOwner{}, nil }
+
+func (plainOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
 	cmd := newCmd()
 	return cmd, cmd.Start()
 }
+func (plainOwner) cgroup() string  { return "" }
+func (plainOwner) job() string     { return "" }
+func (plainOwner) notes() []string { return []string{"no tree ownership on " + runtime.GOOS} }
+func (plainOwner) abandon()        {}
+func (plainOwner) close()          {}
+
+func scanTree(inst Instance) (Tree, error) {
+	pi, err := readProc(inst.PID)
+	if err != nil || pi.zombie {
+		return Tree{}, nil
+	}
+	if !sameProcess(inst.Identity, pi, "") {
+		return Tree{LeaderReused: true}, nil
+	}
+	return buildTree(inst, &pi, nil, nil), nil
+}
+
+func ownSession(int32) bool { return false }
+
+func newKiller(Instance) (killer, error) {
+	return nil, fmt.Errorf("stop on %s: %w", runtime.GOOS, errors.ErrUnsupported)
+}
+
+func releaseTree(Instance) {}
+

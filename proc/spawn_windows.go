@@ -2,30 +2,126 @@ package proc
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
 
 const detachedFlags = windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCESS
 
-// startDetached starts the command in a new process group, without a
-// console, and out of the agent's job object, so that closing the job (the
-// SCM stopping the agent) does not take the service with it. A job that
-// forbids breakaway answers ERROR_ACCESS_DENIED; then the service is started
-// inside the job, which is the best that host allows.
-func startDetached(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
-	cmd := newCmd()
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		CreationFlags: detachedFlags | windows.CREATE_BREAKAWAY_FROM_JOB,
-		HideWindow:    true,
+// jobOwner starts the leader in a new process group, without a console, out
+// of the agent's own job when that job allows breakaway (so the SCM
+// stopping the agent does not take the service with it), and, suspended,
+// assigns it to the instance's job before it runs a single instruction:
+// whatever it starts later is in the job too.
+type jobOwner struct {
+	h    windows.Handle // the instance job, 0 if none
+	name string
+	note []string
+}
+
+func prepareOwner(s SpawnSpec) (owner, error) {
+	o := &jobOwner{}
+	h, name, err := createJob(nameOf(s))
+	if err != nil {
+		o.note = append(o.note, "no job object ("+err.Error()+"): the tree is found by parent links")
+		return o, nil
 	}
+	o.h, o.name = h, name
+	return o, nil
+}
+
+func (o *jobOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+	flags := uint32(detachedFlags)
+	if o.h != 0 {
+		flags |= windows.CREATE_SUSPENDED
+	}
+	cmd := newCmd()
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: flags | windows.CREATE_BREAKAWAY_FROM_JOB, HideWindow: true}
 	err := cmd.Start()
-	if !errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+		// The agent's job forbids breakaway: the service starts inside it
+		// too (nested jobs, Windows 8 and later), the best that host allows.
+		cmd = newCmd()
+		cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: flags, HideWindow: true}
+		err = cmd.Start()
+	}
+	if err != nil || o.h == 0 {
 		return cmd, err
 	}
-	cmd = newCmd() // an exec.Cmd cannot be started twice
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: detachedFlags, HideWindow: true}
-	return cmd, cmd.Start()
+	if err := o.adopt(uint32(cmd.Process.Pid)); err != nil {
+		o.note = append(o.note, "not in its job object ("+err.Error()+"): the tree is found by parent links")
+		o.closeJob()
+	}
+	if err := resumeProcess(uint32(cmd.Process.Pid)); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return cmd, fmt.Errorf("resume the suspended process: %w", err)
+	}
+	return cmd, nil
+}
+
+// adopt assigns the suspended leader to the job and hands it a handle to
+// the job, which keeps the job's name openable for as long as the leader
+// lives (a named object loses its name with its last handle).
+func (o *jobOwner) adopt(pid uint32) error {
+	p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_DUP_HANDLE, false, pid)
+	if err != nil {
+		return fmt.Errorf("open pid %d: %w", pid, err)
+	}
+	defer windows.CloseHandle(p)
+	if err := windows.AssignProcessToJobObject(o.h, p); err != nil {
+		return fmt.Errorf("assign pid %d to %s: %w", pid, o.name, err)
+	}
+	var inLeader windows.Handle
+	_ = windows.DuplicateHandle(windows.CurrentProcess(), o.h, p, &inLeader, 0, false, windows.DUPLICATE_SAME_ACCESS)
+	return nil
+}
+
+// resumeProcess resumes the threads of a process started suspended (its
+// one thread, in practice).
+func resumeProcess(pid uint32) error {
+	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
+	if err != nil {
+		return err
+	}
+	defer windows.CloseHandle(snap)
+	var te windows.ThreadEntry32
+	te.Size = uint32(unsafe.Sizeof(te))
+	resumed := 0
+	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
+		if te.OwnerProcessID != pid {
+			continue
+		}
+		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
+		if err != nil {
+			return fmt.Errorf("open thread %d: %w", te.ThreadID, err)
+		}
+		_, err = windows.ResumeThread(th)
+		windows.CloseHandle(th)
+		if err != nil {
+			return fmt.Errorf("resume thread %d: %w", te.ThreadID, err)
+		}
+		resumed++
+	}
+	if resumed == 0 {
+		return fmt.Errorf("no thread of pid %d found", pid)
+	}
+	return nil
+}
+
+func (o *jobOwner) cgroup() string  { return "" }
+func (o *jobOwner) job() string     { return o.name }
+func (o *jobOwner) notes() []string { return o.note }
+func (o *jobOwner) abandon()        { o.closeJob() }
+func (o *jobOwner) close()          { o.closeJob() }
+
+func (o *jobOwner) closeJob() {
+	if o.h != 0 {
+		windows.CloseHandle(o.h)
+		o.h, o.name = 0, ""
+	}
 }

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -123,15 +121,6 @@ func TestStopKillsStragglers(t *testing.T) {
 	waitFor(t, 10*time.Second, "the straggler to die", func() bool { return !Alive(child) })
 }
 
-func childPID(t *testing.T, log string) int32 {
-	t.Helper()
-	m := regexp.MustCompile(`child=(\d+)`).FindStringSubmatch(log)
-	if m == nil {
-		t.Fatalf("no child pid in log:\n%s", log)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return int32(n)
-}
 
 func TestStopNeverSignalsOwnGroup(t *testing.T) {
 	cmd, id := startUnrelated(t) // shares the test's process group

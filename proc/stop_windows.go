@@ -1,22 +1,24 @@
 package proc
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
-	"github.com/shirou/gopsutil/v4/process"
 	"golang.org/x/sys/windows"
 )
 
-// winTarget holds a handle to a verified process. While the handle is open
-// Windows does not reuse the PID, so what was verified is what is ended.
+// handleKiller ends verified members through process handles. While a
+// handle is open Windows does not reuse the PID, so the process whose
+// creation time was checked through the handle is the one ended.
 //
-// There is no graceful signal here: a process started with DETACHED_PROCESS
-// has no console, so GenerateConsoleCtrlEvent cannot reach it, and Windows
-// has no SIGTERM. graceful and force both terminate the process tree.
-type winTarget struct {
-	id Identity
-	h  windows.Handle
+// There is no graceful signal here: a process started with
+// DETACHED_PROCESS has no console, so GenerateConsoleCtrlEvent cannot reach
+// it, and Windows has no SIGTERM. term and kill both terminate.
+type handleKiller struct {
+	inst Instance
+	hs   map[int32]windows.Handle
 }
 
 const terminateAccess = windows.PROCESS_TERMINATE | windows.SYNCHRONIZE | windows.PROCESS_QUERY_LIMITED_INFORMATION
@@ -24,45 +26,91 @@ const terminateAccess = windows.PROCESS_TERMINATE | windows.SYNCHRONIZE | window
 // exitCodeStopped is the exit code a terminated service reports.
 const exitCodeStopped = 1
 
-func openTarget(id Identity) (stopTarget, error) {
-	h, err := windows.OpenProcess(terminateAccess, false, uint32(id.PID))
+func newKiller(inst Instance) (killer, error) {
+	return &handleKiller{inst: inst, hs: map[int32]windows.Handle{}}, nil
+}
+
+func (k *handleKiller) graceful() string    { return "TerminateProcess" }
+func (k *handleKiller) term(m Member) error { return k.kill(m) }
+
+func (k *handleKiller) kill(m Member) error {
+	h, err := k.open(m)
 	if err != nil {
-		return nil, classify(id.PID, "open process", err)
+		return err
 	}
-	// Verify again now that the handle pins the PID.
-	st, err := inspect(id)
-	if err == nil && st != stateOurs {
-		err = ErrNotOurs
-		if st == stateGone {
-			err = ErrGone
+	if err := windows.TerminateProcess(h, exitCodeStopped); err != nil && !exited(h) {
+		return fmt.Errorf("TerminateProcess pid %d: %w", m.PID, err)
+	}
+	return nil
+}
+
+// open returns a handle to m after proving, through it, that it is m.
+func (k *handleKiller) open(m Member) (windows.Handle, error) {
+	if h, ok := k.hs[m.PID]; ok {
+		return h, nil
+	}
+	h, err := windows.OpenProcess(terminateAccess, false, uint32(m.PID))
+	if err != nil {
+		if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+			return 0, fmt.Errorf("pid %d: %w", m.PID, ErrGone)
+		}
+		return 0, fmt.Errorf("open pid %d: %w", m.PID, err)
+	}
+	pi, err := infoOfHandle(h, m.PID)
+	switch {
+	case err != nil:
+		windows.CloseHandle(h)
+		return 0, err
+	case pi.zombie:
+		windows.CloseHandle(h)
+		return 0, fmt.Errorf("pid %d: %w", m.PID, ErrGone)
+	case pi.start != m.Start:
+		windows.CloseHandle(h)
+		return 0, fmt.Errorf("pid %d: %w", m.PID, ErrNotOurs)
+	}
+	k.hs[m.PID] = h
+	return h, nil
+}
+
+// killAll terminates the whole job at once.
+func (k *handleKiller) killAll() bool {
+	if k.inst.Job == "" {
+		return false
+	}
+	h, err := openJob(k.inst.Job)
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	return windows.TerminateJobObject(h, exitCodeStopped) == nil
+}
+
+// wait waits for one of live's handles to be signalled (the process ended).
+func (k *handleKiller) wait(ctx context.Context, live []Member, d time.Duration) {
+	var hs []windows.Handle
+	for _, m := range live {
+		if h, ok := k.hs[m.PID]; ok && len(hs) < maxWaitObjects {
+			hs = append(hs, h)
 		}
 	}
-	if err != nil {
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl))
+	}
+	if d <= 0 {
+		return
+	}
+	if len(hs) == 0 {
+		time.Sleep(min(d, pollInterval))
+		return
+	}
+	_, _ = windows.WaitForMultipleObjects(hs, false, uint32(d.Milliseconds())+1)
+}
+
+func (k *handleKiller) close() {
+	for _, h := range k.hs {
 		windows.CloseHandle(h)
-		return nil, err
 	}
-	return &winTarget{id: id, h: h}, nil
 }
-
-func (t *winTarget) graceful() (string, error) { return t.force() }
-
-// force terminates the process and then the descendants found before it
-// ended (once it is gone they can no longer be told from strangers).
-func (t *winTarget) force() (string, error) {
-	kids := descendants(t.id)
-	err := windows.TerminateProcess(t.h, exitCodeStopped)
-	if err != nil && !exited(t.h) {
-		return "TerminateProcess", fmt.Errorf("TerminateProcess: %w", err)
-	}
-	for _, k := range kids {
-		terminateVerified(k)
-	}
-	return "TerminateProcess", nil
-}
-
-func (t *winTarget) lingering() bool  { return false }
-func (t *winTarget) killGroup() error { return nil }
-func (t *winTarget) close()           { windows.CloseHandle(t.h) }
 
 // exited reports whether the process behind h has already ended.
 func exited(h windows.Handle) bool {
@@ -70,48 +118,7 @@ func exited(h windows.Handle) bool {
 	return err == nil && ev == windows.WAIT_OBJECT_0
 }
 
-// descendants lists the process tree under id. Windows keeps a parent PID
-// even after that parent exited and its PID was reused, so a "child" created
-// before its parent is a stranger and is skipped.
-func descendants(id Identity) []Identity {
-	var out []Identity
-	queue := []Identity{id}
-	for len(queue) > 0 && len(out) < 1024 {
-		parent := queue[0]
-		queue = queue[1:]
-		kids, err := (&process.Process{Pid: parent.PID}).Children()
-		if err != nil {
-			continue
-		}
-		for _, k := range kids {
-			ct, err := k.CreateTime()
-			if err != nil || ct < parent.CreateTime {
-				continue
-			}
-			kid := Identity{PID: k.Pid, CreateTime: ct}
-			out = append(out, kid)
-			queue = append(queue, kid)
-		}
-	}
-	return out
-}
+func releaseTree(Instance) {}
 
-// terminateVerified ends one descendant if its create time still matches
-// (checked through the handle, so the PID cannot be reused in between).
-func terminateVerified(id Identity) {
-	h, err := windows.OpenProcess(terminateAccess, false, uint32(id.PID))
-	if err != nil {
-		return
-	}
-	defer windows.CloseHandle(h)
-	var created, exit, kernel, user windows.Filetime
-	if err := windows.GetProcessTimes(h, &created, &exit, &kernel, &user); err != nil {
-		return
-	}
-	if created.Nanoseconds()/1e6 != id.CreateTime {
-		return
-	}
-	if err := windows.TerminateProcess(h, exitCodeStopped); err != nil && !errors.Is(err, windows.ERROR_ACCESS_DENIED) {
-		return
-	}
-}
+// maxWaitObjects is MAXIMUM_WAIT_OBJECTS: WaitForMultipleObjects' limit.
+const maxWaitObjects = 64

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 
 	"golang.org/x/sys/windows"
@@ -19,8 +20,11 @@ func WatchExit(id Identity) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("watch pid %d: %w", id.PID, ErrInvalidIdentity)
 	}
 	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(id.PID))
+	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+		return nil, fmt.Errorf("watch pid %d: %w", id.PID, ErrGone)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("watch: %w", classify(id.PID, "open process", err))
+		return nil, fmt.Errorf("watch pid %d: open process: %w", id.PID, err)
 	}
 	if err := verifyWatch(id); err != nil {
 		windows.CloseHandle(h)
