@@ -48,7 +48,29 @@ func readProc(pid int32) (procInfo, error) {
 	}
 	pi.pid = pid
 	pi.createMs = createMs(pi.start)
+	if pi.zombie && threadsLeft(pid) > 1 {
+		// The leader thread of a multi-threaded process shows Z as soon as
+		// it exits, while the other threads are still tearing down and
+		// the process still holds its files (a listening socket). Not
+		// gone until the whole thread group is.
+		pi.zombie = false
+	}
 	return pi, nil
+}
+
+// threadsLeft reads the Threads line of /proc/PID/status (0 if unreadable).
+func threadsLeft(pid int32) int {
+	b, err := os.ReadFile(procRoot + "/" + strconv.Itoa(int(pid)) + "/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
 }
 
 func parseStat(b []byte) (procInfo, bool) {
