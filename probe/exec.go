@@ -22,8 +22,15 @@ const (
 )
 
 // probeExec runs s.Argv (never through a shell) in s.Dir with the agent's
-// environment plus s.Env, and is healthy when it exits 0. On timeout the
-// whole process group is killed (unix; on Windows the process).
+// environment plus s.Env, and is healthy when it exits 0.
+//
+// The check owns its whole tree: whatever the command started is ended
+// when the command ends, not only on timeout, so a health script that
+// leaves `sleep 30 &` behind does not pile up a process per cycle. Unix: the
+// command leads a process group; once it exits, and before it is reaped (so
+// the group id cannot be reused meanwhile), the group is sent SIGKILL.
+// Windows: the command runs in a job object that kills its members when
+// closed. A grandchild that leaves the group (setsid) is out of reach.
 func probeExec(ctx context.Context, s Spec) Result {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return unhealthy("no command to run")
@@ -33,10 +40,16 @@ func probeExec(ctx context.Context, s Spec) Result {
 	cmd.Dir = s.Dir
 	cmd.Env = mergeEnv(os.Environ(), s.Env)
 	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, output in order
-	setGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	t := newTree(cmd)
+	cmd.Cancel = t.kill // on timeout: the whole tree, not only the command
 	cmd.WaitDelay = waitDelay
-	err := cmd.Run()
+	if err := t.start(); err != nil {
+		return judgeExit(ctx, s, cmd, err, out)
+	}
+	t.awaitExit()
+	t.kill() // what the command left behind
+	err := cmd.Wait()
+	t.close()
 	return judgeExit(ctx, s, cmd, err, out)
 }
 

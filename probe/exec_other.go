@@ -4,7 +4,11 @@ package probe
 
 import "os/exec"
 
-// setGroup does nothing where there are no process groups.
-func setGroup(*exec.Cmd) {}
+// plainTree: no process groups here; a timeout kills the command only.
+type plainTree struct{ cmd *exec.Cmd }
 
-func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
+func newTree(cmd *exec.Cmd) *plainTree { return &plainTree{cmd: cmd} }
+func (t *plainTree) start() error      { return t.cmd.Start() }
+func (t *plainTree) awaitExit()        {}
+func (t *plainTree) kill() error       { return nil }
+func (t *plainTree) close()            {}

@@ -109,3 +109,42 @@ func TestExecEnvAndDir(t *testing.T) {
 		t.Fatalf("target = %q, want %q", r.Target, want)
 	}
 }
+
+// An exec check owns its tree: what the command left behind is ended when
+// the command ends, not only on timeout (else a health script leaving
+// `sleep 30 &` behind piles up a process per cycle).
+func TestExecEndsGrandchildrenWhenItExits(t *testing.T) {
+	requireLinux(t)
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		script  string
+		healthy bool
+	}{
+		{"exit 0", "sleep 30 & echo $! > \"$PIDFILE\"; exit 0", true},
+		{"exit 1", "sleep 30 & echo $! > \"$PIDFILE\"; exit 1", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+			r := within(t, 10*time.Second, func() Result {
+				return run(Spec{Kind: KindExec, Argv: []string{"/bin/sh", "-c", tc.script}, Timeout: 5 * time.Second,
+					Env: map[string]string{"PIDFILE": pidFile}})
+			})
+			if r.Healthy != tc.healthy {
+				t.Fatalf("healthy = %v (%s), want %v", r.Healthy, r.Reason, tc.healthy)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if pid <= 0 {
+				t.Fatalf("bad pid %q", b)
+			}
+			waitFor(t, 5*time.Second, "grandchild "+strings.TrimSpace(string(b))+" to end with the check", func() bool { return !alive(pid) })
+			if r.Latency > 2*time.Second {
+				t.Errorf("the check took %s: it waited for the grandchild's pipe instead of ending it", r.Latency)
+			}
+		})
+	}
+}

@@ -48,6 +48,20 @@ func runHelper(mode string) int {
 		}
 		time.Sleep(60 * time.Second)
 		return 0
+	case "linger": // stay a while
+		time.Sleep(60 * time.Second)
+		return 0
+	case "leave-child": // start a lingering child, report its pid, exit 0 at once
+		c := exec.Command(os.Args[0])
+		c.Env = append(os.Environ(), helperEnv+"=linger")
+		if err := c.Start(); err != nil {
+			fmt.Println("start child:", err)
+			return 2
+		}
+		if err := os.WriteFile(os.Getenv("PROBE_PIDFILE"), []byte(fmt.Sprint(c.Process.Pid)), 0o600); err != nil {
+			return 2
+		}
+		return 0
 	case "chatter": // more output than is kept, the end marked
 		fmt.Print(strings.Repeat("x", 10000))
 		fmt.Fprint(os.Stderr, "\nEND-MARKER")

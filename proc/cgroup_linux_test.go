@@ -9,7 +9,7 @@ import (
 
 func TestUnifiedPath(t *testing.T) {
 	for in, want := range map[string]string{
-		"0::/system.slice/svc-ctl.service\n":                     "/system.slice/svc-ctl.service",
+		"0::/system.slice/svc-ctl.service\n":                      "/system.slice/svc-ctl.service",
 		"12:pids:/x\n1:name=systemd:/y\n0::/user.slice/u.service": "/user.slice/u.service",
 	} {
 		if got, ok := unifiedPath([]byte(in)); !ok || got != want {

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"svcctl/internal/winjob"
 )
 
 // A job object per instance, named so that another svc-ctl process (a
@@ -43,11 +45,7 @@ func createJob(name string) (windows.Handle, string, error) {
 	var firstErr error
 	for _, prefix := range []string{`Global\`, `Local\`} {
 		full := prefix + base
-		p, err := windows.UTF16PtrFromString(full)
-		if err != nil {
-			return 0, "", err
-		}
-		h, err := windows.CreateJobObject(nil, p)
+		h, err := winjob.Create(full, false)
 		if err == nil {
 			return h, full, nil
 		}

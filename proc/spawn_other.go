@@ -44,4 +44,3 @@ func newKiller(Instance) (killer, error) {
 }
 
 func releaseTree(Instance) {}
-

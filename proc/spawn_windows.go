@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os/exec"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"svcctl/internal/winjob"
 )
 
 const detachedFlags = windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCESS
@@ -56,7 +57,7 @@ func (o *jobOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
 		o.note = append(o.note, "not in its job object ("+err.Error()+"): the tree is found by parent links")
 		o.closeJob()
 	}
-	if err := resumeProcess(uint32(cmd.Process.Pid)); err != nil {
+	if err := winjob.Resume(uint32(cmd.Process.Pid)); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return cmd, fmt.Errorf("resume the suspended process: %w", err)
@@ -78,38 +79,6 @@ func (o *jobOwner) adopt(pid uint32) error {
 	}
 	var inLeader windows.Handle
 	_ = windows.DuplicateHandle(windows.CurrentProcess(), o.h, p, &inLeader, 0, false, windows.DUPLICATE_SAME_ACCESS)
-	return nil
-}
-
-// resumeProcess resumes the threads of a process started suspended (its
-// one thread, in practice).
-func resumeProcess(pid uint32) error {
-	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
-	if err != nil {
-		return err
-	}
-	defer windows.CloseHandle(snap)
-	var te windows.ThreadEntry32
-	te.Size = uint32(unsafe.Sizeof(te))
-	resumed := 0
-	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
-		if te.OwnerProcessID != pid {
-			continue
-		}
-		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
-		if err != nil {
-			return fmt.Errorf("open thread %d: %w", te.ThreadID, err)
-		}
-		_, err = windows.ResumeThread(th)
-		windows.CloseHandle(th)
-		if err != nil {
-			return fmt.Errorf("resume thread %d: %w", te.ThreadID, err)
-		}
-		resumed++
-	}
-	if resumed == 0 {
-		return fmt.Errorf("no thread of pid %d found", pid)
-	}
 	return nil
 }
 

@@ -83,10 +83,10 @@ func plural(n int, one, many string) string {
 // killer is the OS seam of Stop: it signals members whose identity it has
 // just proven (Linux pins each with a pidfd first), and waits for them.
 type killer interface {
-	graceful() string                                 // the name of the polite signal: "SIGTERM"
-	term(m Member) error                              // ask m to end; ErrGone if it already did
-	kill(m Member) error                              // end m now; ErrGone if it already did
-	killAll() bool                                    // end every member at once where the OS can (cgroup.kill, job)
+	graceful() string                                         // the name of the polite signal: "SIGTERM"
+	term(m Member) error                                      // ask m to end; ErrGone if it already did
+	kill(m Member) error                                      // end m now; ErrGone if it already did
+	killAll() bool                                            // end every member at once where the OS can (cgroup.kill, job)
 	wait(ctx context.Context, live []Member, d time.Duration) // until one of live exits, d passes or ctx ends
 	close()
 }

@@ -18,11 +18,11 @@ type checkKiller struct{}
 
 func newKiller(Instance) (killer, error) { return checkKiller{}, nil }
 
-func (checkKiller) graceful() string      { return "SIGTERM" }
-func (checkKiller) term(m Member) error   { return signalChecked(m, unix.SIGTERM) }
-func (checkKiller) kill(m Member) error   { return signalChecked(m, unix.SIGKILL) }
-func (checkKiller) killAll() bool         { return false }
-func (checkKiller) close()                {}
+func (checkKiller) graceful() string    { return "SIGTERM" }
+func (checkKiller) term(m Member) error { return signalChecked(m, unix.SIGTERM) }
+func (checkKiller) kill(m Member) error { return signalChecked(m, unix.SIGKILL) }
+func (checkKiller) killAll() bool       { return false }
+func (checkKiller) close()              {}
 func (checkKiller) wait(ctx context.Context, _ []Member, d time.Duration) {
 	t := time.NewTimer(min(d, pollInterval))
 	defer t.Stop()

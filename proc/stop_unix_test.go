@@ -121,7 +121,6 @@ func TestStopKillsStragglers(t *testing.T) {
 	waitFor(t, 10*time.Second, "the straggler to die", func() bool { return !Alive(child) })
 }
 
-
 func TestStopNeverSignalsOwnGroup(t *testing.T) {
 	cmd, id := startUnrelated(t) // shares the test's process group
 	res, err := Stop(context.Background(), id, 20*time.Second)
