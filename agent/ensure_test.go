@@ -171,6 +171,7 @@ func TestPIDReuseIsNeverSignalled(t *testing.T) {
 	// the identity of the instance we once spawned.
 	id.Exe = testsvcBin
 	id.CreateTime -= 3_600_000
+	id.Start -= 360_000 // another start stamp: another process
 	if err := proc.WritePidFile(e.sup.Paths.Pid("web"), id); err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func ServiceIdentity(state, name string) (proc.Identity, error) {
 }
 
 // KillRecorded stops every service instance recorded under state whose
-// identity (pid + create time + exe) still matches, by its PID, and waits
+// identity (pid + start stamp + boot) still matches, by its PID, and waits
 // for each to be gone. A PID reused by another program is never signalled.
 func KillRecorded(state string) {
 	ms, _ := filepath.Glob(filepath.Join(state, "services", "*", "pid"))

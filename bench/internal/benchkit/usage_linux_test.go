@@ -92,7 +92,8 @@ func TestKillRecordedChecksIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrong := id
-	wrong.CreateTime -= 3_600_000 // an hour off: beyond proc's clock slack
+	wrong.CreateTime -= 3_600_000
+	wrong.Start -= 360_000 // another start stamp: another process
 	if err := proc.WritePidFile(pidFile, wrong); err != nil {
 		t.Fatal(err)
 	}
