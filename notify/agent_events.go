@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -29,6 +30,24 @@ func (d *Deriver) Missing(j *config.Job, slot, now time.Time) runtrace.OutboxEve
 	}
 	e.stamp(now, d.loc)
 	return d.outbox(&e)
+}
+
+// missingMany is one job.missing event standing for several slots (an
+// agent that was down for a day does not send a message per slot).
+func (d *Deriver) missingMany(j *config.Job, slots []time.Time, now time.Time) runtrace.OutboxEvent {
+	last := slots[len(slots)-1]
+	ev := d.Missing(j, last, now)
+	var e Event
+	_ = json.Unmarshal(ev.Payload, &e)
+	loc := j.Location
+	if loc == nil {
+		loc = d.loc
+	}
+	e.Message = fmt.Sprintf("job %s on %s did not run at %d slots from %s to %s (grace %s): no run was recorded",
+		j.Name, d.host, len(slots), slots[0].In(loc).Format("2006-01-02 15:04 MST"),
+		last.In(loc).Format("2006-01-02 15:04 MST"), config.FormatDuration(j.Grace))
+	ev.Payload = e.JSON()
+	return ev
 }
 
 // Agent is an event about the agent itself: crash.log found at start, the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -86,7 +87,7 @@ func (c *clock) Add(d time.Duration) {
 
 func openStore(t *testing.T, path string) *runtrace.Store {
 	t.Helper()
-	s, err := runtrace.Open(path, runtrace.Options{})
+	s, err := runtrace.Open(path, runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
