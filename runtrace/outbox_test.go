@@ -317,10 +317,12 @@ func TestMigrateV1KeepsRows(t *testing.T) {
 	s.Close()
 	raw := rawDB(t, path)
 	mustExec(t, raw, "DROP TABLE deliveries", "DROP TABLE outbox", "DROP TABLE notify_channels",
-		"DROP TABLE notify_sent", "DROP TABLE notify_marks", "PRAGMA user_version = 1")
+		"DROP TABLE notify_sent", "DROP TABLE notify_marks",
+		"DROP TRIGGER run_trace_slot_deleted", "DROP TRIGGER run_trace_slot_moved", "DROP TABLE job_coverage",
+		"PRAGMA user_version = 1")
 	raw.Close()
 	s = openT(t, path)
-	if st := schemaOf(t, s); st.version != 2 || len(st.tables) != len(wantColumns) {
+	if st := schemaOf(t, s); st.version != schemaVersion || len(st.tables) != len(wantColumns) {
 		t.Fatalf("after migration: %+v", st)
 	}
 	if r := getRun(t, s, id); r.JobID != "job:a" {

@@ -31,6 +31,12 @@ func (s *Store) Register(ctx context.Context, jobID, spec string, at time.Time) 
 		_, err = tx.ExecContext(ctx, `INSERT INTO job_registrations (job_id, spec, registered_at) VALUES (?, ?, ?)
 ON CONFLICT (job_id) DO UPDATE SET spec = excluded.spec, registered_at = excluded.registered_at`,
 			jobID, spec, since)
+		if err != nil {
+			return err
+		}
+		// A new spec expects other slots: what was known covered under the
+		// old one says nothing about them.
+		_, err = tx.ExecContext(ctx, `DELETE FROM job_coverage WHERE job_id = ?`, jobID)
 		return err
 	})
 	if err != nil {

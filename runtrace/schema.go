@@ -109,6 +109,31 @@ var migrations = [][]string{
   at    INTEGER NOT NULL
 )`,
 	},
+	// v3: slot coverage (coverage.go): per job, a span of slots known to
+	// have rows, so that missing-run checks count only the slots outside it.
+	// The triggers are what make it safe: whatever deletes a slotted row or
+	// moves it (Prune, a hand edit), the span shrinks in the same
+	// transaction to start after that slot, so no coverage can hide it.
+	{
+		`CREATE TABLE job_coverage (
+  job_id          TEXT    PRIMARY KEY,
+  registered_at   INTEGER NOT NULL,
+  covered_from    INTEGER NOT NULL,
+  covered_through INTEGER NOT NULL
+)`,
+		`CREATE TRIGGER run_trace_slot_deleted AFTER DELETE ON run_trace
+WHEN OLD.scheduled_at IS NOT NULL
+BEGIN
+  UPDATE job_coverage SET covered_from = OLD.scheduled_at + 1
+  WHERE job_id = OLD.job_id AND OLD.scheduled_at BETWEEN covered_from AND covered_through;
+END`,
+		`CREATE TRIGGER run_trace_slot_moved AFTER UPDATE OF job_id, scheduled_at ON run_trace
+WHEN OLD.scheduled_at IS NOT NULL
+BEGIN
+  UPDATE job_coverage SET covered_from = OLD.scheduled_at + 1
+  WHERE job_id = OLD.job_id AND OLD.scheduled_at BETWEEN covered_from AND covered_through;
+END`,
+	},
 }
 
 var schemaVersion = len(migrations)
@@ -125,7 +150,12 @@ var wantColumns = map[string][]string{
 	"notify_channels": {"channel", "last_ok_at", "last_latency_ms", "last_error", "last_error_at", "failing_since"},
 	"notify_sent":     {"channel", "subject", "sent_at"},
 	"notify_marks":    {"key", "value", "at"},
+	"job_coverage":    {"job_id", "registered_at", "covered_from", "covered_through"},
 }
+
+// wantTriggers must exist after migrating: without them a deleted row could
+// hide behind a job's coverage (coverage.go).
+var wantTriggers = []string{"run_trace_slot_deleted", "run_trace_slot_moved"}
 
 type schemaState struct {
 	version int
@@ -251,7 +281,38 @@ func (s *Store) verifySchema(ctx context.Context, db *sql.DB) error {
 				table, strings.Join(got, ", "), strings.Join(want, ", ")), nil)
 		}
 	}
+	var triggers []string
+	err := s.retry(ctx, "verify schema", func() error {
+		var err error
+		triggers, err = triggerNames(ctx, db)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("verify run_trace database schema: %w", err)
+	}
+	for _, want := range wantTriggers {
+		if !slices.Contains(triggers, want) {
+			return damaged(s.path, fmt.Sprintf("trigger %s is missing (a slot deleted by hand could hide behind a job's coverage)", want), nil)
+		}
+	}
 	return nil
+}
+
+func triggerNames(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }
 
 func columns(ctx context.Context, db *sql.DB, table string) ([]string, error) {
