@@ -9,7 +9,8 @@ import (
 // desktop shows the event on the screen of the person logged in: Linux
 // through the freedesktop Notifications service on the session D-Bus
 // (desktop_linux.go), macOS through the notification centre
-// (desktop_darwin.go). Only a per-user agent has a desktop session; config
+// (desktop_darwin.go), Windows as a toast through the Windows Runtime
+// (desktop_windows.go). Only a per-user agent has a desktop session; config
 // refuses the kind in a system config.
 type desktop struct{ show showFunc }
 

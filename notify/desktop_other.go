@@ -1,4 +1,4 @@
-//go:build !linux && !darwin
+//go:build !linux && !darwin && !windows
 
 package notify
 
@@ -7,9 +7,9 @@ import (
 	"runtime"
 )
 
-// desktopShow: no desktop notification door is built for this OS yet
-// (Windows toasts are planned through WinRT, without PowerShell); the
-// channel says so when it is opened instead of failing each event.
+// desktopShow: there is no desktop notification door on this OS (BSDs
+// without D-Bus wiring, plan9 ...); the channel says so when it is opened
+// instead of failing each event.
 func desktopShow() (showFunc, error) {
 	return nil, errors.New("desktop notifications are not available on " + runtime.GOOS +
 		" in this svc-ctl: use an ntfy, webhook or command channel")
