@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/agent/install"
+	"svcctl/install"
 	"svcctl/config"
 )
 

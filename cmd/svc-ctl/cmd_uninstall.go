@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/agent/install"
+	"svcctl/install"
 )
 
 func init() { addCommand(newUninstallCommand) }

@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"svcctl/agent"
-	"svcctl/agent/install"
+	"svcctl/install"
 	"svcctl/config"
 )
 
 // detectMode, runAsService and installInfo are the seam to the OS service
-// manager (agent/install).
+// manager (install).
 func detectMode() string { return string(install.Detect()) }
 
 // runAsService runs the agent under the Windows SCM when it started it (so a

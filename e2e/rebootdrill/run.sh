@@ -59,8 +59,8 @@ timeout=${DRILL_TIMEOUT:-540}
 # What the guest runs; the config and the drill unit below use the same names.
 service=drillsvc
 port=18080
-agent_unit=svc-ctl.service          # agent/install: ServiceName
-backstop_timer=svc-ctl-backstop.timer # agent/install: BackstopName
+agent_unit=svc-ctl.service          # install: ServiceName
+backstop_timer=svc-ctl-backstop.timer # install: BackstopName
 every=1m                              # the shortest period install --backstop accepts
 
 [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ] || die "the drill needs an x86_64 Linux host, not $(uname -s)/$(uname -m)"

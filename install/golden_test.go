@@ -14,7 +14,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/install/*.golden from the current output")
 
 func goldenPath(name string) string {
-	return filepath.Join("..", "..", "testdata", "install", name+".golden")
+	return filepath.Join("..", "testdata", "install", name+".golden")
 }
 
 // checkGolden compares got with the golden file name; -update rewrites it.
@@ -29,7 +29,7 @@ func checkGolden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("read golden %s (run `go test ./agent/install -run Golden -update` to create it): %v", p, err)
+		t.Fatalf("read golden %s (run `go test ./install -run Golden -update` to create it): %v", p, err)
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from %s (review, then -update if intended):\n--- got ---\n%s\n--- want ---\n%s", name, p, got, want)

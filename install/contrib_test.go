@@ -64,7 +64,7 @@ func TestContribMatchesRenderer(t *testing.T) {
 	// literal %, so compare with %h put back.
 	cases["systemd/svc-ctl-user.service"] = strings.ReplaceAll(render(user, systemd), "%%h", "%h")
 	for name, want := range cases {
-		b, err := os.ReadFile(filepath.Join("..", "..", "contrib", name))
+		b, err := os.ReadFile(filepath.Join("..", "contrib", name))
 		if err != nil {
 			t.Errorf("contrib/%s: %v", name, err)
 			continue
