@@ -77,7 +77,7 @@ func agentStatusQuick(ctx context.Context, cfg *config.Config, p Paths) string {
 func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Service, p Paths, rep *DrillReport, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		rs, err := store.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + svc.Name, Since: rep.KilledAt.Add(-time.Second), Reason: runtrace.ReasonStarted, Limit: 5})
+		rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(svc.Name), Since: rep.KilledAt.Add(-time.Second), Reason: runtrace.ReasonStarted, Limit: 5})
 		if err == nil {
 			for i := range rs {
 				r := rs[i]

@@ -63,7 +63,7 @@ func (s *Supervisor) now() time.Time { return s.Now().UTC() }
 
 // Request says why a cycle runs and what the caller wants of it.
 type Request struct {
-	Trigger string // runtrace.Trigger*
+	Trigger runtrace.Trigger
 	// Manual is a person's `svc-ctl start`: it states the wanted state, so it
 	// clears a pause, ignores backoff and given-up, and waits for the lock
 	// rather than reporting lock-held.
@@ -77,16 +77,16 @@ type Request struct {
 
 // Result is one cycle's verdict.
 type Result struct {
-	Service     string    `json:"service"`
-	RunID       int64     `json:"run_id,omitempty"`
-	Trigger     string    `json:"trigger"`
-	Outcome     string    `json:"outcome"`
-	Reason      string    `json:"reason"`
-	Message     string    `json:"message"`
-	StartedAt   time.Time `json:"started_at"`
-	DurationMS  int64     `json:"duration_ms"`
-	RecordError string    `json:"record_error,omitempty"`
-	Detail      Detail    `json:"detail"`
+	Service     string           `json:"service"`
+	RunID       int64            `json:"run_id,omitempty"`
+	Trigger     runtrace.Trigger `json:"trigger"`
+	Outcome     runtrace.Outcome `json:"outcome"`
+	Reason      runtrace.Reason  `json:"reason"`
+	Message     string           `json:"message"`
+	StartedAt   time.Time        `json:"started_at"`
+	DurationMS  int64            `json:"duration_ms"`
+	RecordError string           `json:"record_error,omitempty"`
+	Detail      Detail           `json:"detail"`
 }
 
 // Detail is what a cycle saw and did; it becomes the run row's detail.
@@ -154,7 +154,7 @@ func (c *cycle) material() bool {
 		c.prevState == StateHealthy && c.st.State == StateHealthy)
 }
 
-func (c *cycle) set(outcome, reason, msg string) {
+func (c *cycle) set(outcome runtrace.Outcome, reason runtrace.Reason, msg string) {
 	c.res.Outcome, c.res.Reason, c.res.Message = outcome, reason, msg
 }
 

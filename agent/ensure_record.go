@@ -12,7 +12,7 @@ import (
 // begin writes the run row as `running` before anything else happens, so a
 // cycle that dies midway still leaves a row for the reaper to judge.
 func (c *cycle) begin(ctx context.Context) {
-	id, err := c.s.Rec.Begin(context.WithoutCancel(ctx), "watchdog:"+c.svc.Name, c.req.Trigger, time.Time{}, c.res.StartedAt)
+	id, err := c.s.Rec.Begin(context.WithoutCancel(ctx), runtrace.WatchdogID(c.svc.Name), c.req.Trigger, time.Time{}, c.res.StartedAt)
 	if err != nil {
 		c.recordFailed(err)
 		return

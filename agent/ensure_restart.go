@@ -211,7 +211,7 @@ func (c *cycle) started(child *proc.Child, took time.Duration) {
 
 // startFailed counts a failed start: backoff doubles, and after give_up_after
 // in a row the service is given up (still probed, retried now and then).
-func (c *cycle) startFailed(reason, msg string) {
+func (c *cycle) startFailed(reason runtrace.Reason, msg string) {
 	now := c.s.now()
 	c.st.Failures++
 	r := c.svc.Restart
@@ -225,7 +225,7 @@ func (c *cycle) startFailed(reason, msg string) {
 		c.st.BackoffUntil = now.Add(backoffFor(c.st.Failures, r.BackoffInitial, r.BackoffMax))
 		until := c.st.BackoffUntil
 		c.res.Detail.BackoffUntil = &until
-		c.st.moveTo(StateBackoff, reason, now)
+		c.st.moveTo(StateBackoff, string(reason), now)
 	}
 	c.set(runtrace.OutcomeFailed, reason, msg)
 }

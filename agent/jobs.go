@@ -47,7 +47,7 @@ func (a *Agent) startJobs(loopCtx, runCtx context.Context) {
 	for i := range a.cfg.Jobs {
 		j := &a.cfg.Jobs[i]
 		a.jobs.wake[j.Name] = make(chan struct{}, 1)
-		a.goSafe(loopCtx, "job:"+j.Name, func(ctx context.Context) { a.jobs.loop(ctx, runCtx, j) })
+		a.goSafe(loopCtx, runtrace.JobID(j.Name), func(ctx context.Context) { a.jobs.loop(ctx, runCtx, j) })
 	}
 }
 
@@ -84,7 +84,7 @@ func (r *jobRunner) register(ctx context.Context, j *config.Job) time.Time {
 	if r.a.store == nil {
 		return now
 	}
-	at, err := r.a.store.Register(ctx, "job:"+j.Name, JobSpec(j), now)
+	at, err := r.a.store.Register(ctx, runtrace.JobID(j.Name), JobSpec(j), now)
 	if err != nil {
 		r.a.log.Warn("job.register_failed", "job", j.Name, "err", err)
 		return now
@@ -153,7 +153,7 @@ func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *sched
 	}
 	now := time.Now().UTC()
 	last := registered
-	if slots, err := r.a.store.ScheduledSlots(ctx, "job:"+j.Name, registered, now); err == nil {
+	if slots, err := r.a.store.ScheduledSlots(ctx, runtrace.JobID(j.Name), registered, now); err == nil {
 		for _, t := range slots {
 			if t.After(last) {
 				last = t
@@ -185,8 +185,8 @@ func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *sched
 
 // fire starts one run of a slot unless the job is paused, external, still
 // running from before (overlap) or the agent is draining.
-func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, trigger string, extra map[string]any) {
-	id := "job:" + j.Name
+func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, trigger runtrace.Trigger, extra map[string]any) {
+	id := runtrace.JobID(j.Name)
 	if p, _ := ReadPause(r.a.paths.JobPaused(j.Name)); p.Active(time.Now()) {
 		r.skip(id, trigger, slot, runtrace.ReasonPaused, map[string]any{"pause": p})
 		return
@@ -230,7 +230,7 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 	}()
 }
 
-func (r *jobRunner) skip(id, trigger string, slot time.Time, reason string, detail map[string]any) {
+func (r *jobRunner) skip(id string, trigger runtrace.Trigger, slot time.Time, reason runtrace.Reason, detail map[string]any) {
 	r.a.recordSlot(id, trigger, slot, runtrace.OutcomeSkipped, reason, detail)
 	r.a.log.Info("job.skipped", "job", id, "reason", reason, "slot", slot)
 }
@@ -257,9 +257,10 @@ func (r *jobRunner) finish(j *config.Job, runID int64, res JobResult) {
 
 // JobResult is one job run's verdict.
 type JobResult struct {
-	Outcome, Reason string
-	Detail          map[string]any
-	ExitCode        int
+	Outcome  runtrace.Outcome
+	Reason   runtrace.Reason
+	Detail   map[string]any
+	ExitCode int
 }
 
 // RunJob runs a job's command once: dependencies first (a failing one means

@@ -39,7 +39,7 @@ func jobEnv(t *testing.T, jobsToml string) *testEnv {
 }
 
 func jobRuns(e *testEnv, name string) []runtrace.Run {
-	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:" + name})
+	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.JobID(name)})
 	return rs
 }
 
@@ -48,7 +48,7 @@ func jobRuns(e *testEnv, name string) []runtrace.Run {
 func (e *testEnv) register(name string, at time.Time) {
 	e.t.Helper()
 	j := e.cfg.Job(name)
-	if _, err := e.store.Register(context.Background(), "job:"+name, JobSpec(j), at); err != nil {
+	if _, err := e.store.Register(context.Background(), runtrace.JobID(name), JobSpec(j), at); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"svcctl/internal/fsutil"
+	"svcctl/runtrace"
 )
 
 // LastFile is watchdog.last.json: the result of the last cycle of each
@@ -22,14 +23,14 @@ type LastFile struct {
 
 // LastResult is one service's entry.
 type LastResult struct {
-	Time        time.Time `json:"time"`
-	Trigger     string    `json:"trigger"`
-	Outcome     string    `json:"outcome"`
-	Reason      string    `json:"reason"`
-	Message     string    `json:"message"`
-	RunID       int64     `json:"run_id,omitempty"`
-	RecordError string    `json:"record_error,omitempty"`
-	Detail      *Detail   `json:"detail,omitempty"`
+	Time        time.Time        `json:"time"`
+	Trigger     runtrace.Trigger `json:"trigger"`
+	Outcome     runtrace.Outcome `json:"outcome"`
+	Reason      runtrace.Reason  `json:"reason"`
+	Message     string           `json:"message"`
+	RunID       int64            `json:"run_id,omitempty"`
+	RecordError string           `json:"record_error,omitempty"`
+	Detail      *Detail          `json:"detail,omitempty"`
 }
 
 // ReadLast reads watchdog.last.json; a missing file is an empty one.

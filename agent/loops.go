@@ -72,7 +72,7 @@ func (a *Agent) trigger(name string, req Request) {
 }
 
 func (a *Agent) skipDraining(name string, req Request) {
-	a.record("watchdog:"+name, req.Trigger, runtrace.OutcomeSkipped, runtrace.ReasonDraining,
+	a.record(runtrace.WatchdogID(name), req.Trigger, runtrace.OutcomeSkipped, runtrace.ReasonDraining,
 		map[string]any{"why": "the agent is stopping"})
 }
 

@@ -198,7 +198,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-func wantResult(t *testing.T, r Result, outcome, reason string) {
+func wantResult(t *testing.T, r Result, outcome runtrace.Outcome, reason runtrace.Reason) {
 	t.Helper()
 	if r.Outcome != outcome || r.Reason != reason {
 		t.Fatalf("got %s/%s (%s), want %s/%s", r.Outcome, r.Reason, r.Message, outcome, reason)

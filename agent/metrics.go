@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"svcctl/runtrace"
 )
 
 // metrics holds the agent's counters for /metrics (opt-in: metrics_listen).
@@ -35,7 +37,7 @@ func newMetrics(started time.Time) *metrics {
 func (m *metrics) cycle(r Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.cycles[[3]string{r.Service, r.Outcome, r.Reason}]++
+	m.cycles[[3]string{r.Service, string(r.Outcome), string(r.Reason)}]++
 	m.lastCycle[r.Service] = time.Now()
 	m.state[r.Service] = r.Detail.State
 }
@@ -43,8 +45,8 @@ func (m *metrics) cycle(r Result) {
 func (m *metrics) jobRun(job string, res JobResult) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.jobRuns[[3]string{job, res.Outcome, res.Reason}]++
-	if res.Outcome == "ok" {
+	m.jobRuns[[3]string{job, string(res.Outcome), string(res.Reason)}]++
+	if res.Outcome == runtrace.OutcomeOK {
 		m.jobSuccess[job] = time.Now()
 	}
 }

@@ -34,7 +34,7 @@ type JobSlots struct {
 
 // SlotsFor computes a job's expected and missing slots in (since, now].
 func SlotsFor(ctx context.Context, store *runtrace.Store, j *config.Job, since, now time.Time) (*JobSlots, error) {
-	id := "job:" + j.Name
+	id := runtrace.JobID(j.Name)
 	reg, known, err := store.Registered(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("read registration of %s: %w", id, err)
@@ -108,7 +108,7 @@ func Missing(ctx context.Context, store *runtrace.Store, cfg *config.Config, nam
 	out := []MissingSlot{}
 	for i, js := range results {
 		for _, t := range js.Missing {
-			out = append(out, MissingSlot{Job: "job:" + jobs[i].Name, Slot: t.UTC(), Zone: jobs[i].Timezone})
+			out = append(out, MissingSlot{Job: runtrace.JobID(jobs[i].Name), Slot: t.UTC(), Zone: jobs[i].Timezone})
 		}
 	}
 	return out, nil
@@ -139,7 +139,7 @@ func jobStatuses(ctx context.Context, cfg *config.Config, p Paths, store *runtra
 					reg, js.Registered = slots.Registered, slots.Registered
 				}
 			}
-			if r, err := store.Latest(ctx, "job:"+j.Name); err == nil && r != nil {
+			if r, err := store.Latest(ctx, runtrace.JobID(j.Name)); err == nil && r != nil {
 				js.LastRun = &CycleBrief{At: r.StartedAt, Trigger: r.Trigger, Outcome: r.Outcome, Reason: r.Reason, RunID: r.ID}
 			}
 		}

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"svcctl/runtrace"
 )
 
 // Recorder is where the cycle writes its run rows: the run_trace store
 // (*runtrace.Store satisfies it), or nothing when the ledger is unavailable.
 // A row is begun when a run starts and finished by id.
 type Recorder interface {
-	Begin(ctx context.Context, jobID, trigger string, scheduledAt, startedAt time.Time) (int64, error)
-	Finish(ctx context.Context, id int64, outcome, reason string, detail any, finishedAt time.Time) error
+	Begin(ctx context.Context, jobID string, trigger runtrace.Trigger, scheduledAt, startedAt time.Time) (int64, error)
+	Finish(ctx context.Context, id int64, outcome runtrace.Outcome, reason runtrace.Reason, detail any, finishedAt time.Time) error
 }
 
 // ErrNoLedger is what recording reports when there is no usable ledger.
@@ -30,11 +32,11 @@ func (n NopRecorder) err() error {
 	return ErrNoLedger
 }
 
-func (n NopRecorder) Begin(context.Context, string, string, time.Time, time.Time) (int64, error) {
+func (n NopRecorder) Begin(context.Context, string, runtrace.Trigger, time.Time, time.Time) (int64, error) {
 	return 0, n.err()
 }
 
-func (n NopRecorder) Finish(context.Context, int64, string, string, any, time.Time) error {
+func (n NopRecorder) Finish(context.Context, int64, runtrace.Outcome, runtrace.Reason, any, time.Time) error {
 	return n.err()
 }
 

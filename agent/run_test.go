@@ -90,7 +90,7 @@ func (ra *runningAgent) stop(t *testing.T) error {
 }
 
 func latestStarted(e *testEnv, name string, after time.Time) *runtrace.Run {
-	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:" + name, Reason: runtrace.ReasonStarted, Since: after, Limit: 1})
+	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: runtrace.ReasonStarted, Since: after, Limit: 1})
 	if err != nil || len(rs) == 0 {
 		return nil
 	}

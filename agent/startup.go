@@ -25,11 +25,11 @@ func (a *Agent) recordStartup() {
 
 // record writes a run that starts and ends at once (a skip, a startup, a
 // wake); slot is the job slot it serves, zero for none.
-func (a *Agent) record(jobID, trigger, outcome, reason string, detail any) {
+func (a *Agent) record(jobID string, trigger runtrace.Trigger, outcome runtrace.Outcome, reason runtrace.Reason, detail any) {
 	a.recordSlot(jobID, trigger, time.Time{}, outcome, reason, detail)
 }
 
-func (a *Agent) recordSlot(jobID, trigger string, slot time.Time, outcome, reason string, detail any) {
+func (a *Agent) recordSlot(jobID string, trigger runtrace.Trigger, slot time.Time, outcome runtrace.Outcome, reason runtrace.Reason, detail any) {
 	a.recMu.RLock()
 	defer a.recMu.RUnlock()
 	if a.closed {
@@ -98,13 +98,13 @@ func (a *Agent) housekeepingLoop(ctx context.Context) { every(ctx, 24*time.Hour,
 // runTimeout is how long a run of jobID may take before a `running` row is
 // judged abandoned (the store applies a floor of 60 s).
 func (a *Agent) runTimeout(jobID string) time.Duration {
-	kind, name, _ := strings.Cut(jobID, ":")
+	kind, name := runtrace.SplitID(jobID)
 	switch kind {
-	case "watchdog":
+	case runtrace.KindWatchdog:
 		if s := a.cfg.Service(name); s != nil {
 			return s.StartTimeout + s.StopTimeout + s.Health.Confirm + 2*s.Health.Timeout
 		}
-	case "job":
+	case runtrace.KindJob:
 		if j := a.cfg.Job(name); j != nil {
 			return j.Timeout
 		}
@@ -113,12 +113,12 @@ func (a *Agent) runTimeout(jobID string) time.Duration {
 }
 
 func (a *Agent) isPausedJob(jobID string) bool {
-	kind, name, _ := strings.Cut(jobID, ":")
+	kind, name := runtrace.SplitID(jobID)
 	var path string
 	switch kind {
-	case "watchdog":
+	case runtrace.KindWatchdog:
 		path = a.paths.Paused(name)
-	case "job":
+	case runtrace.KindJob:
 		path = a.paths.JobPaused(name)
 	default:
 		return false

@@ -67,12 +67,12 @@ type ServiceStatus struct {
 
 // CycleBrief is a cycle's verdict in short.
 type CycleBrief struct {
-	At      time.Time `json:"at"`
-	Trigger string    `json:"trigger"`
-	Outcome string    `json:"outcome"`
-	Reason  string    `json:"reason"`
-	Message string    `json:"message,omitempty"`
-	RunID   int64     `json:"run_id,omitempty"`
+	At      time.Time        `json:"at"`
+	Trigger runtrace.Trigger `json:"trigger"`
+	Outcome runtrace.Outcome `json:"outcome"`
+	Reason  runtrace.Reason  `json:"reason"`
+	Message string           `json:"message,omitempty"`
+	RunID   int64            `json:"run_id,omitempty"`
 }
 
 // JobStatus is one job's line (filled by the jobs code).
@@ -212,7 +212,7 @@ func serviceStatus(ctx context.Context, svc *config.Service, p Paths, store *run
 // fillFromLedger takes the last cycle and restarts from run_trace: the ledger
 // is the record; the state file only remembers.
 func fillFromLedger(ctx context.Context, s *ServiceStatus, store *runtrace.Store, now time.Time) {
-	job := "watchdog:" + s.Name
+	job := runtrace.WatchdogID(s.Name)
 	if r, err := store.Latest(ctx, job); err == nil && r != nil && r.Outcome != runtrace.OutcomeRunning {
 		if s.LastCycle == nil || !r.StartedAt.Before(s.LastCycle.At.Add(-time.Minute)) {
 			msg := ""

@@ -202,7 +202,7 @@ func (v *verifier) servicesCycled(ctx context.Context, store *runtrace.Store) {
 			at = lr.Time
 		}
 		if store != nil {
-			if r, err := store.Latest(ctx, "watchdog:"+s.Name); err == nil && r != nil && r.StartedAt.After(at) {
+			if r, err := store.Latest(ctx, runtrace.WatchdogID(s.Name)); err == nil && r != nil && r.StartedAt.After(at) {
 				at = r.StartedAt
 			}
 		}

@@ -32,32 +32,33 @@ func Why(ctx context.Context, store *runtrace.Store, cfg *config.Config, target 
 	kind, name := splitTarget(cfg, target)
 	p := Paths{State: cfg.Agent.StateDir}
 	switch kind {
-	case "watchdog":
+	case runtrace.KindWatchdog:
 		return whyService(ctx, store, cfg, p, name, at)
-	case "job":
+	case runtrace.KindJob:
 		return whyJob(ctx, store, cfg, p, name, at, now)
 	}
 	return nil, fmt.Errorf("%w: %q (a service, a job, watchdog:NAME or job:NAME)", ErrUnknownName, target)
 }
 
 func splitTarget(cfg *config.Config, t string) (kind, name string) {
-	if k, n, ok := strings.Cut(t, ":"); ok {
-		if (k == "watchdog" && cfg.Service(n) != nil) || (k == "job" && cfg.Job(n) != nil) {
+	if strings.Contains(t, ":") {
+		k, n := runtrace.SplitID(t)
+		if (k == runtrace.KindWatchdog && cfg.Service(n) != nil) || (k == runtrace.KindJob && cfg.Job(n) != nil) {
 			return k, n
 		}
 		return "", ""
 	}
 	if cfg.Service(t) != nil {
-		return "watchdog", t
+		return runtrace.KindWatchdog, t
 	}
 	if cfg.Job(t) != nil {
-		return "job", t
+		return runtrace.KindJob, t
 	}
 	return "", ""
 }
 
 func whyService(ctx context.Context, store *runtrace.Store, cfg *config.Config, p Paths, name string, at time.Time) (*Diagnosis, error) {
-	d := &Diagnosis{Target: "watchdog:" + name}
+	d := &Diagnosis{Target: runtrace.WatchdogID(name)}
 	row, err := latestVerdict(ctx, store, d.Target, at)
 	if err != nil {
 		return nil, err
@@ -117,7 +118,7 @@ func snapshotFor(path string, runID int64) *snapshot.Entry {
 
 func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p Paths, name string, at, now time.Time) (*Diagnosis, error) {
 	j := cfg.Job(name)
-	d := &Diagnosis{Target: "job:" + name}
+	d := &Diagnosis{Target: runtrace.JobID(name)}
 	reg, known, err := store.Registered(ctx, d.Target)
 	if err != nil {
 		return nil, err
@@ -197,19 +198,19 @@ func noRowHints(j *config.Job, p Paths) []string {
 
 // explain fills the branch, meaning and hints from a row.
 func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p Paths, name string) {
-	d.Branch = r.Outcome
+	d.Branch = string(r.Outcome)
 	switch r.Outcome {
 	case runtrace.OutcomeRunning:
 		d.Means = "still running (or its process died and the reaper has not judged it yet)"
 		d.LookNext = []string{"wait for it; a row left running past its timeout becomes failed/abandoned at the next agent start"}
 	case runtrace.OutcomeOK:
-		d.Means = "our side completed (" + r.Reason + ")"
+		d.Means = "our side completed (" + string(r.Reason) + ")"
 		d.LookNext = okHints(r, p, name)
 	case runtrace.OutcomeSkipped:
-		d.Means = "triggered, but a precondition said no: " + r.Reason
+		d.Means = "triggered, but a precondition said no: " + string(r.Reason)
 		d.LookNext = skippedHints(r, p, name)
 	case runtrace.OutcomeFailed:
-		d.Means = "the chain broke midway: " + r.Reason
+		d.Means = "the chain broke midway: " + string(r.Reason)
 		d.LookNext = failedHints(r, cfg, p, name)
 	}
 	if msg := detailString(r.Detail, "message", "why", "error"); msg != "" {

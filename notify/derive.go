@@ -69,11 +69,11 @@ type probeWords struct {
 func (d *Deriver) Emit(r runtrace.Run, m runtrace.Mark) ([]runtrace.OutboxEvent, runtrace.Mark) {
 	var det runDetail
 	_ = json.Unmarshal(r.Detail, &det) // a detail we cannot read still raises its event, with less said
-	kind, name, _ := strings.Cut(r.JobID, ":")
+	kind, name := runtrace.SplitID(r.JobID)
 	switch kind {
-	case "watchdog":
+	case runtrace.KindWatchdog:
 		return d.service(r, name, &det, m)
-	case "job":
+	case runtrace.KindJob:
 		return d.job(r, name, &det, m)
 	}
 	return d.agentRun(r, &det, m)
@@ -98,7 +98,7 @@ func (d *Deriver) service(r runtrace.Run, name string, det *runDetail, m runtrac
 			return nil, m
 		}
 		msg := fmt.Sprintf("%s on %s is given up after %d failed starts (%s); `svc-ctl start %s` tries again",
-			name, d.host, max(det.Failures, 1), d.why(det, r.Reason), name)
+			name, d.host, max(det.Failures, 1), d.why(det, string(r.Reason)), name)
 		return d.events(d.serviceEvent(r, name, det, KindServiceGivenUp, msg)), runtrace.Mark{Value: markGivenUp, At: at}
 	case r.Outcome == runtrace.OutcomeFailed && serviceDown(r.Reason):
 		if m.Value != "" {
@@ -116,7 +116,7 @@ func (d *Deriver) service(r runtrace.Run, name string, det *runDetail, m runtrac
 // serviceDown lists the failed reasons that mean the service is not doing
 // its job. interrupted (the agent stopping) and abandoned (a cycle that died
 // with its agent) are about the agent, not the service.
-func serviceDown(reason string) bool {
+func serviceDown(reason runtrace.Reason) bool {
 	switch reason {
 	case runtrace.ReasonStartFailed, runtrace.ReasonSpawnError, runtrace.ReasonDependencyFailed, runtrace.ReasonTimeout:
 		return true
@@ -145,7 +145,7 @@ func (d *Deriver) job(r runtrace.Run, name string, det *runDetail, m runtrace.Ma
 			msg += ": " + w
 		}
 		return d.events(d.jobEvent(r, name, det, KindJobFailed, msg)), runtrace.Mark{Value: "failed", At: r.FinishedAt}
-	case r.Outcome == runtrace.OutcomeSkipped && strings.HasPrefix(r.Reason, "job."):
+	case r.Outcome == runtrace.OutcomeSkipped && strings.HasPrefix(string(r.Reason), "job."):
 		msg := fmt.Sprintf("job %s on %s skipped: %s", name, d.host, r.Reason)
 		if w := d.why(det, ""); w != "" {
 			msg += ": " + w
@@ -162,7 +162,7 @@ func (d *Deriver) agentRun(r runtrace.Run, det *runDetail, m runtrace.Mark) ([]r
 	if r.Outcome != runtrace.OutcomeFailed || r.Reason == runtrace.ReasonInterrupted {
 		return nil, m
 	}
-	msg := fmt.Sprintf("svc-ctl on %s: %s: %s", d.host, r.Reason, d.why(det, r.Reason))
+	msg := fmt.Sprintf("svc-ctl on %s: %s: %s", d.host, r.Reason, d.why(det, string(r.Reason)))
 	e := d.base(r, KindAgent, msg, det)
 	return d.events(e), m
 }

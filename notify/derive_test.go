@@ -26,9 +26,13 @@ func TestDeriveTransitions(t *testing.T) {
 	n := 0
 	d.newID = func() string { n++; return fmt.Sprintf("id-%d", n) }
 	steps := []struct {
-		job, trigger, outcome, reason, detail string
-		want                                  string // kind raised, "" for none
-		wantMsg                               string
+		job     string
+		trigger runtrace.Trigger
+		outcome runtrace.Outcome
+		reason  runtrace.Reason
+		detail  string
+		want    string // kind raised, "" for none
+		wantMsg string
 	}{
 		{"watchdog:proxy", "schedule", "ok", "already-running", `{"state":"healthy"}`, "", ""},
 		{"watchdog:proxy", "event", "ok", "started", `{"state":"healthy","cause":"exited: killed by SIGKILL"}`,

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"svcctl/config"
+	"svcctl/runtrace"
 )
 
 // Event kinds (config.EventKinds is the closed list `on` accepts).
@@ -37,16 +38,16 @@ type Event struct {
 	Host    string `json:"host"`
 	// Time is when it happened, in UTC; LocalTime the same instant in the
 	// host's zone, as the person at that host reads clocks.
-	Time      time.Time `json:"time"`
-	LocalTime string    `json:"local_time"`
-	RunID     int64     `json:"run_id,omitempty"`
-	Trigger   string    `json:"trigger,omitempty"`
-	Slot      string    `json:"slot,omitempty"` // a job's scheduled slot (RFC 3339, the job's zone)
-	Outcome   string    `json:"outcome,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	Cause     string    `json:"cause,omitempty"`
-	Message   string    `json:"message"`          // one line for people
-	Detail    string    `json:"detail,omitempty"` // short, redacted: probe words, exit code, output tail
+	Time      time.Time        `json:"time"`
+	LocalTime string           `json:"local_time"`
+	RunID     int64            `json:"run_id,omitempty"`
+	Trigger   runtrace.Trigger `json:"trigger,omitempty"`
+	Slot      string           `json:"slot,omitempty"` // a job's scheduled slot (RFC 3339, the job's zone)
+	Outcome   runtrace.Outcome `json:"outcome,omitempty"`
+	Reason    runtrace.Reason  `json:"reason,omitempty"`
+	Cause     string           `json:"cause,omitempty"`
+	Message   string           `json:"message"`          // one line for people
+	Detail    string           `json:"detail,omitempty"` // short, redacted: probe words, exit code, output tail
 	// HeldBack is how many earlier events of this subject this message
 	// stands for (min_interval); set at delivery.
 	HeldBack int `json:"held_back,omitempty"`

@@ -58,7 +58,7 @@ func SubjectMarkKey(subject string) string { return "subject:" + subject }
 
 // FinishEmit is Finish, and queues the events emit derives from the verdict
 // in the same transaction: both commit or neither does. A nil emit is Finish.
-func (s *Store) FinishEmit(ctx context.Context, id int64, outcome, reason string, detail any, finishedAt time.Time, emit Emitter) error {
+func (s *Store) FinishEmit(ctx context.Context, id int64, outcome Outcome, reason Reason, detail any, finishedAt time.Time, emit Emitter) error {
 	if err := checkVerdict(outcome, reason, finishedAt); err != nil {
 		return fmt.Errorf("finish run %d: %w", id, err)
 	}

@@ -16,8 +16,8 @@ type Filter struct {
 	JobPrefix string // e.g. "watchdog:"
 	Since     time.Time
 	Until     time.Time
-	Outcome   string
-	Reason    string
+	Outcome   Outcome
+	Reason    Reason
 	Limit     int
 }
 
@@ -236,7 +236,7 @@ func scanRun(sc scanner) (Run, error) {
 		return r, err
 	}
 	r.ScheduledAt, r.StartedAt, r.FinishedAt = fromMS(sched), fromMS(started), fromMS(finished)
-	r.Reason = reason.String
+	r.Reason = Reason(reason.String)
 	if dur != nil {
 		r.Duration = time.Duration(*dur) * time.Millisecond
 	}

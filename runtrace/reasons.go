@@ -1,48 +1,59 @@
 package runtrace
 
-// Outcomes of a run. A row starts as OutcomeRunning and is finished once.
+// Outcome is a run's verdict. A row starts as OutcomeRunning and is finished
+// once, as one of the other three.
+type Outcome string
+
+// Outcomes of a run.
 const (
-	OutcomeRunning = "running"
-	OutcomeOK      = "ok"
-	OutcomeSkipped = "skipped"
-	OutcomeFailed  = "failed"
+	OutcomeRunning Outcome = "running"
+	OutcomeOK      Outcome = "ok"
+	OutcomeSkipped Outcome = "skipped"
+	OutcomeFailed  Outcome = "failed"
 )
+
+// Trigger says why a run started.
+type Trigger string
 
 // Triggers: why a run started.
 const (
-	TriggerSchedule = "schedule"
-	TriggerManual   = "manual"
-	TriggerEvent    = "event"
-	TriggerCatchUp  = "catch-up"
-	TriggerStartup  = "startup"
+	TriggerSchedule Trigger = "schedule"
+	TriggerManual   Trigger = "manual"
+	TriggerEvent    Trigger = "event"
+	TriggerCatchUp  Trigger = "catch-up"
+	TriggerStartup  Trigger = "startup"
 )
 
-// Reason codes: the closed list of DESIGN.md. docs/runbook.md explains each.
+// Reason is a reason code: the closed list of DESIGN.md. docs/runbook.md
+// explains each. A verdict's reason must belong to its outcome (Reasons).
+type Reason string
+
+// Reason codes.
 const (
-	ReasonAlreadyRunning = "already-running"
-	ReasonStarted        = "started"
-	ReasonCompleted      = "completed"
-	ReasonResumed        = "resumed"
+	ReasonAlreadyRunning Reason = "already-running"
+	ReasonStarted        Reason = "started"
+	ReasonCompleted      Reason = "completed"
+	ReasonResumed        Reason = "resumed"
 
-	ReasonPaused   = "paused"
-	ReasonLockHeld = "lock-held"
-	ReasonGivenUp  = "given-up"
-	ReasonBackoff  = "backoff"
-	ReasonOverlap  = "overlap"
-	ReasonDraining = "draining"
+	ReasonPaused   Reason = "paused"
+	ReasonLockHeld Reason = "lock-held"
+	ReasonGivenUp  Reason = "given-up"
+	ReasonBackoff  Reason = "backoff"
+	ReasonOverlap  Reason = "overlap"
+	ReasonDraining Reason = "draining"
 
-	ReasonStartFailed      = "start-failed"
-	ReasonSpawnError       = "spawn-error"
-	ReasonExitNonzero      = "exit-nonzero"
-	ReasonTimeout          = "timeout"
-	ReasonDependencyFailed = "dependency-failed"
-	ReasonAbandoned        = "abandoned"
-	ReasonInterrupted      = "interrupted"
-	ReasonPanic            = "panic"
+	ReasonStartFailed      Reason = "start-failed"
+	ReasonSpawnError       Reason = "spawn-error"
+	ReasonExitNonzero      Reason = "exit-nonzero"
+	ReasonTimeout          Reason = "timeout"
+	ReasonDependencyFailed Reason = "dependency-failed"
+	ReasonAbandoned        Reason = "abandoned"
+	ReasonInterrupted      Reason = "interrupted"
+	ReasonPanic            Reason = "panic"
 )
 
 // Reasons maps each outcome to the reason codes it accepts.
-var Reasons = map[string][]string{
+var Reasons = map[Outcome][]Reason{
 	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonCompleted, ReasonResumed},
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
@@ -51,7 +62,7 @@ var Reasons = map[string][]string{
 
 // ValidReason reports whether reason is allowed with outcome. A running row
 // has no reason; ok rows must carry one of the ok reasons.
-func ValidReason(outcome, reason string) bool {
+func ValidReason(outcome Outcome, reason Reason) bool {
 	if outcome == OutcomeRunning {
 		return reason == ""
 	}
@@ -63,11 +74,23 @@ func ValidReason(outcome, reason string) bool {
 	return false
 }
 
+// KnownReason reports whether r is a reason code of any outcome.
+func KnownReason(r Reason) bool {
+	for _, rs := range Reasons {
+		for _, x := range rs {
+			if x == r {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Triggers is the closed list of triggers.
-var Triggers = []string{TriggerSchedule, TriggerManual, TriggerEvent, TriggerCatchUp, TriggerStartup}
+var Triggers = []Trigger{TriggerSchedule, TriggerManual, TriggerEvent, TriggerCatchUp, TriggerStartup}
 
 // ValidTrigger reports whether t is a known trigger.
-func ValidTrigger(t string) bool {
+func ValidTrigger(t Trigger) bool {
 	for _, x := range Triggers {
 		if x == t {
 			return true

@@ -11,12 +11,12 @@ import (
 type Run struct {
 	ID          int64
 	JobID       string // watchdog:NAME | job:NAME | agent
-	Trigger     string
+	Trigger     Trigger
 	ScheduledAt time.Time // the slot a job run serves; zero for watchdog cycles
 	StartedAt   time.Time
 	FinishedAt  time.Time // zero while running
-	Outcome     string
-	Reason      string
+	Outcome     Outcome
+	Reason      Reason
 	Duration    time.Duration // finished - started, millisecond precision
 	Detail      json.RawMessage
 }
@@ -27,12 +27,12 @@ const jsonTime = "2006-01-02T15:04:05.999Z07:00"
 type runJSON struct {
 	ID          int64           `json:"id"`
 	JobID       string          `json:"job_id"`
-	Trigger     string          `json:"trigger"`
+	Trigger     Trigger         `json:"trigger"`
 	ScheduledAt *string         `json:"scheduled_at"`
 	StartedAt   *string         `json:"started_at"`
 	FinishedAt  *string         `json:"finished_at"`
-	Outcome     string          `json:"outcome"`
-	Reason      string          `json:"reason,omitempty"`
+	Outcome     Outcome         `json:"outcome"`
+	Reason      Reason          `json:"reason,omitempty"`
 	DurationMS  *int64          `json:"duration_ms"`
 	Detail      json.RawMessage `json:"detail,omitempty"`
 }
@@ -107,4 +107,13 @@ func fromMS(v *int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(*v).UTC()
+}
+
+// Verdict is the outcome and reason as people read them: "failed/timeout",
+// "running".
+func (r Run) Verdict() string {
+	if r.Reason == "" {
+		return string(r.Outcome)
+	}
+	return string(r.Outcome) + "/" + string(r.Reason)
 }

@@ -11,7 +11,7 @@ import (
 // Begin records that a run of jobID starts now ("running") and returns its
 // id for Finish. scheduledAt is the slot the run serves (zero for none).
 // Write it before the work starts: a run whose process dies stays visible.
-func (s *Store) Begin(ctx context.Context, jobID, trigger string, scheduledAt, startedAt time.Time) (int64, error) {
+func (s *Store) Begin(ctx context.Context, jobID string, trigger Trigger, scheduledAt, startedAt time.Time) (int64, error) {
 	if err := checkStart(jobID, trigger, startedAt); err != nil {
 		return 0, fmt.Errorf("begin run of %q: %w", jobID, err)
 	}
@@ -35,7 +35,7 @@ func (s *Store) Begin(ctx context.Context, jobID, trigger string, scheduledAt, s
 // Finish records the verdict of run id once. A run that is no longer
 // "running" (reaped, interrupted, finished twice) keeps its verdict and
 // Finish returns ErrAlreadyFinished; an unknown id returns ErrNotFound.
-func (s *Store) Finish(ctx context.Context, id int64, outcome, reason string, detail any, finishedAt time.Time) error {
+func (s *Store) Finish(ctx context.Context, id int64, outcome Outcome, reason Reason, detail any, finishedAt time.Time) error {
 	return s.FinishEmit(ctx, id, outcome, reason, detail, finishedAt, nil)
 }
 
@@ -51,7 +51,7 @@ func finishedRun(ctx context.Context, tx *sql.Tx, id int64) (Run, error) {
 	if err != nil {
 		return r, err
 	}
-	r.Reason = reason.String
+	r.Reason = Reason(reason.String)
 	return r, ErrAlreadyFinished
 }
 
@@ -62,7 +62,7 @@ func (s *Store) Record(ctx context.Context, r Run) (int64, error) {
 	return s.RecordEmit(ctx, r, nil)
 }
 
-func checkStart(jobID, trigger string, startedAt time.Time) error {
+func checkStart(jobID string, trigger Trigger, startedAt time.Time) error {
 	switch {
 	case jobID == "":
 		return errors.New("job id is empty")
@@ -74,7 +74,7 @@ func checkStart(jobID, trigger string, startedAt time.Time) error {
 	return nil
 }
 
-func checkVerdict(outcome, reason string, finishedAt time.Time) error {
+func checkVerdict(outcome Outcome, reason Reason, finishedAt time.Time) error {
 	switch {
 	case Reasons[outcome] == nil:
 		return fmt.Errorf("%w: outcome %q (a verdict is ok, skipped or failed)", ErrBadReason, outcome)

@@ -55,12 +55,15 @@ func TestFinishRejectsUnknownReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range [][2]string{
+	for _, c := range []struct {
+		o Outcome
+		r Reason
+	}{
 		{OutcomeFailed, "flaky"}, {OutcomeFailed, ""}, {OutcomeSkipped, ReasonCompleted},
 		{OutcomeOK, ""}, {OutcomeRunning, ""}, {"done", ReasonCompleted},
 	} {
-		if err := s.Finish(ctxb, id, c[0], c[1], nil, t0); !errors.Is(err, ErrBadReason) {
-			t.Errorf("Finish(%s/%s) = %v, want ErrBadReason", c[0], c[1], err)
+		if err := s.Finish(ctxb, id, c.o, c.r, nil, t0); !errors.Is(err, ErrBadReason) {
+			t.Errorf("Finish(%s/%s) = %v, want ErrBadReason", c.o, c.r, err)
 		}
 	}
 	if r := getRun(t, s, id); r.Outcome != OutcomeRunning {

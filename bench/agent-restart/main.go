@@ -223,7 +223,7 @@ func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid i
 				return false
 			}
 		}
-		runs, err := st.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + svc.Name, Outcome: runtrace.OutcomeOK, Limit: 20})
+		runs, err := st.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(svc.Name), Outcome: runtrace.OutcomeOK, Limit: 20})
 		if err != nil {
 			return false
 		}
@@ -253,14 +253,14 @@ func countCycles(ctx context.Context, s benchkit.Setup, name string) error {
 		return err
 	}
 	defer st.Close()
-	runs, err := st.Runs(ctx, runtrace.Filter{JobID: "watchdog:" + name})
+	runs, err := st.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(name)})
 	if err != nil {
 		return err
 	}
 	n := map[string]int{}
 	var keys []string
 	for _, r := range runs {
-		key := r.Trigger + " " + r.Outcome + "/" + r.Reason
+		key := string(r.Trigger) + " " + r.Verdict()
 		if n[key] == 0 {
 			keys = append(keys, key)
 		}

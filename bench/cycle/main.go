@@ -110,11 +110,13 @@ var quiet = slog.New(slog.DiscardHandler)
 // nullRecorder accepts every row and writes nothing: the cycle minus the ledger.
 type nullRecorder struct{}
 
-func (nullRecorder) Begin(context.Context, string, string, time.Time, time.Time) (int64, error) {
+func (nullRecorder) Begin(context.Context, string, runtrace.Trigger, time.Time, time.Time) (int64, error) {
 	return 1, nil
 }
 
-func (nullRecorder) Finish(context.Context, int64, string, string, any, time.Time) error { return nil }
+func (nullRecorder) Finish(context.Context, int64, runtrace.Outcome, runtrace.Reason, any, time.Time) error {
+	return nil
+}
 
 // inProcess runs `cycles` scheduled cycles per trial and prints wall and CPU
 // per cycle (the mean of the trial; median and range over trials).

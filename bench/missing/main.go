@@ -128,7 +128,7 @@ func build(ctx context.Context, cfgPath string, o options) error {
 	ids := make([]string, len(cfg.Jobs))
 	for i := range cfg.Jobs {
 		j := &cfg.Jobs[i]
-		ids[i] = "job:" + j.Name
+		ids[i] = runtrace.JobID(j.Name)
 		if _, err := st.Register(ctx, ids[i], agent.JobSpec(j), reg); err != nil {
 			st.Close()
 			return err

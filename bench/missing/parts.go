@@ -136,7 +136,7 @@ func windows(ctx context.Context, st *runtrace.Store, cfg *config.Config, since,
 	out := make([]window, 0, len(cfg.Jobs))
 	for i := range cfg.Jobs {
 		j := &cfg.Jobs[i]
-		w := window{id: "job:" + j.Name, job: j, lo: since, hi: now.Add(-j.Grace)}
+		w := window{id: runtrace.JobID(j.Name), job: j, lo: since, hi: now.Add(-j.Grace)}
 		var ok bool
 		var err error
 		if w.reg, ok, err = st.Registered(ctx, w.id); err != nil || !ok {

@@ -121,7 +121,7 @@ VALUES (?, 'schedule', ?, ?, ?, ?, ?, ?, ?)`)
 }
 
 // verdict: 97% ok, 2% failed, 1% skipped, spread over all jobs.
-func verdict(k int) (string, string, string) {
+func verdict(k int) (runtrace.Outcome, runtrace.Reason, string) {
 	switch k % 100 {
 	case 13, 57:
 		return runtrace.OutcomeFailed, runtrace.ReasonExitNonzero, fmt.Sprintf(`{"exit_code":1,"pid":%d}`, 1000+k%30000)

@@ -40,7 +40,10 @@ func TestStartStatusStopResume(t *testing.T) {
 	}
 	waitFor(t, 5*time.Second, "service down", func() bool { return !healthy(addr) })
 	r = svcctl(t, "start", "web", "--scheduled", "--json", "--config", cfg)
-	var res []struct{ Outcome, Reason string }
+	var res []struct {
+		Outcome runtrace.Outcome
+		Reason  runtrace.Reason
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res) != 1 || res[0].Reason != runtrace.ReasonPaused {
 		t.Fatalf("scheduled start of a stopped service: %+v (%v)", r, err)
 	}

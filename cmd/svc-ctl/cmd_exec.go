@@ -66,7 +66,7 @@ func runExec(ctx context.Context, g *globals, name string, argv []string, schedu
 		trigger = runtrace.TriggerSchedule
 		slot = dueSlot(ctx, rec, j)
 	}
-	id, recErr := rec.Begin(context.WithoutCancel(ctx), "job:"+name, trigger, slot, time.Now().UTC())
+	id, recErr := rec.Begin(context.WithoutCancel(ctx), runtrace.JobID(name), trigger, slot, time.Now().UTC())
 	res := execOnce(ctx, j, argv, g)
 	if recErr == nil {
 		recErr = rec.Finish(context.WithoutCancel(ctx), id, res.Outcome, res.Reason, res.Detail, time.Now().UTC())
@@ -89,7 +89,7 @@ func dueSlot(ctx context.Context, rec agent.Recorder, j *config.Job) time.Time {
 		Register(ctx context.Context, jobID, spec string, at time.Time) (time.Time, error)
 	}
 	if r, ok := rec.(registrar); ok {
-		if at, err := r.Register(ctx, "job:"+j.Name, agent.JobSpec(j), now); err == nil {
+		if at, err := r.Register(ctx, runtrace.JobID(j.Name), agent.JobSpec(j), now); err == nil {
 			reg = at
 		}
 	}

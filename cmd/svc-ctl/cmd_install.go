@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/install"
 	"svcctl/config"
+	"svcctl/install"
 )
 
 func init() { addCommand(newInstallCommand) }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svcctl/agent"
+	"svcctl/runtrace"
 )
 
 func init() { addCommand(newMissingCommand) }
@@ -60,7 +61,8 @@ triggered" is. Slots before the job existed are never expected.`,
 				tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "JOB\tSLOT\tIN ITS ZONE")
 				for _, m := range ms {
-					loc := cfg.Job(m.Job[len("job:"):]).Location
+					_, name := runtrace.SplitID(m.Job)
+					loc := cfg.Job(name).Location
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Job, fmtTime(m.Slot, utc), m.Slot.In(loc).Format("2006-01-02 15:04 MST"))
 				}
 				tw.Flush()

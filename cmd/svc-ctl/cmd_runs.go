@@ -78,7 +78,7 @@ func runRuns(cmd *cobra.Command, g *globals, o runsOptions) error {
 }
 
 func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
-	f := runtrace.Filter{JobID: o.job, Outcome: o.outcome, Reason: o.reason, Limit: o.limit}
+	f := runtrace.Filter{JobID: o.job, Outcome: runtrace.Outcome(o.outcome), Reason: runtrace.Reason(o.reason), Limit: o.limit}
 	var err error
 	if f.Since, err = parseSince("since", o.since, now); err != nil {
 		return f, err
@@ -86,10 +86,10 @@ func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
 	if f.Until, err = parseTimeFlag("until", o.until); err != nil {
 		return f, err
 	}
-	if o.outcome != "" && o.outcome != runtrace.OutcomeRunning && runtrace.Reasons[o.outcome] == nil {
+	if f.Outcome != "" && f.Outcome != runtrace.OutcomeRunning && runtrace.Reasons[f.Outcome] == nil {
 		return f, usageError{fmt.Errorf("--outcome %q: want running, ok, skipped or failed", o.outcome)}
 	}
-	if o.reason != "" && !knownReason(o.reason) {
+	if f.Reason != "" && !runtrace.KnownReason(f.Reason) {
 		return f, usageError{fmt.Errorf("--reason %q: not a reason code; see docs/runbook.md", o.reason)}
 	}
 	if o.limit < 0 {
@@ -98,27 +98,16 @@ func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
 	return f, nil
 }
 
-func knownReason(r string) bool {
-	for _, rs := range runtrace.Reasons {
-		for _, x := range rs {
-			if x == r {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // qualifyJob turns a bare service or job name into its job id.
 func qualifyJob(cfg *config.Config, id string) string {
 	if id == "" || id == "agent" || strings.Contains(id, ":") {
 		return id
 	}
 	if cfg.Service(id) != nil {
-		return "watchdog:" + id
+		return runtrace.WatchdogID(id)
 	}
 	if cfg.Job(id) != nil {
-		return "job:" + id
+		return runtrace.JobID(id)
 	}
 	return id
 }
@@ -135,15 +124,11 @@ func printRuns(w io.Writer, rows []runtrace.Run, utc bool) {
 		if !r.FinishedAt.IsZero() {
 			dur = r.Duration.Round(time.Millisecond).String()
 		}
-		out := r.Outcome
-		if r.Reason != "" {
-			out += "/" + r.Reason
-		}
 		slot := "-"
 		if !r.ScheduledAt.IsZero() {
 			slot = fmtTime(r.ScheduledAt, utc)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, out, slot, shortDetail(r.Detail))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, r.Verdict(), slot, shortDetail(r.Detail))
 	}
 	tw.Flush()
 }

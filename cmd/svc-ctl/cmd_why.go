@@ -75,11 +75,7 @@ func printDiagnosis(w io.Writer, d *agent.Diagnosis, utc bool) {
 	}
 	fmt.Fprintln(w)
 	if r := d.Row; r != nil {
-		out := r.Outcome
-		if r.Reason != "" {
-			out += "/" + r.Reason
-		}
-		fmt.Fprintf(w, "  row:   #%d %s, trigger %s, started %s", r.ID, out, r.Trigger, fmtTime(r.StartedAt, utc))
+		fmt.Fprintf(w, "  row:   #%d %s, trigger %s, started %s", r.ID, r.Verdict(), r.Trigger, fmtTime(r.StartedAt, utc))
 		if !r.FinishedAt.IsZero() {
 			fmt.Fprintf(w, ", took %s", r.Duration.Round(time.Millisecond))
 		}

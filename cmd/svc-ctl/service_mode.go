@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"svcctl/agent"
-	"svcctl/install"
 	"svcctl/config"
+	"svcctl/install"
 )
 
 // detectMode, runAsService and installInfo are the seam to the OS service

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"svcctl/e2e/rebootdrill/marker"
+	"svcctl/runtrace"
 )
 
 // clockSlack: the guest's clock is an emulated RTC with 1 s resolution, and
@@ -345,7 +346,7 @@ func (ev *evidence) timerFired(boot int, name string, after time.Time, r row) (t
 	return fired, nil
 }
 
-func (ev *evidence) job() string { return "watchdog:" + ev.in.service }
+func (ev *evidence) job() string { return runtrace.WatchdogID(ev.in.service) }
 
 // startsBetween are the service's ok/started cycles that began in [from, to].
 func (ev *evidence) startsBetween(from, to time.Time) []row {

@@ -46,7 +46,7 @@ func (f *fixture) mark(boot int, step string, ok bool, at time.Time, data any) {
 	f.markers = append(f.markers, marker.Marker{Boot: boot, Step: step, OK: ok, RC: rc, AtMS: at.UnixMilli(), Data: raw})
 }
 
-func (f *fixture) run(job, trigger string, at time.Time, outcome, reason string) {
+func (f *fixture) run(job string, trigger runtrace.Trigger, at time.Time, outcome runtrace.Outcome, reason runtrace.Reason) {
 	f.runs = append(f.runs, runtrace.Run{JobID: job, Trigger: trigger, StartedAt: at, FinishedAt: at.Add(time.Second),
 		Outcome: outcome, Reason: reason})
 }
