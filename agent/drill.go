@@ -10,6 +10,7 @@ import (
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/snapshot"
+	"svcctl/state"
 )
 
 // DrillReport is the rehearsal's evidence: how long the agent took to bring
@@ -33,7 +34,7 @@ func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Du
 	if svc == nil {
 		return nil, fmt.Errorf("%w: service %q", ErrUnknownName, name)
 	}
-	p := Paths{State: cfg.Agent.StateDir}
+	p := state.PathsOf(cfg)
 	rep := &DrillReport{Service: name}
 	if a := agentStatusQuick(ctx, cfg, p); a != "running" {
 		return nil, fmt.Errorf("the agent is %s: the drill rehearses the agent bringing a service back; start it first ('svc-ctl install' or 'svc-ctl agent')", a)
@@ -61,7 +62,7 @@ func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Du
 	return rep, nil
 }
 
-func agentStatusQuick(ctx context.Context, cfg *config.Config, p Paths) string {
+func agentStatusQuick(ctx context.Context, cfg *config.Config, p state.Paths) string {
 	store, err := openForRead(p.DB())
 	if store != nil {
 		defer store.Close()
@@ -74,7 +75,7 @@ func agentStatusQuick(ctx context.Context, cfg *config.Config, p Paths) string {
 
 // waitRestored polls run_trace for a cycle, begun after the kill by the agent
 // (not a manual start), that started the service, and checks health itself.
-func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Service, p Paths, rep *DrillReport, timeout time.Duration) bool {
+func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Service, p state.Paths, rep *DrillReport, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(svc.Name), Since: rep.KilledAt.Add(-time.Second), Reason: runtrace.ReasonStarted, Limit: 5})

@@ -11,6 +11,7 @@ import (
 	"svcctl/probe"
 	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // Supervisor runs L3 cycles for the services of one configuration. The agent
@@ -18,7 +19,7 @@ import (
 // ever running two cycles of one service at once.
 type Supervisor struct {
 	Cfg   *config.Config
-	Paths Paths
+	Paths state.Paths
 	Rec   Recorder
 	Log   *slog.Logger
 	Now   func() time.Time
@@ -56,7 +57,7 @@ func NewSupervisor(cfg *config.Config, rec Recorder, log *slog.Logger) *Supervis
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Supervisor{Cfg: cfg, Paths: Paths{State: cfg.Agent.StateDir}, Rec: rec, Log: log, Now: time.Now, red: NewRedactor(cfg)}
+	return &Supervisor{Cfg: cfg, Paths: state.PathsOf(cfg), Rec: rec, Log: log, Now: time.Now, red: NewRedactor(cfg)}
 }
 
 func (s *Supervisor) now() time.Time { return s.Now().UTC() }
@@ -104,7 +105,7 @@ type Detail struct {
 	HealthyAfterMS int64          `json:"healthy_after_ms,omitempty"`
 	OldInstance    string         `json:"old_instance,omitempty"`
 	Snapshot       string         `json:"snapshot,omitempty"`
-	Pause          *Pause         `json:"pause,omitempty"`
+	Pause          *state.Pause   `json:"pause,omitempty"`
 	ExitCode       *int           `json:"exit_code,omitempty"`
 	LogTail        []string       `json:"log_tail,omitempty"`
 	Error          string         `json:"error,omitempty"`
@@ -136,7 +137,7 @@ type cycle struct {
 	svc     *config.Service
 	req     Request
 	log     *slog.Logger
-	st      ServiceState
+	st      state.Service
 	res     Result
 	lastGap time.Duration // since the last healthy verdict
 	// prevState is the state the cycle found: a cycle that ends as it began,
@@ -151,7 +152,7 @@ type cycle struct {
 // committed.
 func (c *cycle) material() bool {
 	return !(c.res.Outcome == runtrace.OutcomeOK && c.res.Reason == runtrace.ReasonAlreadyRunning &&
-		c.prevState == StateHealthy && c.st.State == StateHealthy)
+		c.prevState == state.Healthy && c.st.State == state.Healthy)
 }
 
 func (c *cycle) set(outcome runtrace.Outcome, reason runtrace.Reason, msg string) {
@@ -169,7 +170,7 @@ func (c *cycle) run(ctx context.Context) {
 		c.set(runtrace.OutcomeSkipped, runtrace.ReasonLockHeld, "another svc-ctl process is running a cycle of "+c.svc.Name)
 		return
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	c.loadState()
 	defer c.saveState()
 	if c.req.Manual {
@@ -186,7 +187,7 @@ func (c *cycle) run(ctx context.Context) {
 		c.healthy(ctx, false)
 		return
 	}
-	if c.st.State == StateGivenUp && !c.req.Manual && !c.retryDue() {
+	if c.st.State == state.GivenUp && !c.req.Manual && !c.retryDue() {
 		c.givenUp(first)
 		return
 	}
@@ -200,7 +201,7 @@ func (c *cycle) run(ctx context.Context) {
 	if c.interrupted(ctx) {
 		return
 	}
-	c.st.moveTo(StateUnhealthy, probe.Summary(c.lastProbe()), c.s.now())
+	c.st.MoveTo(state.Unhealthy, probe.Summary(c.lastProbe()), c.s.now())
 	if c.dependsFail(ctx) {
 		return
 	}
@@ -218,18 +219,18 @@ func (c *cycle) interrupted(ctx context.Context) bool {
 	return true
 }
 
-func (c *cycle) lock(ctx context.Context) (*serviceLock, bool, error) {
+func (c *cycle) lock(ctx context.Context) (*state.ServiceLock, bool, error) {
 	path := c.s.Paths.Lock(c.svc.Name)
 	if !c.req.Manual {
-		return tryLock(path)
+		return state.TryLock(path)
 	}
 	h := c.svc.Health
 	wait := c.svc.StartTimeout + c.svc.StopTimeout + 2*h.Timeout + h.Confirm + 5*time.Second
-	return waitLock(ctx, path, wait)
+	return state.WaitLock(ctx, path, wait)
 }
 
 func (c *cycle) loadState() {
-	st, err := LoadState(c.s.Paths.StateFile(c.svc.Name))
+	st, err := state.LoadService(c.s.Paths.StateFile(c.svc.Name))
 	if err != nil {
 		c.log.Warn("state.damaged", "err", err)
 	}
@@ -244,7 +245,7 @@ func (c *cycle) saveState() {
 	c.st.LastCycle = c.s.now()
 	c.res.Detail.State = c.st.State
 	c.res.Detail.Failures = c.st.Failures
-	if err := saveState(c.s.Paths.StateFile(c.svc.Name), c.st, c.material()); err != nil {
+	if err := state.SaveService(c.s.Paths.StateFile(c.svc.Name), c.st, c.material()); err != nil {
 		c.log.Error("state.write_failed", "err", err)
 	}
 }
@@ -288,12 +289,12 @@ func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
 
 func (c *cycle) healthy(ctx context.Context, flap bool) {
 	now := c.s.now()
-	wasGivenUp := c.st.State == StateGivenUp
+	wasGivenUp := c.st.State == state.GivenUp
 	c.st.LastHealthy = now
 	c.st.Failures = 0
 	c.st.BackoffUntil = time.Time{}
 	c.st.GivenUpAt = time.Time{}
-	c.st.moveTo(StateHealthy, "probe healthy", now)
+	c.st.MoveTo(state.Healthy, "probe healthy", now)
 	c.res.Detail.Flap = flap
 	if c.dependsFail(ctx) {
 		return

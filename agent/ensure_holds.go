@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // held applies the preconditions that make the watchdog hold off: a pause
@@ -12,13 +13,13 @@ import (
 func (c *cycle) held() bool {
 	now := c.s.now()
 	path := c.s.Paths.Paused(c.svc.Name)
-	p, err := ReadPause(path)
+	p, err := state.ReadPause(path)
 	if err != nil {
 		c.log.Warn("pause.unreadable", "err", err)
 	}
 	if p != nil && !p.Active(now) {
 		// --for expired: the pause ends by itself, and the cycle goes on.
-		if err := RemovePause(path); err != nil {
+		if err := state.RemovePause(path); err != nil {
 			c.log.Warn("pause.remove_failed", "err", err)
 		}
 		c.log.Info("pause.expired", "reason", p.Reason)
@@ -26,12 +27,12 @@ func (c *cycle) held() bool {
 	}
 	if p != nil {
 		c.res.Detail.Pause = p
-		c.st.moveTo(StatePaused, "paused: "+p.Reason, now)
+		c.st.MoveTo(state.Paused, "paused: "+p.Reason, now)
 		c.set(runtrace.OutcomeSkipped, runtrace.ReasonPaused, pauseMessage(p))
 		return true
 	}
-	if c.st.State == StatePaused {
-		c.st.moveTo(StateUnknown, "pause ended", now)
+	if c.st.State == state.Paused {
+		c.st.MoveTo(state.Unknown, "pause ended", now)
 	}
 	if now.Before(c.st.BackoffUntil) {
 		until := c.st.BackoffUntil
@@ -43,7 +44,7 @@ func (c *cycle) held() bool {
 	return false
 }
 
-func pauseMessage(p *Pause) string {
+func pauseMessage(p *state.Pause) string {
 	msg := "paused"
 	if p.Reason != "" {
 		msg += ": " + p.Reason
@@ -61,15 +62,15 @@ func pauseMessage(p *Pause) string {
 // running, so a pause ends and backoff and given-up no longer hold.
 func (c *cycle) clearHolds() {
 	path := c.s.Paths.Paused(c.svc.Name)
-	if p, _ := ReadPause(path); p != nil {
-		if err := RemovePause(path); err != nil {
+	if p, _ := state.ReadPause(path); p != nil {
+		if err := state.RemovePause(path); err != nil {
 			c.log.Warn("pause.remove_failed", "err", err)
 		} else {
 			c.log.Info("pause.cleared", "by", "manual start", "reason", p.Reason)
 		}
 	}
 	c.st.BackoffUntil = time.Time{}
-	if c.st.State == StatePaused || c.st.State == StateBackoff {
-		c.st.moveTo(StateUnknown, "manual start", c.s.now())
+	if c.st.State == state.Paused || c.st.State == state.Backoff {
+		c.st.MoveTo(state.Unknown, "manual start", c.s.now())
 	}
 }

@@ -2,11 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"time"
 
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // begin writes the run row as `running` before anything else happens, so a
@@ -57,9 +59,10 @@ func (c *cycle) finish() {
 			c.s.recErr.set(nil)
 		}
 	}
-	last := &LastResult{Time: now, Trigger: c.res.Trigger, Outcome: c.res.Outcome, Reason: c.res.Reason,
-		Message: c.res.Message, RunID: c.res.RunID, RecordError: c.res.RecordError, Detail: &c.res.Detail}
-	if err := updateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last, c.material()); err != nil {
+	detail, _ := json.Marshal(c.res.Detail) // plain data: it cannot fail
+	last := &state.LastResult{Time: now, Trigger: c.res.Trigger, Outcome: c.res.Outcome, Reason: c.res.Reason,
+		Message: c.res.Message, RunID: c.res.RunID, RecordError: c.res.RecordError, Detail: detail}
+	if err := state.UpdateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last, c.material()); err != nil {
 		c.log.Error("watchdog_last.write_failed", "err", err)
 	}
 	c.logResult()

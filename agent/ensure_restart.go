@@ -14,6 +14,7 @@ import (
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/snapshot"
+	"svcctl/state"
 )
 
 // restart is steps 1-5 of the cycle. The order is load-bearing: the snapshot
@@ -22,7 +23,7 @@ import (
 func (c *cycle) restart(ctx context.Context) {
 	now := c.s.now()
 	c.st.LastStartTry = now
-	c.st.moveTo(StateStarting, "restart", now)
+	c.st.MoveTo(state.Starting, "restart", now)
 	c.evidence()
 	c.stopOld(ctx)
 	child, err := proc.Spawn(proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log})
@@ -203,7 +204,7 @@ func (c *cycle) started(child *proc.Child, took time.Duration) {
 	c.st.GivenUpAt = time.Time{}
 	c.st.LastHealthy = now
 	c.st.LastRestart = now
-	c.st.moveTo(StateHealthy, "started", now)
+	c.st.MoveTo(state.Healthy, "started", now)
 	c.res.Detail.HealthyAfterMS = took.Milliseconds()
 	c.set(runtrace.OutcomeOK, runtrace.ReasonStarted,
 		fmt.Sprintf("started (pid %d, healthy after %s)", child.PID, took.Round(time.Millisecond)))
@@ -216,16 +217,35 @@ func (c *cycle) startFailed(reason runtrace.Reason, msg string) {
 	c.st.Failures++
 	r := c.svc.Restart
 	if r.GiveUpAfter > 0 && c.st.Failures >= r.GiveUpAfter {
-		if c.st.State != StateGivenUp {
+		if c.st.State != state.GivenUp {
 			c.st.GivenUpAt = now
 		}
-		c.st.moveTo(StateGivenUp, fmt.Sprintf("%d failed starts in a row", c.st.Failures), now)
+		c.st.MoveTo(state.GivenUp, fmt.Sprintf("%d failed starts in a row", c.st.Failures), now)
 		msg += fmt.Sprintf(" (given up after %d failed starts)", c.st.Failures)
 	} else {
 		c.st.BackoffUntil = now.Add(backoffFor(c.st.Failures, r.BackoffInitial, r.BackoffMax))
 		until := c.st.BackoffUntil
 		c.res.Detail.BackoffUntil = &until
-		c.st.moveTo(StateBackoff, string(reason), now)
+		c.st.MoveTo(state.Backoff, string(reason), now)
 	}
 	c.set(runtrace.OutcomeFailed, reason, msg)
+}
+
+// backoffFor is backoff_initial doubled for every further consecutive
+// failure, capped at backoff_max.
+func backoffFor(failures int, initial, max time.Duration) time.Duration {
+	if failures <= 0 || initial <= 0 {
+		return 0
+	}
+	d := initial
+	for i := 1; i < failures; i++ {
+		d *= 2
+		if d >= max || d <= 0 {
+			return max
+		}
+	}
+	if d > max {
+		return max
+	}
+	return d
 }

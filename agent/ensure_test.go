@@ -20,6 +20,7 @@ import (
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/snapshot"
+	"svcctl/state"
 )
 
 func TestEnsureHealthySpawnsNothing(t *testing.T) {
@@ -99,7 +100,7 @@ func TestEnsureExitAtOnceBacksOffThenGivesUp(t *testing.T) {
 	// A manual start ignores backoff; the second failure gives up.
 	r = e.ensure("bad", Request{Manual: true})
 	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
-	if r.Detail.State != StateGivenUp {
+	if r.Detail.State != state.GivenUp {
 		t.Fatalf("state %q after %d failures, want given-up", r.Detail.State, r.Detail.Failures)
 	}
 	// Given-up persists across processes (a new supervisor reads the state file).
@@ -120,7 +121,7 @@ func TestGivenUpReturnsToHealthyByItself(t *testing.T) {
 	waitFor(t, 5*time.Second, "outside instance healthy", func() bool { return healthy(addr) })
 	r := e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
-	if r.Detail.State != StateHealthy || r.Detail.Failures != 0 {
+	if r.Detail.State != state.Healthy || r.Detail.Failures != 0 {
 		t.Fatalf("detail %+v, want healthy with 0 failures", r.Detail)
 	}
 }
@@ -282,7 +283,7 @@ func TestManualStartClearsPause(t *testing.T) {
 	e := newEnv(t, svcOpts{name: "web", addr: addr})
 	e.sup.PauseTarget("web", 0, "stopped")
 	wantResult(t, e.ensure("web", Request{Manual: true}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	if p, _ := ReadPause(e.sup.Paths.Paused("web")); p != nil {
+	if p, _ := state.ReadPause(e.sup.Paths.Paused("web")); p != nil {
 		t.Fatal("manual start left the pause")
 	}
 }
@@ -310,7 +311,7 @@ func TestWatchdogLastKeepsEveryService(t *testing.T) {
 	e := newEnv(t, svcOpts{name: "a", addr: a}, svcOpts{name: "b", addr: b})
 	e.ensure("a", Request{})
 	e.ensure("b", Request{})
-	lf, err := ReadLast(e.sup.Paths.WatchdogLast())
+	lf, err := state.ReadLast(e.sup.Paths.WatchdogLast())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/schedule"
+	"svcctl/state"
 )
 
 // jobRunner runs the scheduled jobs: one loop per job that sleeps until the
@@ -187,7 +187,7 @@ func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *sched
 // running from before (overlap) or the agent is draining.
 func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, trigger runtrace.Trigger, extra map[string]any) {
 	id := runtrace.JobID(j.Name)
-	if p, _ := ReadPause(r.a.paths.JobPaused(j.Name)); p.Active(time.Now()) {
+	if p, _ := state.ReadPause(r.a.paths.JobPaused(j.Name)); p.Active(time.Now()) {
 		r.skip(id, trigger, slot, runtrace.ReasonPaused, map[string]any{"pause": p})
 		return
 	}
@@ -266,16 +266,16 @@ type JobResult struct {
 // RunJob runs a job's command once: dependencies first (a failing one means
 // the command is not started), output to jobs/<name>/last.log (the previous
 // run's kept as last.prev.log), the whole process tree killed at the timeout.
-func RunJob(ctx context.Context, p Paths, j *config.Job, red *Redactor) JobResult {
+func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *Redactor) JobResult {
 	start := time.Now()
 	if res, failed := jobDepends(ctx, j); failed {
 		return res
 	}
-	logPath := filepath.Join(p.JobDir(j.Name), "last.log")
+	logPath := p.JobLog(j.Name)
 	if err := fsutil.EnsureDir(p.JobDir(j.Name)); err != nil {
 		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": err.Error()}}
 	}
-	if err := rotateJobLog(logPath); err != nil {
+	if err := rotateJobLog(logPath, p.JobPrevLog(j.Name)); err != nil {
 		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": err.Error()}}
 	}
 	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, LogPath: logPath})
@@ -292,8 +292,7 @@ func RunJob(ctx context.Context, p Paths, j *config.Job, red *Redactor) JobResul
 	return res
 }
 
-func rotateJobLog(logPath string) error {
-	prev := filepath.Join(filepath.Dir(logPath), "last.prev.log")
+func rotateJobLog(logPath, prev string) error {
 	if err := os.Rename(logPath, prev); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("keep previous output: %w", err)
 	}

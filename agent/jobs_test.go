@@ -15,6 +15,7 @@ import (
 	"svcctl/config"
 	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // jobEnv is a state dir with jobs only.
@@ -30,7 +31,7 @@ func jobEnv(t *testing.T, jobsToml string) *testEnv {
 	if err != nil {
 		t.Fatalf("config: %v\n%s", err, body)
 	}
-	st, err := runtrace.Open(Paths{State: cfg.Agent.StateDir}.DB(), runtrace.Options{})
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"svcctl/internal/testsvc"
 	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 var testsvcBin string
@@ -91,7 +92,7 @@ func newEnv(t testing.TB, svcs ...svcOpts) *testEnv {
 	if err != nil {
 		t.Fatalf("config: %v\n%s", err, b.String())
 	}
-	st, err := runtrace.Open(Paths{State: cfg.Agent.StateDir}.DB(), runtrace.Options{})
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"svcctl/proc"
+	"svcctl/state"
 )
 
 // ErrUnknownName is returned for a name that is neither a service nor a job
@@ -31,19 +32,19 @@ func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) 
 		return StopReport{}, fmt.Errorf("%w: %q (services: %s)", ErrUnknownName, name, s.serviceNames())
 	}
 	rep := StopReport{Service: name}
-	lock, ok, err := waitLock(ctx, s.Paths.Lock(name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
+	lock, ok, err := state.WaitLock(ctx, s.Paths.Lock(name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
 	if err != nil {
 		return rep, err
 	}
 	if !ok {
 		return rep, fmt.Errorf("service %s is locked by another svc-ctl process for too long; try again", name)
 	}
-	defer lock.unlock()
-	if err := WritePause(s.Paths.Paused(name), Pause{At: s.now(), Reason: "stopped", By: Who()}); err != nil {
+	defer lock.Unlock()
+	if err := state.WritePause(s.Paths.Paused(name), state.Pause{At: s.now(), Reason: "stopped", By: state.Who()}); err != nil {
 		return rep, fmt.Errorf("pause %s: %w", name, err)
 	}
 	rep.Paused = true
-	s.markState(name, StatePaused, "stopped by hand")
+	s.markState(name, state.Paused, "stopped by hand")
 	id, err := proc.ReadPidFile(s.Paths.Pid(name))
 	if errors.Is(err, os.ErrNotExist) {
 		rep.Result = "no instance recorded"
@@ -69,21 +70,21 @@ func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) 
 }
 
 // PauseTarget writes the pause sentinel of a service or job.
-func (s *Supervisor) PauseTarget(name string, d time.Duration, reason string) (Pause, error) {
+func (s *Supervisor) PauseTarget(name string, d time.Duration, reason string) (state.Pause, error) {
 	path, err := s.pausePath(name)
 	if err != nil {
-		return Pause{}, err
+		return state.Pause{}, err
 	}
-	p := Pause{At: s.now(), Reason: reason, By: Who()}
+	p := state.Pause{At: s.now(), Reason: reason, By: state.Who()}
 	if d > 0 {
 		u := p.At.Add(d)
 		p.Until = &u
 	}
-	if err := WritePause(path, p); err != nil {
+	if err := state.WritePause(path, p); err != nil {
 		return p, fmt.Errorf("pause %s: %w", name, err)
 	}
 	if s.Cfg.Service(name) != nil {
-		s.markState(name, StatePaused, "paused: "+reason)
+		s.markState(name, state.Paused, "paused: "+reason)
 	}
 	return p, nil
 }
@@ -103,26 +104,26 @@ func (s *Supervisor) Resume(ctx context.Context, name string) (ResumeReport, err
 	if err != nil {
 		return rep, err
 	}
-	if p, _ := ReadPause(path); p != nil {
+	if p, _ := state.ReadPause(path); p != nil {
 		rep.WasPaused = true
 	}
-	if err := RemovePause(path); err != nil {
+	if err := state.RemovePause(path); err != nil {
 		return rep, err
 	}
 	svc := s.Cfg.Service(name)
 	if svc == nil {
 		return rep, nil
 	}
-	lock, ok, err := waitLock(ctx, s.Paths.Lock(name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
+	lock, ok, err := state.WaitLock(ctx, s.Paths.Lock(name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
 	if err != nil || !ok {
 		return rep, fmt.Errorf("resume %s: service lock busy; the pause is removed, run resume again to clear given-up", name)
 	}
-	defer lock.unlock()
-	st, _ := LoadState(s.Paths.StateFile(name))
-	rep.ClearedGiveUp = st.State == StateGivenUp
+	defer lock.Unlock()
+	st, _ := state.LoadService(s.Paths.StateFile(name))
+	rep.ClearedGiveUp = st.State == state.GivenUp
 	st.Failures, st.BackoffUntil, st.GivenUpAt = 0, time.Time{}, time.Time{}
-	st.moveTo(StateUnknown, "resumed by hand", s.now())
-	return rep, SaveState(s.Paths.StateFile(name), st)
+	st.MoveTo(state.Unknown, "resumed by hand", s.now())
+	return rep, state.SaveService(s.Paths.StateFile(name), st, true)
 }
 
 func (s *Supervisor) pausePath(name string) (string, error) {
@@ -137,11 +138,11 @@ func (s *Supervisor) pausePath(name string) (string, error) {
 
 // markState records a state change made by hand (caller holds the lock or
 // accepts a race with a cycle, which rewrites the state anyway).
-func (s *Supervisor) markState(name, state, why string) {
+func (s *Supervisor) markState(name, to, why string) {
 	path := s.Paths.StateFile(name)
-	st, _ := LoadState(path)
-	st.moveTo(state, why, s.now())
-	if err := SaveState(path, st); err != nil {
+	st, _ := state.LoadService(path)
+	st.MoveTo(to, why, s.now())
+	if err := state.SaveService(path, st, true); err != nil {
 		s.Log.Warn("state.write_failed", "service", name, "err", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // metrics holds the agent's counters for /metrics (opt-in: metrics_listen).
@@ -51,7 +52,6 @@ func (m *metrics) jobRun(job string, res JobResult) {
 	}
 }
 
-var allStates = []string{StateUnknown, StateHealthy, StateUnhealthy, StateStarting, StateBackoff, StateGivenUp, StatePaused}
 
 // write prints the Prometheus text exposition format.
 func (m *metrics) write(w io.Writer) {
@@ -65,7 +65,7 @@ func (m *metrics) write(w io.Writer) {
 	}
 	fmt.Fprintln(w, "# HELP svcctl_service_state The state of each service (1 for the current one).\n# TYPE svcctl_service_state gauge")
 	for _, svc := range sortedNames(m.state) {
-		for _, st := range allStates {
+		for _, st := range state.All {
 			fmt.Fprintf(w, "svcctl_service_state{service=%q,state=%q} %d\n", svc, st, b2i(m.state[svc] == st))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"svcctl/config"
 	"svcctl/runtrace"
 	"svcctl/schedule"
+	"svcctl/state"
 )
 
 // MissingSlot is an expected slot of a job that has no run_trace row.
@@ -123,12 +124,12 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-func jobStatuses(ctx context.Context, cfg *config.Config, p Paths, store *runtrace.Store, now time.Time) []JobStatus {
+func jobStatuses(ctx context.Context, cfg *config.Config, p state.Paths, store *runtrace.Store, now time.Time) []JobStatus {
 	var out []JobStatus
 	for i := range cfg.Jobs {
 		j := &cfg.Jobs[i]
 		js := JobStatus{Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, External: j.External}
-		if pz, _ := ReadPause(p.JobPaused(j.Name)); pz.Active(now) {
+		if pz, _ := state.ReadPause(p.JobPaused(j.Name)); pz.Active(now) {
 			js.Paused = pz
 		}
 		reg := now

@@ -19,6 +19,7 @@ import (
 	"svcctl/internal/fsutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // Options configure one agent process.
@@ -48,7 +49,7 @@ type Options struct {
 type Agent struct {
 	o        Options
 	cfg      *config.Config
-	paths    Paths
+	paths    state.Paths
 	log      *slog.Logger
 	sup      *Supervisor
 	store    *runtrace.Store // nil when the ledger is unavailable
@@ -56,7 +57,7 @@ type Agent struct {
 	instance string
 	started  time.Time
 	boot     time.Time
-	lock     *agentLock
+	lock     *state.AgentLock
 	closers  []io.Closer
 
 	draining atomic.Bool
@@ -99,12 +100,12 @@ func newAgent(o Options) (*Agent, error) {
 		o.Mode = "foreground"
 	}
 	cfg := o.Config
-	a := &Agent{o: o, cfg: cfg, paths: Paths{State: cfg.Agent.StateDir}, started: time.Now().UTC(),
+	a := &Agent{o: o, cfg: cfg, paths: state.PathsOf(cfg), started: time.Now().UTC(),
 		instance: randomID(), triggers: map[string]chan Request{}, fatal: make(chan error, 1)}
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir %s: %w", cfg.Agent.StateDir, err)
 	}
-	lock, err := lockAgent(a.paths)
+	lock, err := state.LockAgent(a.paths)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func (a *Agent) closeAll() {
 	for _, c := range a.closers {
 		c.Close()
 	}
-	a.lock.release()
+	a.lock.Release()
 }
 
 func randomID() string {

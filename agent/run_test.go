@@ -18,6 +18,7 @@ import (
 
 	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // syncBuffer is a log sink the test can read while the agent writes.
@@ -173,9 +174,9 @@ func TestSecondAgentRefused(t *testing.T) {
 	e := newEnv(t, svcOpts{name: "web", addr: freeAddr(t), interval: "1h"})
 	startAgent(t, e, Options{})
 	err := Run(context.Background(), Options{Config: e.cfg, LogWriter: &syncBuffer{}})
-	var are *AlreadyRunningError
+	var are *state.AlreadyRunningError
 	if !errors.As(err, &are) || are.PID != os.Getpid() {
-		t.Fatalf("second agent: %v, want AlreadyRunningError naming pid %d", err, os.Getpid())
+		t.Fatalf("second agent: %v, want state.AlreadyRunningError naming pid %d", err, os.Getpid())
 	}
 }
 

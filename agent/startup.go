@@ -9,6 +9,7 @@ import (
 
 	"svcctl/internal/fsutil"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // recordStartup writes the agent's own start: the evidence L1 is judged by
@@ -57,8 +58,7 @@ func (a *Agent) reportCrash() {
 		a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonPanic, map[string]any{
 			"previous_agent_crashed": true, "crash_log_at": st.ModTime().UTC(), "tail": tail,
 		})
-		prev := strings.TrimSuffix(path, ".log") + ".prev.log"
-		if err := os.Rename(path, prev); err != nil {
+		if err := os.Rename(path, a.paths.CrashPrevLog()); err != nil {
 			a.log.Warn("crash_log.rotate_failed", "err", err)
 		}
 	}
@@ -123,6 +123,6 @@ func (a *Agent) isPausedJob(jobID string) bool {
 	default:
 		return false
 	}
-	p, _ := ReadPause(path)
+	p, _ := state.ReadPause(path)
 	return p.Active(time.Now())
 }

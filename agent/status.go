@@ -2,16 +2,17 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/config"
 	"svcctl/probe"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // StatusReport is what `svc-ctl status` shows and `verify` judges.
@@ -59,7 +60,7 @@ type ServiceStatus struct {
 	LastRestart   time.Time      `json:"last_restart,omitzero"`
 	Restarts24h   int            `json:"restarts_24h"`
 	Failures      int            `json:"consecutive_failures"`
-	Pause         *Pause         `json:"pause,omitempty"`
+	Pause         *state.Pause   `json:"pause,omitempty"`
 	Interval      string         `json:"interval"`
 	Depends       []probe.Result `json:"depends,omitempty"`
 	RecordedError string         `json:"record_error,omitempty"`
@@ -77,15 +78,15 @@ type CycleBrief struct {
 
 // JobStatus is one job's line (filled by the jobs code).
 type JobStatus struct {
-	Name       string      `json:"name"`
-	Schedule   string      `json:"schedule"`
-	Timezone   string      `json:"timezone"`
-	External   bool        `json:"external"`
-	NextSlot   time.Time   `json:"next_slot,omitzero"`
-	LastRun    *CycleBrief `json:"last_run,omitempty"`
-	Missing7d  int         `json:"missing_7d"`
-	Paused     *Pause      `json:"pause,omitempty"`
-	Registered time.Time   `json:"registered_at,omitzero"`
+	Name       string       `json:"name"`
+	Schedule   string       `json:"schedule"`
+	Timezone   string       `json:"timezone"`
+	External   bool         `json:"external"`
+	NextSlot   time.Time    `json:"next_slot,omitzero"`
+	LastRun    *CycleBrief  `json:"last_run,omitempty"`
+	Missing7d  int          `json:"missing_7d"`
+	Paused     *state.Pause `json:"pause,omitempty"`
+	Registered time.Time    `json:"registered_at,omitzero"`
 }
 
 // Healthy reports whether status should exit 0: the agent runs and every
@@ -95,7 +96,7 @@ func (r *StatusReport) Healthy() bool {
 		return false
 	}
 	for _, s := range r.Services {
-		if s.State != StateHealthy && s.State != StatePaused {
+		if s.State != state.Healthy && s.State != state.Paused {
 			return false
 		}
 	}
@@ -106,7 +107,7 @@ func (r *StatusReport) Healthy() bool {
 // the heartbeat rows, the service state files, the pause sentinels and
 // run_trace. It never changes anything.
 func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) *StatusReport {
-	p := Paths{State: cfg.Agent.StateDir}
+	p := state.PathsOf(cfg)
 	r := &StatusReport{Now: now.UTC(), Config: cfg.Path, StateDir: cfg.Agent.StateDir}
 	r.Ledger.Path = p.DB()
 	store, err := openForRead(p.DB())
@@ -120,7 +121,7 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) *Status
 		r.Ledger.OK = true
 	}
 	r.Agent = agentStatus(ctx, cfg, p, store, now)
-	last, _ := ReadLast(p.WatchdogLast())
+	last, _ := state.ReadLast(p.WatchdogLast())
 	for i := range cfg.Services {
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
 	}
@@ -135,12 +136,12 @@ func openForRead(path string) (*runtrace.Store, error) {
 	return runtrace.Open(path, runtrace.Options{BusyTimeout: 3 * time.Second})
 }
 
-func agentStatus(ctx context.Context, cfg *config.Config, p Paths, store *runtrace.Store, now time.Time) AgentStatus {
+func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *runtrace.Store, now time.Time) AgentStatus {
 	a := AgentStatus{State: "stopped", Why: "no heartbeat row and the agent lock is free"}
 	if bt, err := host.BootTime(); err == nil {
 		a.BootTime = time.Unix(int64(bt), 0).UTC()
 	}
-	a.LockHeld = agentLockHeld(p)
+	a.LockHeld = state.AgentLockHeld(p)
 	if store != nil {
 		if hbs, err := store.Heartbeats(ctx); err == nil && len(hbs) > 0 {
 			h := hbs[0]
@@ -161,46 +162,32 @@ func agentStatus(ctx context.Context, cfg *config.Config, p Paths, store *runtra
 	}
 	if a.LockHeld {
 		a.State, a.Why = "running", "the agent lock is held (no heartbeat readable)"
-		if pid, err := readAgentPID(p.State + string(os.PathSeparator) + "agent.pid"); err == nil {
+		if pid, err := state.ReadAgentPID(p); err == nil {
 			a.PID = pid
 		}
 	}
 	return a
 }
 
-// agentLockHeld tries the agent lock without keeping it.
-func agentLockHeld(p Paths) bool {
-	if _, err := os.Stat(p.AgentLock()); errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	fl := flock.New(p.AgentLock())
-	ok, err := fl.TryLock()
-	if err != nil {
-		return false
-	}
-	if ok {
-		fl.Unlock()
-		return false
-	}
-	return true
-}
-
-func serviceStatus(ctx context.Context, svc *config.Service, p Paths, store *runtrace.Store, last *LastFile, now time.Time) ServiceStatus {
-	st, _ := LoadState(p.StateFile(svc.Name))
+func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, store *runtrace.Store, last *state.LastFile, now time.Time) ServiceStatus {
+	st, _ := state.LoadService(p.StateFile(svc.Name))
 	s := ServiceStatus{Name: svc.Name, State: st.State, Probe: st.LastProbe, LastRestart: st.LastRestart,
 		Failures: st.Failures, Interval: svc.Interval.String()}
 	if len(st.LastProbe) > 0 {
 		s.Health = probe.Summary(st.LastProbe)
 		s.LatencyMS = st.LastProbe[0].LatencyMS
 	}
-	if pz, _ := ReadPause(p.Paused(svc.Name)); pz.Active(now) {
-		s.Pause, s.State = pz, StatePaused
+	if pz, _ := state.ReadPause(p.Paused(svc.Name)); pz.Active(now) {
+		s.Pause, s.State = pz, state.Paused
 	}
 	if lr := last.Services[svc.Name]; lr != nil {
 		s.LastCycle = &CycleBrief{At: lr.Time, Trigger: lr.Trigger, Outcome: lr.Outcome, Reason: lr.Reason, Message: lr.Message, RunID: lr.RunID}
 		s.RecordedError = lr.RecordError
-		if lr.Detail != nil {
-			s.Depends = lr.Detail.Depends
+		var d struct {
+			Depends []probe.Result `json:"depends"`
+		}
+		if json.Unmarshal(lr.Detail, &d) == nil {
+			s.Depends = d.Depends
 		}
 	}
 	if store != nil {

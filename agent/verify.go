@@ -8,6 +8,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // Verdicts of `svc-ctl verify`.
@@ -59,7 +60,7 @@ type VerifyEnv struct {
 // against the host's boot time, L3 by the age of its cycles, the ledger by
 // reading it. It never changes anything.
 func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyReport {
-	v := &verifier{cfg: cfg, env: env, p: Paths{State: cfg.Agent.StateDir}, r: &VerifyReport{Now: env.Now.UTC()}}
+	v := &verifier{cfg: cfg, env: env, p: state.PathsOf(cfg), r: &VerifyReport{Now: env.Now.UTC()}}
 	v.installed()
 	store, err := openForRead(v.p.DB())
 	if err != nil {
@@ -91,7 +92,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 type verifier struct {
 	cfg *config.Config
 	env VerifyEnv
-	p   Paths
+	p   state.Paths
 	r   *VerifyReport
 }
 
@@ -194,7 +195,7 @@ func (v *verifier) watchdogLast() {
 }
 
 func (v *verifier) servicesCycled(ctx context.Context, store *runtrace.Store) {
-	last, _ := ReadLast(v.p.WatchdogLast())
+	last, _ := state.ReadLast(v.p.WatchdogLast())
 	for _, s := range v.cfg.Services {
 		name := "service " + s.Name + " cycled"
 		at := time.Time{}
@@ -237,7 +238,7 @@ func (v *verifier) backstop() {
 func (v *verifier) pauses() {
 	bad := ""
 	check := func(kind, name, path string) {
-		p, _ := ReadPause(path)
+		p, _ := state.ReadPause(path)
 		if p != nil && p.Until == nil && v.env.Now.Sub(p.At) > 24*time.Hour {
 			bad += fmt.Sprintf("%s %s paused %s ago without expiry (reason %q, by %s); ", kind, name, v.env.Now.Sub(p.At).Round(time.Hour), p.Reason, p.By)
 		}
@@ -258,8 +259,8 @@ func (v *verifier) pauses() {
 func (v *verifier) givenUp() {
 	bad := ""
 	for _, s := range v.cfg.Services {
-		st, _ := LoadState(v.p.StateFile(s.Name))
-		if st.State == StateGivenUp {
+		st, _ := state.LoadService(v.p.StateFile(s.Name))
+		if st.State == state.GivenUp {
 			bad += fmt.Sprintf("%s gave up after %d failed starts; ", s.Name, st.Failures)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/state"
 )
 
 func check(t *testing.T, r *VerifyReport, name string) Check {
@@ -88,14 +90,14 @@ func TestVerifyFailsWithTheRightLine(t *testing.T) {
 	}
 
 	// A forgotten pause: no expiry, two days old.
-	p := Pause{At: time.Now().Add(-48 * time.Hour), Reason: "debugging", By: "someone"}
-	if err := WritePause(e.sup.Paths.Paused("web"), p); err != nil {
+	p := state.Pause{At: time.Now().Add(-48 * time.Hour), Reason: "debugging", By: "someone"}
+	if err := state.WritePause(e.sup.Paths.Paused("web"), p); err != nil {
 		t.Fatal(err)
 	}
 	if c := check(t, Verify(ctx, e.cfg, env), "no forgotten pause"); c.Status != Warn || !strings.Contains(c.Evidence, "debugging") {
 		t.Errorf("forgotten pause: %+v", c)
 	}
-	RemovePause(e.sup.Paths.Paused("web"))
+	state.RemovePause(e.sup.Paths.Paused("web"))
 
 	// A stopped agent has no heartbeat.
 	ra.stop(t)
@@ -108,9 +110,9 @@ func TestVerifyGivenUpAndCrashLog(t *testing.T) {
 	e, env, ra := healthyHost(t)
 	ctx := context.Background()
 	ra.stop(t) // no cycle may rewrite the state under the test
-	st, _ := LoadState(e.sup.Paths.StateFile("web"))
-	st.State, st.Failures = StateGivenUp, 5
-	SaveState(e.sup.Paths.StateFile("web"), st)
+	st, _ := state.LoadService(e.sup.Paths.StateFile("web"))
+	st.State, st.Failures = state.GivenUp, 5
+	state.SaveService(e.sup.Paths.StateFile("web"), st, true)
 	r := Verify(ctx, e.cfg, env)
 	if c := check(t, r, "no given-up service"); c.Status != Fail || !strings.Contains(c.Evidence, "gave up") {
 		t.Errorf("given-up: %+v", c)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"svcctl/config"
 	"svcctl/runtrace"
 	"svcctl/snapshot"
+	"svcctl/state"
 )
 
 // Diagnosis is the four-way answer of `svc-ctl why` (DESIGN.md): for the
@@ -30,7 +30,7 @@ type Diagnosis struct {
 // "job:daily-pull") at the latest slot or cycle, or the one at/before at.
 func Why(ctx context.Context, store *runtrace.Store, cfg *config.Config, target string, at, now time.Time) (*Diagnosis, error) {
 	kind, name := splitTarget(cfg, target)
-	p := Paths{State: cfg.Agent.StateDir}
+	p := state.PathsOf(cfg)
 	switch kind {
 	case runtrace.KindWatchdog:
 		return whyService(ctx, store, cfg, p, name, at)
@@ -57,7 +57,7 @@ func splitTarget(cfg *config.Config, t string) (kind, name string) {
 	return "", ""
 }
 
-func whyService(ctx context.Context, store *runtrace.Store, cfg *config.Config, p Paths, name string, at time.Time) (*Diagnosis, error) {
+func whyService(ctx context.Context, store *runtrace.Store, cfg *config.Config, p state.Paths, name string, at time.Time) (*Diagnosis, error) {
 	d := &Diagnosis{Target: runtrace.WatchdogID(name)}
 	row, err := latestVerdict(ctx, store, d.Target, at)
 	if err != nil {
@@ -116,7 +116,7 @@ func snapshotFor(path string, runID int64) *snapshot.Entry {
 	return nil
 }
 
-func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p Paths, name string, at, now time.Time) (*Diagnosis, error) {
+func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p state.Paths, name string, at, now time.Time) (*Diagnosis, error) {
 	j := cfg.Job(name)
 	d := &Diagnosis{Target: runtrace.JobID(name)}
 	reg, known, err := store.Registered(ctx, d.Target)
@@ -181,7 +181,7 @@ func runForSlot(ctx context.Context, store *runtrace.Store, job string, slot tim
 	return nil, nil
 }
 
-func noRowHints(j *config.Job, p Paths) []string {
+func noRowHints(j *config.Job, p state.Paths) []string {
 	if j.External {
 		return []string{
 			"this job is external: did the outside scheduler run `svc-ctl exec " + j.Name + " --scheduled -- ...`? check its own log (cron, launchd, Task Scheduler)",
@@ -197,7 +197,7 @@ func noRowHints(j *config.Job, p Paths) []string {
 }
 
 // explain fills the branch, meaning and hints from a row.
-func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p Paths, name string) {
+func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p state.Paths, name string) {
 	d.Branch = string(r.Outcome)
 	switch r.Outcome {
 	case runtrace.OutcomeRunning:
@@ -205,10 +205,10 @@ func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p Paths, name st
 		d.LookNext = []string{"wait for it; a row left running past its timeout becomes failed/abandoned at the next agent start"}
 	case runtrace.OutcomeOK:
 		d.Means = "our side completed (" + string(r.Reason) + ")"
-		d.LookNext = okHints(r, p, name)
+		d.LookNext = okHints(r, cfg, p, name)
 	case runtrace.OutcomeSkipped:
 		d.Means = "triggered, but a precondition said no: " + string(r.Reason)
-		d.LookNext = skippedHints(r, p, name)
+		d.LookNext = skippedHints(r, cfg, p, name)
 	case runtrace.OutcomeFailed:
 		d.Means = "the chain broke midway: " + string(r.Reason)
 		d.LookNext = failedHints(r, cfg, p, name)
@@ -231,11 +231,11 @@ func detailString(raw json.RawMessage, keys ...string) string {
 	return ""
 }
 
-func okHints(r *runtrace.Run, p Paths, name string) []string {
+func okHints(r *runtrace.Run, cfg *config.Config, p state.Paths, name string) []string {
 	switch r.Reason {
 	case runtrace.ReasonStarted:
 		return []string{"it was down and is running again; why it was down: `svc-ctl snapshot " + name + "` and " +
-			filepath.Join(p.ServiceDir(name), "runtime.prev.log")}
+			prevLog(cfg, p, name)}
 	case runtrace.ReasonAlreadyRunning:
 		return []string{"the health check passed: if the service still misbehaves, the check does not test what matters (health.http, expect_body)"}
 	case runtrace.ReasonResumed:
@@ -244,14 +244,14 @@ func okHints(r *runtrace.Run, p Paths, name string) []string {
 	return []string{"delivery and reconciliation downstream: did the result arrive where it should?"}
 }
 
-func skippedHints(r *runtrace.Run, p Paths, name string) []string {
+func skippedHints(r *runtrace.Run, cfg *config.Config, p state.Paths, name string) []string {
 	switch r.Reason {
 	case runtrace.ReasonPaused:
 		return []string{"the pause sentinel (who, why, until): " + p.Paused(name) + " or " + p.JobPaused(name), "`svc-ctl resume " + name + "` to end it"}
 	case runtrace.ReasonLockHeld:
 		return []string{"another svc-ctl process held the service lock (a manual start, the backstop): usually harmless, the next cycle runs"}
 	case runtrace.ReasonGivenUp:
-		return []string{"the failed starts before it: `svc-ctl runs --job watchdog:" + name + " --outcome failed`", "`svc-ctl snapshot " + name + "` and " + filepath.Join(p.ServiceDir(name), "runtime.prev.log"), "fix the cause, then `svc-ctl resume " + name + "`"}
+		return []string{"the failed starts before it: `svc-ctl runs --job watchdog:" + name + " --outcome failed`", "`svc-ctl snapshot " + name + "` and " + prevLog(cfg, p, name), "fix the cause, then `svc-ctl resume " + name + "`"}
 	case runtrace.ReasonBackoff:
 		return []string{"the failed start before it: `svc-ctl runs --job watchdog:" + name + " -n 5`"}
 	case runtrace.ReasonOverlap:
@@ -262,19 +262,19 @@ func skippedHints(r *runtrace.Run, p Paths, name string) []string {
 	return nil
 }
 
-func failedHints(r *runtrace.Run, cfg *config.Config, p Paths, name string) []string {
+func failedHints(r *runtrace.Run, cfg *config.Config, p state.Paths, name string) []string {
 	switch r.Reason {
 	case runtrace.ReasonStartFailed:
 		return []string{"the snapshot written before this restart: `svc-ctl snapshot " + name + "` (" + p.Snapshots(name) + ")",
-			"what the old instance wrote: " + filepath.Join(p.ServiceDir(name), "runtime.prev.log"),
-			"what the new instance wrote: " + filepath.Join(p.ServiceDir(name), "runtime.log")}
+			"what the old instance wrote: " + prevLog(cfg, p, name),
+			"what the new instance wrote: " + runtimeLog(cfg, p, name)}
 	case runtrace.ReasonSpawnError:
 		return []string{"the command could not be started: check the path and permissions of its argv[0] in " + cfg.Path}
 	case runtrace.ReasonExitNonzero:
-		return []string{"exit code and output tail are in the row's detail; full output: " + filepath.Join(p.JobDir(name), "last.log"),
+		return []string{"exit code and output tail are in the row's detail; full output: " + p.JobLog(name),
 			"proxy settings (HTTPS_PROXY in the job's env) and the downstream it calls"}
 	case runtrace.ReasonTimeout:
-		return []string{"it ran past its timeout and its process tree was killed: " + filepath.Join(p.JobDir(name), "last.log")}
+		return []string{"it ran past its timeout and its process tree was killed: " + p.JobLog(name)}
 	case runtrace.ReasonDependencyFailed:
 		return []string{"the dependency named in the detail is down: restarting or re-running cannot fix an upstream"}
 	case runtrace.ReasonAbandoned:
@@ -285,4 +285,16 @@ func failedHints(r *runtrace.Run, cfg *config.Config, p Paths, name string) []st
 		return []string{"svc-ctl itself panicked: the stack is in " + p.AgentLog() + " (search panic.recovered); please report it"}
 	}
 	return nil
+}
+
+// runtimeLog and prevLog are the service's logs where its `log` key puts them.
+func runtimeLog(cfg *config.Config, p state.Paths, name string) string {
+	if svc := cfg.Service(name); svc != nil {
+		return p.RuntimeLog(svc)
+	}
+	return p.DefaultRuntimeLog(name)
+}
+
+func prevLog(cfg *config.Config, p state.Paths, name string) string {
+	return snapshot.PrevPath(runtimeLog(cfg, p, name))
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"svcctl/state"
 )
 
 // DefaultBackstopEvery is how often the backstop runs unless --every says.
@@ -162,7 +164,7 @@ func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error)
 	if err := checkExe(p.Spec.Exe); err != nil {
 		return res, &UsageError{err}
 	}
-	evidence := filepath.Join(p.Spec.StateDir, watchdogLast)
+	evidence := state.Paths{State: p.Spec.StateDir}.WatchdogLast()
 	mtimeBefore, since := modTime(evidence), time.Now()
 	if err := writeFiles(p.Files); err != nil {
 		return res, err
@@ -258,7 +260,7 @@ func BackstopStatus(ctx context.Context, opts BackstopOptions) (BackstopInfo, er
 		return info, err
 	}
 	if opts.StateDir != "" {
-		info.LastRun = modTime(filepath.Join(opts.StateDir, watchdogLast))
+		info.LastRun = modTime(state.Paths{State: opts.StateDir}.WatchdogLast())
 	}
 	if info.Registered {
 		info.LastTrigger = sched.lastTrigger(ctx, osRunner)

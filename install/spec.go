@@ -9,6 +9,7 @@ import (
 
 	"github.com/kardianos/service"
 
+	"svcctl/state"
 	"svcctl/winsvc"
 )
 
@@ -17,15 +18,11 @@ const (
 	ServiceName = "svc-ctl"
 	// BackstopName names the backstop's unit, task and label.
 	BackstopName = "svc-ctl-backstop"
-	// watchdogLast is agent.Paths.WatchdogLast's file name (a test keeps
-	// them equal); this package does not import agent, which may import it.
-	watchdogLast = "watchdog.last.json"
-	// stdioLog receives the agent's stdout and stderr where the init system
-	// keeps no journal (SysV, OpenRC, launchd): messages from before the
-	// agent's own log is open, such as a config error at boot.
-	stdioLog = "agent.stdio.log"
-	// backstopLog receives the launchd backstop job's output.
-	backstopLog = "backstop.log"
+	// The state dir's files this package names in definitions it renders
+	// for any OS (so joined for the target OS, not with state.Paths).
+	watchdogLast = state.WatchdogLastFile
+	stdioLog     = state.StdioLogFile
+	backstopLog  = state.BackstopLogFile
 )
 
 // Spec is everything the generated files depend on. It is plain data: the

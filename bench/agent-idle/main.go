@@ -32,9 +32,9 @@ import (
 	"strings"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/bench/internal/benchkit"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 type options struct {
@@ -146,7 +146,7 @@ func start(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, su setu
 func ready(ctx context.Context, s benchkit.Setup, jobs int) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	p := agent.Paths{State: s.State}
+	p := state.Paths{State: s.State}
 	err := benchkit.PollUntil(ctx, 20*time.Millisecond, "agent.running in agent.log", func() bool {
 		b, err := os.ReadFile(p.AgentLog())
 		return err == nil && strings.Contains(string(b), `"msg":"agent.running"`)
@@ -190,9 +190,9 @@ func jobs(n int, testsvc string) []benchkit.Job {
 func allStarted(ctx context.Context, s benchkit.Setup, svcs []benchkit.Service) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	path := agent.Paths{State: s.State}.WatchdogLast()
+	path := state.Paths{State: s.State}.WatchdogLast()
 	return benchkit.PollUntil(ctx, 20*time.Millisecond, "every first cycle recorded", func() bool {
-		lf, err := agent.ReadLast(path)
+		lf, err := state.ReadLast(path)
 		if err != nil {
 			return false
 		}

@@ -28,9 +28,9 @@ import (
 	"strings"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/bench/internal/benchkit"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 func main() {
@@ -218,7 +218,7 @@ func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid i
 	err := benchkit.PollUntil(ctx, 5*time.Millisecond, "the agent's cycle to finish as started", func() bool {
 		if st == nil {
 			var err error
-			if st, err = runtrace.Open(agent.Paths{State: a.Setup.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet}); err != nil {
+			if st, err = runtrace.Open(state.Paths{State: a.Setup.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet}); err != nil {
 				st = nil
 				return false
 			}
@@ -248,7 +248,7 @@ func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid i
 // countCycles prints the service's cycles by trigger and verdict: a restart
 // should cost one cycle; any other is work the agent did on top.
 func countCycles(ctx context.Context, s benchkit.Setup, name string) error {
-	st, err := runtrace.Open(agent.Paths{State: s.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet})
+	st, err := runtrace.Open(state.Paths{State: s.State}.DB(), runtrace.Options{ReadOnly: true, Logger: quiet})
 	if err != nil {
 		return err
 	}

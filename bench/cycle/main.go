@@ -32,6 +32,7 @@ import (
 	"svcctl/bench/internal/benchkit"
 	"svcctl/config"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 func main() {
@@ -67,7 +68,7 @@ func run(ctx context.Context, k *benchkit.Kit, cycles int) error {
 	if err != nil {
 		return err
 	}
-	st, err := runtrace.Open(agent.Paths{State: s.State}.DB(), runtrace.Options{Logger: quiet})
+	st, err := runtrace.Open(state.Paths{State: s.State}.DB(), runtrace.Options{Logger: quiet})
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func around(ctx context.Context, k *benchkit.Kit, s benchkit.Setup) error {
 	}{
 		{"config.Load", func() error { _, err := config.Load(s.Config); return err }},
 		{"runtrace.Open + Close (the CLI's ledger)", func() error {
-			st, err := runtrace.Open(agent.Paths{State: s.State}.DB(), runtrace.Options{Logger: quiet})
+			st, err := runtrace.Open(state.Paths{State: s.State}.DB(), runtrace.Options{Logger: quiet})
 			if err != nil {
 				return err
 			}

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/bench/internal/benchkit"
 	"svcctl/internal/fsutil"
+	"svcctl/state"
 )
 
 // fileWrites times the two files every cycle rewrites (state.json and
@@ -17,7 +17,7 @@ import (
 // them — fsutil.WriteFileAtomic: temp file, fsync, rename, directory fsync —
 // and, for comparison, the same temp-file-and-rename without either fsync.
 func fileWrites(ctx context.Context, k *benchkit.Kit, s benchkit.Setup, name string) error {
-	p := agent.Paths{State: s.State}
+	p := state.Paths{State: s.State}
 	dir, err := k.SubDir("writes")
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ import (
 	"svcctl/bench/internal/ledgergen"
 	"svcctl/config"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 type options struct {
@@ -115,7 +116,7 @@ func build(ctx context.Context, cfgPath string, o options) error {
 	if err != nil {
 		return err
 	}
-	db := agent.Paths{State: cfg.Agent.StateDir}.DB()
+	db := state.PathsOf(cfg).DB()
 	if err := os.MkdirAll(cfg.Agent.StateDir, 0o700); err != nil {
 		return err
 	}

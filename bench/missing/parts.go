@@ -13,6 +13,7 @@ import (
 	"svcctl/config"
 	"svcctl/runtrace"
 	"svcctl/schedule"
+	"svcctl/state"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -34,7 +35,7 @@ func parts(ctx context.Context, k *benchkit.Kit, cfgPath string) error {
 	if err != nil {
 		return err
 	}
-	st, err := runtrace.Open(agent.Paths{State: cfg.Agent.StateDir}.DB(), runtrace.Options{Logger: quiet})
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: quiet})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svcctl/agent"
+	"svcctl/state"
 )
 
 func init() { addCommand(newAgentCommand) }
@@ -58,7 +59,7 @@ func runAgent(ctx context.Context, g *globals, o agentOptions) error {
 		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
 			MaxStagger: o.maxStagger, Ready: ready})
 	})
-	var running *agent.AlreadyRunningError
+	var running *state.AlreadyRunningError
 	if errors.As(err, &running) {
 		return usageError{err}
 	}

@@ -20,6 +20,7 @@ import (
 	"svcctl/internal/fsutil"
 	"svcctl/internal/testsvc"
 	"svcctl/proc"
+	"svcctl/state"
 )
 
 func init() {
@@ -103,7 +104,7 @@ func runDemo(ctx context.Context, g *globals, keep bool) error {
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return err
 	}
-	lj, err := os.OpenFile(filepath.Join(cfg.Agent.StateDir, "agent.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	lj, err := os.OpenFile(state.PathsOf(cfg).AgentLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -134,9 +135,9 @@ func writeDemoConfig() (dir, cfgPath, addr string, err error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	state := filepath.Join(dir, "state")
+	stateDir := filepath.Join(dir, "state")
 	cfgPath = filepath.Join(dir, "svc-ctl.toml")
-	body := fmt.Sprintf(demoConfig, state, exe, addr, addr)
+	body := fmt.Sprintf(demoConfig, stateDir, exe, addr, addr)
 	return dir, cfgPath, addr, os.WriteFile(cfgPath, []byte(body), 0o600)
 }
 
@@ -187,7 +188,7 @@ func narrate(r io.Reader, w io.Writer) {
 // stopDemoService stops the demo service (identity-checked): a demo leaves
 // nothing running behind.
 func stopDemoService(g *globals, cfg *config.Config) {
-	p := agent.Paths{State: cfg.Agent.StateDir}
+	p := state.PathsOf(cfg)
 	id, err := proc.ReadPidFile(p.Pid("demo"))
 	if err != nil {
 		return

@@ -8,6 +8,7 @@ import (
 
 	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/state"
 )
 
 func init() { addCommand(newPauseCommand) }
@@ -33,7 +34,7 @@ than 24 h without an expiry).`,
 					return usageError{fmt.Errorf("--for %q: want a positive duration like 30m, 2h or 1d", forStr)}
 				}
 			}
-			var p agent.Pause
+			var p state.Pause
 			err := withSupervisor(g, func(sup *agent.Supervisor) (err error) {
 				p, err = sup.PauseTarget(args[0], d, reason)
 				return err

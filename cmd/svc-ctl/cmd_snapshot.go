@@ -8,6 +8,7 @@ import (
 
 	"svcctl/agent"
 	"svcctl/snapshot"
+	"svcctl/state"
 )
 
 func init() { addCommand(newSnapshotCommand) }
@@ -29,7 +30,7 @@ func newSnapshotCommand(g *globals) *cobra.Command {
 			if cfg.Service(args[0]) == nil {
 				return usageError{fmt.Errorf("%w: service %q", agent.ErrUnknownName, args[0])}
 			}
-			path := agent.Paths{State: cfg.Agent.StateDir}.Snapshots(args[0])
+			path := state.PathsOf(cfg).Snapshots(args[0])
 			es, corrupt, err := snapshot.Read(path, n)
 			if err != nil {
 				return fmt.Errorf("read %s: %w", path, err)

@@ -14,6 +14,7 @@ import (
 	"svcctl/agent"
 	"svcctl/config"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 func TestScheduleNextDiffersByZone(t *testing.T) {
@@ -110,9 +111,10 @@ grace = "5m"
 
 func TestCorruptLedgerStillRestarts(t *testing.T) {
 	addr := freeAddr(t)
-	cfg, state := writeConfig(t, "", webService("web", addr, "10m"))
-	os.MkdirAll(state, 0o700)
-	db := filepath.Join(state, "svc-ctl.db")
+	cfg, stateDir := writeConfig(t, "", webService("web", addr, "10m"))
+	p := state.Paths{State: stateDir}
+	os.MkdirAll(stateDir, 0o700)
+	db := p.DB()
 	if err := os.WriteFile(db, []byte(strings.Repeat("this is not a database ", 400)), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func TestCorruptLedgerStillRestarts(t *testing.T) {
 	if !healthy(addr) {
 		t.Fatal("service not running")
 	}
-	last, err := agent.ReadLast(filepath.Join(state, "watchdog.last.json"))
+	last, err := state.ReadLast(p.WatchdogLast())
 	if err != nil || last.Services["web"] == nil || last.Services["web"].RecordError == "" || last.Services["web"].Reason != "started" {
 		t.Fatalf("watchdog.last.json does not keep the outcome and the record error: %+v %v", last.Services["web"], err)
 	}

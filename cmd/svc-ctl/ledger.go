@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"os"
 
-	"svcctl/agent"
 	"svcctl/config"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // openLedgerForRead opens run_trace for a command that reads it. A missing or
 // damaged file is an error that names the file (exit 1: the check could not
 // be made).
 func openLedgerForRead(cfg *config.Config) (*runtrace.Store, error) {
-	path := agent.Paths{State: cfg.Agent.StateDir}.DB()
+	path := state.PathsOf(cfg).DB()
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no run_trace ledger at %s: has the agent (or 'svc-ctl start') ever run with this config? (%w)", path, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"svcctl/agent"
 	"svcctl/config"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 // loadConfig resolves --config / $SVC_CTL_CONFIG / the platform default and
@@ -57,7 +58,7 @@ func cliLogger(g *globals) *slog.Logger {
 // cannot be opened does not stop the command: the cycle still runs, the
 // failure to record is printed, and the result is kept in watchdog.last.json.
 func openLedger(g *globals, cfg *config.Config) (agent.Recorder, func()) {
-	st, err := runtrace.Open(agent.Paths{State: cfg.Agent.StateDir}.DB(), runtrace.Options{})
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
 	if err != nil {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\nsvc-ctl: warning: runs will not be recorded in run_trace; results are kept in watchdog.last.json\n", err)
 		return agent.NopRecorder{Why: err}, func() {}

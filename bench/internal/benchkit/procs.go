@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/proc"
+	"svcctl/state"
 )
 
 // Agent is a running `svc-ctl agent` process.
@@ -76,8 +76,8 @@ func (a *Agent) Stop(timeout time.Duration) error {
 func (a *Agent) Stderr() string { return a.stderr.String() }
 
 // ServiceIdentity reads the recorded instance of a service.
-func ServiceIdentity(state, name string) (proc.Identity, error) {
-	return proc.ReadPidFile(agent.Paths{State: state}.Pid(name))
+func ServiceIdentity(stateDir, name string) (proc.Identity, error) {
+	return proc.ReadPidFile(state.Paths{State: stateDir}.Pid(name))
 }
 
 // KillRecorded stops every service instance recorded under state whose

@@ -1,4 +1,4 @@
-package agent
+package state
 
 import (
 	"encoding/json"
@@ -14,22 +14,25 @@ import (
 
 // Service states, as `status` shows them.
 const (
-	StateUnknown   = "unknown"
-	StateHealthy   = "healthy"
-	StateUnhealthy = "unhealthy"
-	StateStarting  = "starting"
-	StateBackoff   = "backoff"
-	StateGivenUp   = "given-up"
-	StatePaused    = "paused"
+	Unknown   = "unknown"
+	Healthy   = "healthy"
+	Unhealthy = "unhealthy"
+	Starting  = "starting"
+	Backoff   = "backoff"
+	GivenUp   = "given-up"
+	Paused    = "paused"
 )
+
+// All is every service state, in the order metrics list them.
+var All = []string{Unknown, Healthy, Unhealthy, Starting, Backoff, GivenUp, Paused}
 
 const maxTransitions = 12
 
-// ServiceState is what the cycle remembers between runs, persisted in
+// Service is what the watchdog's cycle remembers between runs, persisted in
 // services/<name>/state.json so the failure counter, backoff and given-up
 // survive an agent restart. It lives in a plain file, not in the database:
 // supervision must keep working when the ledger is damaged.
-type ServiceState struct {
+type Service struct {
 	State        string                `json:"state"`
 	Failures     int                   `json:"consecutive_failures"`
 	BackoffUntil time.Time             `json:"backoff_until,omitzero"`
@@ -42,10 +45,11 @@ type ServiceState struct {
 	Transitions  []snapshot.Transition `json:"transitions,omitempty"`
 }
 
-// LoadState reads the state file; a missing file is a fresh state. A damaged
-// one is reported but does not stop the cycle: it starts from a fresh state.
-func LoadState(path string) (ServiceState, error) {
-	st := ServiceState{State: StateUnknown}
+// LoadService reads the state file; a missing file is a fresh state. A
+// damaged one is reported but does not stop the cycle: it starts from a fresh
+// state.
+func LoadService(path string) (Service, error) {
+	st := Service{State: Unknown}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return st, nil
@@ -54,20 +58,18 @@ func LoadState(path string) (ServiceState, error) {
 		return st, fmt.Errorf("read service state: %w", err)
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return ServiceState{State: StateUnknown}, fmt.Errorf("service state %s is damaged (starting afresh): %w", path, err)
+		return Service{State: Unknown}, fmt.Errorf("service state %s is damaged (starting afresh): %w", path, err)
 	}
 	if st.State == "" {
-		st.State = StateUnknown
+		st.State = Unknown
 	}
 	return st, nil
 }
 
-// SaveState writes the state file atomically and durably.
-func SaveState(path string, st ServiceState) error { return saveState(path, st, true) }
-
-// saveState writes the state file; durable=false skips the fsyncs, for a
-// healthy cycle that changed nothing worth keeping across a power loss.
-func saveState(path string, st ServiceState, durable bool) error {
+// SaveService writes the state file atomically. durable=false skips the
+// fsyncs, for a healthy cycle that changed nothing worth keeping across a
+// power loss.
+func SaveService(path string, st Service, durable bool) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
@@ -78,8 +80,8 @@ func saveState(path string, st ServiceState, durable bool) error {
 	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o600)
 }
 
-// moveTo changes the state and keeps the last transitions for snapshots.
-func (st *ServiceState) moveTo(to, why string, now time.Time) {
+// MoveTo changes the state and keeps the last transitions for snapshots.
+func (st *Service) MoveTo(to, why string, now time.Time) {
 	if st.State == to {
 		return
 	}
@@ -88,23 +90,4 @@ func (st *ServiceState) moveTo(to, why string, now time.Time) {
 		st.Transitions = append([]snapshot.Transition(nil), st.Transitions[n-maxTransitions:]...)
 	}
 	st.State = to
-}
-
-// backoffFor is backoff_initial doubled for every further consecutive
-// failure, capped at backoff_max.
-func backoffFor(failures int, initial, max time.Duration) time.Duration {
-	if failures <= 0 || initial <= 0 {
-		return 0
-	}
-	d := initial
-	for i := 1; i < failures; i++ {
-		d *= 2
-		if d >= max || d <= 0 {
-			return max
-		}
-	}
-	if d > max {
-		return max
-	}
-	return d
 }

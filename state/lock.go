@@ -1,4 +1,4 @@
-package agent
+package state
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// serviceLock is the per-service OS file lock that every svc-ctl process
+// ServiceLock is the per-service OS file lock that every svc-ctl process
 // shares: the agent and any number of `svc-ctl start` never run two cycles of
 // one service at once. The OS drops it when a holder dies.
-type serviceLock struct{ fl *flock.Flock }
+type ServiceLock struct{ fl *flock.Flock }
 
-// tryLock takes the lock without waiting; ok is false when someone holds it.
-func tryLock(path string) (*serviceLock, bool, error) {
+// TryLock takes the lock at path without waiting; ok is false when someone
+// holds it.
+func TryLock(path string) (*ServiceLock, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, false, fmt.Errorf("create service dir: %w", err)
 	}
@@ -28,17 +29,17 @@ func tryLock(path string) (*serviceLock, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	return &serviceLock{fl: fl}, true, nil
+	return &ServiceLock{fl: fl}, true, nil
 }
 
-// waitLock polls for the lock until wait has passed. A manual start waits for
+// WaitLock polls for the lock until wait has passed. A manual start waits for
 // a cycle in progress instead of reporting lock-held: the person asked for a
 // running service, and the cycle that holds the lock is about to give one.
-func waitLock(ctx context.Context, path string, wait time.Duration) (*serviceLock, bool, error) {
+func WaitLock(ctx context.Context, path string, wait time.Duration) (*ServiceLock, bool, error) {
 	deadline := time.Now().Add(wait)
 	delay := 5 * time.Millisecond
 	for {
-		l, ok, err := tryLock(path)
+		l, ok, err := TryLock(path)
 		if err != nil || ok {
 			return l, ok, err
 		}
@@ -56,7 +57,8 @@ func waitLock(ctx context.Context, path string, wait time.Duration) (*serviceLoc
 	}
 }
 
-func (l *serviceLock) unlock() {
+// Unlock releases the lock; a nil lock is fine.
+func (l *ServiceLock) Unlock() {
 	if l != nil {
 		_ = l.fl.Unlock()
 	}

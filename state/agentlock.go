@@ -1,10 +1,9 @@
-package agent
+package state
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -27,35 +26,38 @@ func (e *AlreadyRunningError) Error() string {
 	return fmt.Sprintf("%s is already running on state dir %s; stop it first ('svc-ctl status' shows it)", who, e.StateDir)
 }
 
-// agentLock is agent.lock, an OS file lock: one agent per state dir. The OS
+// AgentLock is agent.lock, an OS file lock: one agent per state dir. The OS
 // drops it when the holder dies, so a crashed agent never blocks the next.
 // The holder's pid is kept beside it in agent.pid (a file locked on Windows
 // cannot be read by others, so the pid cannot live inside the lock file).
-type agentLock struct {
+type AgentLock struct {
 	fl      *flock.Flock
 	pidPath string
 }
 
-func lockAgent(p Paths) (*agentLock, error) {
+// LockAgent takes the agent lock of p's state dir and records this process's
+// pid beside it; an agent already holding it is an *AlreadyRunningError.
+func LockAgent(p Paths) (*AgentLock, error) {
 	fl := flock.New(p.AgentLock(), flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p.AgentLock(), err)
 	}
-	pidPath := filepath.Join(p.State, "agent.pid")
+	pidPath := p.AgentPID()
 	if !ok {
-		pid, _ := readAgentPID(pidPath)
+		pid, _ := ReadAgentPID(p)
 		return nil, &AlreadyRunningError{StateDir: p.State, PID: pid}
 	}
 	if err := fsutil.WriteFileAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		fl.Unlock()
 		return nil, fmt.Errorf("write %s: %w", pidPath, err)
 	}
-	return &agentLock{fl: fl, pidPath: pidPath}, nil
+	return &AgentLock{fl: fl, pidPath: pidPath}, nil
 }
 
-func readAgentPID(path string) (int, error) {
-	b, err := os.ReadFile(path)
+// ReadAgentPID reads the pid the lock holder recorded.
+func ReadAgentPID(p Paths) (int, error) {
+	b, err := os.ReadFile(p.AgentPID())
 	if err != nil {
 		return 0, err
 	}
@@ -66,10 +68,29 @@ func readAgentPID(path string) (int, error) {
 	return n, nil
 }
 
-func (l *agentLock) release() {
+// Release drops the lock and removes the pid file; a nil lock is fine.
+func (l *AgentLock) Release() {
 	if l == nil {
 		return
 	}
 	os.Remove(l.pidPath)
 	l.fl.Unlock()
+}
+
+// AgentLockHeld reports whether an agent holds p's agent lock, by trying it
+// without keeping it.
+func AgentLockHeld(p Paths) bool {
+	if _, err := os.Stat(p.AgentLock()); errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	fl := flock.New(p.AgentLock())
+	ok, err := fl.TryLock()
+	if err != nil {
+		return false
+	}
+	if ok {
+		fl.Unlock()
+		return false
+	}
+	return true
 }

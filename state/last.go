@@ -1,4 +1,4 @@
-package agent
+package state
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ type LastResult struct {
 	Message     string           `json:"message"`
 	RunID       int64            `json:"run_id,omitempty"`
 	RecordError string           `json:"record_error,omitempty"`
-	Detail      *Detail          `json:"detail,omitempty"`
+	Detail      json.RawMessage  `json:"detail,omitempty"` // the cycle's detail, as its run row has it
 }
 
 // ReadLast reads watchdog.last.json; a missing file is an empty one.
@@ -52,9 +52,10 @@ func ReadLast(path string) (*LastFile, error) {
 	return lf, nil
 }
 
-// updateLast merges one service's result into watchdog.last.json under its
+// UpdateLast merges one service's result into watchdog.last.json under its
 // own lock file: several processes update different services' entries.
-func updateLast(path, service string, r *LastResult, durable bool) error {
+// durable=false skips the fsyncs (a healthy cycle that changed nothing).
+func UpdateLast(path, service string, r *LastResult, durable bool) error {
 	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
 	if err := fl.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
