@@ -52,7 +52,6 @@ func (m *metrics) jobRun(job string, res JobResult) {
 	}
 }
 
-
 // write prints the Prometheus text exposition format.
 func (m *metrics) write(w io.Writer) {
 	m.mu.Lock()
