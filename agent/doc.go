@@ -1,13 +1,11 @@
-// Package agent is svc-ctl's long-running supervisor and the L3 cycle that
-// both the agent and the command line run.
+// Package agent is svc-ctl's long-running process: one watchdog loop per
+// service, the fast path on exits, the sleep detector, the scheduled jobs
+// (and `svc-ctl exec`, which records a job run the same way), the L2 net
+// around every goroutine, the heartbeat, metrics, and the drain on stop.
 //
-// Ensure is the cycle of DESIGN.md: lock, pause, backoff, given-up, probe,
-// confirm, then — only when a service is confirmed unhealthy — snapshot,
-// rotate the log, stop the proven old instance, spawn, and wait for health.
-// Every cycle is one run_trace row and one entry in watchdog.last.json.
-//
-// What this package must never do: judge liveness by a PID, signal a process
-// whose identity (pid + create time + exe) is not proven ours, spawn before the
-// evidence of the last failure is on disk, spawn twice for one service (the
-// per-service file lock is shared with every svc-ctl process), or run a shell.
+// What this package must never do: let a panic end supervision (unless
+// on_panic = "exit" says so), start a cycle or a job while draining, leave a
+// run `running` when it stops (in-flight runs are finished, interrupted at
+// drain_timeout), stop the services it supervises when it stops, run a second
+// instance of a job while the first has not been reaped, or run a shell.
 package agent

@@ -2,16 +2,10 @@ package agent
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"time"
 
 	"svcctl/config"
-	"svcctl/internal/fsutil"
-	"svcctl/probe"
-	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/schedule"
 	"svcctl/state"
@@ -26,20 +20,6 @@ type jobRunner struct {
 	mu       sync.Mutex
 	running  map[string]int64 // job -> run id in flight
 	inflight sync.Map         // run id -> job
-}
-
-// JobSpec is what identifies a job's schedule for registration: a change of
-// schedule or zone is a new registration (slots before it are not expected).
-func JobSpec(j *config.Job) string { return j.Schedule + " | " + j.Timezone }
-
-// JobSchedule parses a job's schedule in its zone, anchored (for @every) at
-// its registration.
-func JobSchedule(j *config.Job, registered time.Time) (*schedule.Schedule, error) {
-	s, err := schedule.Parse(j.Schedule, j.Location)
-	if err != nil {
-		return nil, err
-	}
-	return s.WithAnchor(registered), nil
 }
 
 func (a *Agent) startJobs(loopCtx, runCtx context.Context) {
@@ -84,7 +64,7 @@ func (r *jobRunner) register(ctx context.Context, j *config.Job) time.Time {
 	if r.a.store == nil {
 		return now
 	}
-	at, err := r.a.store.Register(ctx, runtrace.JobID(j.Name), JobSpec(j), now)
+	at, err := r.a.store.Register(ctx, runtrace.JobID(j.Name), j.Registration(), now)
 	if err != nil {
 		r.a.log.Warn("job.register_failed", "job", j.Name, "err", err)
 		return now
@@ -95,7 +75,7 @@ func (r *jobRunner) register(ctx context.Context, j *config.Job) time.Time {
 func (r *jobRunner) loop(ctx, runCtx context.Context, j *config.Job) {
 	log := r.a.log.With("job", j.Name)
 	registered := r.register(ctx, j)
-	s, err := JobSchedule(j, registered)
+	s, err := j.Cron(registered)
 	if err != nil {
 		log.Error("job.schedule_invalid", "err", err)
 		return
@@ -222,7 +202,7 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 			r.mu.Unlock()
 			r.inflight.Delete(runID)
 		}()
-		res := RunJob(ctx, r.a.paths, j, r.a.sup.red)
+		res := RunJob(ctx, r.a.paths, j, r.a.sup.Redactor())
 		for k, v := range extra {
 			res.Detail[k] = v
 		}
@@ -252,96 +232,5 @@ func (r *jobRunner) finish(j *config.Job, runID int64, res JobResult) {
 		r.a.log.Warn("job.finished", args...)
 	} else {
 		r.a.log.Info("job.finished", args...)
-	}
-}
-
-// JobResult is one job run's verdict.
-type JobResult struct {
-	Outcome  runtrace.Outcome
-	Reason   runtrace.Reason
-	Detail   map[string]any
-	ExitCode int
-}
-
-// RunJob runs a job's command once: dependencies first (a failing one means
-// the command is not started), output to jobs/<name>/last.log (the previous
-// run's kept as last.prev.log), the whole process tree killed at the timeout.
-func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *Redactor) JobResult {
-	start := time.Now()
-	if res, failed := jobDepends(ctx, j); failed {
-		return res
-	}
-	logPath := p.JobLog(j.Name)
-	if err := fsutil.EnsureDir(p.JobDir(j.Name)); err != nil {
-		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": err.Error()}}
-	}
-	if err := rotateJobLog(logPath, p.JobPrevLog(j.Name)); err != nil {
-		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": err.Error()}}
-	}
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, LogPath: logPath})
-	if err != nil {
-		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError, Detail: map[string]any{"error": red.line(err.Error())}, ExitCode: -1}
-	}
-	res := waitJob(ctx, child, j.Timeout)
-	res.Detail["pid"] = child.PID
-	res.Detail["duration_ms"] = time.Since(start).Milliseconds()
-	if res.Outcome == runtrace.OutcomeFailed {
-		tail, _ := fsutil.TailLines(logPath, 20, 4<<10)
-		res.Detail["output_tail"] = red.lines(tail)
-	}
-	return res
-}
-
-func rotateJobLog(logPath, prev string) error {
-	if err := os.Rename(logPath, prev); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("keep previous output: %w", err)
-	}
-	return nil
-}
-
-func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
-	if len(j.Depends) == 0 {
-		return JobResult{}, false
-	}
-	specs := make([]probe.Spec, 0, len(j.Depends))
-	for _, d := range j.Depends {
-		specs = append(specs, probe.DependSpec(d, j.Env))
-	}
-	rs := probe.RunAll(ctx, specs)
-	if probe.Healthy(rs) {
-		return JobResult{}, false
-	}
-	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonDependencyFailed,
-		Detail: map[string]any{"depends": rs, "why": failingDepend(rs)}, ExitCode: -1}, true
-}
-
-// waitJob waits for the job's exit, its timeout, or the agent's drain
-// deadline; at a deadline the whole process group is killed.
-func waitJob(ctx context.Context, child *proc.Child, timeout time.Duration) JobResult {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-child.Done:
-		code := child.ExitCode()
-		if code == 0 {
-			return JobResult{Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted, Detail: map[string]any{"exit_code": 0}}
-		}
-		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero, Detail: map[string]any{"exit_code": code}, ExitCode: code}
-	case <-timer.C:
-		killTree(child)
-		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonTimeout,
-			Detail: map[string]any{"timeout": timeout.String(), "killed": "process group"}, ExitCode: -1}
-	case <-ctx.Done():
-		killTree(child)
-		return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonInterrupted,
-			Detail: map[string]any{"why": context.Cause(ctx).Error()}, ExitCode: -1}
-	}
-}
-
-func killTree(child *proc.Child) {
-	proc.Stop(context.Background(), child.Identity, 2*time.Second)
-	select {
-	case <-child.Done:
-	case <-time.After(5 * time.Second):
 	}
 }

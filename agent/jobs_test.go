@@ -12,32 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"svcctl/config"
+	"svcctl/internal/testutil"
 	"svcctl/proc"
+	"svcctl/report"
 	"svcctl/runtrace"
-	"svcctl/state"
+	"svcctl/watchdog"
 )
-
-// jobEnv is a state dir with jobs only.
-func jobEnv(t *testing.T, jobsToml string) *testEnv {
-	t.Helper()
-	dir := t.TempDir()
-	body := fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"2s\"\n%s", filepath.Join(dir, "state"), jobsToml)
-	path := filepath.Join(dir, "svc-ctl.toml")
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, body)
-	}
-	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return &testEnv{t: t, dir: dir, cfg: cfg, store: st, sup: NewSupervisor(cfg, st, nil)}
-}
 
 func jobRuns(e *testEnv, name string) []runtrace.Run {
 	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.JobID(name)})
@@ -49,7 +29,7 @@ func jobRuns(e *testEnv, name string) []runtrace.Run {
 func (e *testEnv) register(name string, at time.Time) {
 	e.t.Helper()
 	j := e.cfg.Job(name)
-	if _, err := e.store.Register(context.Background(), runtrace.JobID(name), JobSpec(j), at); err != nil {
+	if _, err := e.store.Register(context.Background(), runtrace.JobID(name), j.Registration(), at); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -71,7 +51,7 @@ func TestCatchUpAfterThreeHourGapIsOneRun(t *testing.T) {
 	reg := time.Now().Add(-3*time.Hour - 30*time.Minute).UTC()
 	e.register("pull", reg)
 	startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
-	waitFor(t, 10*time.Second, "the catch-up run", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "the catch-up run", func() bool {
 		rs := jobRuns(e, "pull")
 		return len(rs) == 1 && rs[0].Outcome == runtrace.OutcomeOK
 	})
@@ -97,7 +77,7 @@ func TestNoCatchUpReportsMissing(t *testing.T) {
 	if rs := jobRuns(e, "pull"); len(rs) != 0 {
 		t.Fatalf("catch_up = false ran %d times", len(rs))
 	}
-	ms, err := Missing(context.Background(), e.store, e.cfg, nil, time.Now().Add(-24*time.Hour), time.Now())
+	ms, err := report.Missing(context.Background(), e.store, e.cfg, nil, time.Now().Add(-24*time.Hour), time.Now())
 	if err != nil || len(ms) != 3 {
 		t.Fatalf("missing = %v, %v; want 3 slots", ms, err)
 	}
@@ -113,7 +93,7 @@ command = ["/bin/sleep", "2.5"]
 timeout = "10s"
 `)
 	startAgent(t, e, Options{})
-	waitFor(t, 10*time.Second, "an overlap", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "an overlap", func() bool {
 		for _, r := range jobRuns(e, "slow") {
 			if r.Reason == runtrace.ReasonOverlap {
 				return true
@@ -135,7 +115,7 @@ timezone = "UTC"
 command = ["/bin/sh", "-c", "sleep 300 & echo $! > %s; wait"]
 timeout = "1s"
 `, childPID))
-	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("hang"), NewRedactor(e.cfg))
+	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("hang"), watchdog.NewRedactor(e.cfg))
 	if res.Outcome != runtrace.OutcomeFailed || res.Reason != runtrace.ReasonTimeout {
 		t.Fatalf("got %s/%s %v", res.Outcome, res.Reason, res.Detail)
 	}
@@ -144,7 +124,7 @@ timeout = "1s"
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	waitFor(t, 5*time.Second, "grandchild gone", func() bool { return !proc.Alive(int32(pid)) })
+	testutil.WaitFor(t, 5*time.Second, "grandchild gone", func() bool { return !proc.Alive(int32(pid)) })
 }
 
 func TestExitNonzeroKeepsOutputTail(t *testing.T) {
@@ -155,7 +135,7 @@ schedule = "@daily"
 timezone = "Asia/Shanghai"
 command = ["/bin/sh", "-c", "echo upstream said 503; exit 7"]
 `)
-	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), NewRedactor(e.cfg))
+	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), watchdog.NewRedactor(e.cfg))
 	if res.Reason != runtrace.ReasonExitNonzero || res.Detail["exit_code"] != 7 {
 		t.Fatalf("%+v", res)
 	}
@@ -163,7 +143,7 @@ command = ["/bin/sh", "-c", "echo upstream said 503; exit 7"]
 		t.Fatalf("output tail %q", tail)
 	}
 	// The previous run's output is kept as last.prev.log.
-	RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), NewRedactor(e.cfg))
+	RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), watchdog.NewRedactor(e.cfg))
 	if _, err := os.Stat(filepath.Join(e.sup.Paths.JobDir("fails"), "last.prev.log")); err != nil {
 		t.Fatal(err)
 	}
@@ -180,14 +160,14 @@ catch_up = true
 grace = "5s"
 `)
 	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
-	waitFor(t, 10*time.Second, "two runs", func() bool { return len(jobRuns(e, "tick")) >= 2 })
+	testutil.WaitFor(t, 10*time.Second, "two runs", func() bool { return len(jobRuns(e, "tick")) >= 2 })
 	ra.stop(t)
 	startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
 	first := len(jobRuns(e, "tick"))
-	waitFor(t, 10*time.Second, "two more runs", func() bool { return len(jobRuns(e, "tick")) >= first+2 })
-	reg, _, _ := e.store.Registered(context.Background(), "job:tick")
+	testutil.WaitFor(t, 10*time.Second, "two more runs", func() bool { return len(jobRuns(e, "tick")) >= first+2 })
+	reg, _, _ := e.store.Registered(context.Background(), runtrace.JobID("tick"))
 	now := time.Now()
-	ms, err := Missing(context.Background(), e.store, e.cfg, nil, reg, now.Add(-time.Second))
+	ms, err := report.Missing(context.Background(), e.store, e.cfg, nil, reg, now.Add(-time.Second))
 	if err != nil || len(ms) != 0 {
 		t.Fatalf("missing across a restart: %v %v", ms, err)
 	}

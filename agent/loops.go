@@ -9,6 +9,7 @@ import (
 
 	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/watchdog"
 )
 
 // serviceLoop runs one service's cycles: after a random stagger, every
@@ -21,12 +22,12 @@ func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
 	timer := time.NewTimer(stagger)
 	defer timer.Stop()
 	for {
-		var req Request
+		var req watchdog.Request
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
-			req = Request{Trigger: runtrace.TriggerSchedule}
+			req = watchdog.Request{Trigger: runtrace.TriggerSchedule}
 		case req = <-a.triggers[name]:
 			if !timer.Stop() {
 				select {
@@ -39,7 +40,9 @@ func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
 			a.skipDraining(name, req)
 			return
 		}
-		a.sup.Ensure(runCtx, name, req)
+		if _, err := a.sup.Ensure(runCtx, name, req); err != nil {
+			a.log.Error("cycle.failed", "service", name, "err", err)
+		}
 		a.adopt(name)
 		timer.Reset(svc.Interval)
 	}
@@ -60,7 +63,7 @@ func (a *Agent) stagger(interval time.Duration) time.Duration {
 
 // trigger asks for a cycle of name now. Triggers coalesce: one pending is
 // enough. While draining, a trigger is recorded as skipped/draining.
-func (a *Agent) trigger(name string, req Request) {
+func (a *Agent) trigger(name string, req watchdog.Request) {
 	if a.draining.Load() {
 		a.skipDraining(name, req)
 		return
@@ -71,7 +74,7 @@ func (a *Agent) trigger(name string, req Request) {
 	}
 }
 
-func (a *Agent) skipDraining(name string, req Request) {
+func (a *Agent) skipDraining(name string, req watchdog.Request) {
 	a.record(runtrace.WatchdogID(name), req.Trigger, runtrace.OutcomeSkipped, runtrace.ReasonDraining,
 		map[string]any{"why": "the agent is stopping"})
 }
@@ -129,7 +132,7 @@ func (a *Agent) exited(name string, id proc.Identity, how string) {
 	}
 	a.watched.CompareAndDelete(name, idKey(id))
 	a.log.Info("service.exited", "service", name, "service_pid", id.PID, "how", how)
-	a.trigger(name, Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited: " + how})
+	a.trigger(name, watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited: " + how})
 }
 
 func idKey(id proc.Identity) string { return fmt.Sprintf("%d/%d/%s", id.PID, id.CreateTime, id.Exe) }
@@ -186,7 +189,7 @@ func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 		a.record("agent", runtrace.TriggerCatchUp, runtrace.OutcomeOK, runtrace.ReasonResumed,
 			map[string]any{"away_ms": away.Milliseconds(), "away": away.Round(time.Second).String()})
 		for _, s := range a.cfg.Services {
-			a.trigger(s.Name, Request{Trigger: runtrace.TriggerCatchUp})
+			a.trigger(s.Name, watchdog.Request{Trigger: runtrace.TriggerCatchUp})
 		}
 		a.wakeJobs(runCtx)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"svcctl/runtrace"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 // metrics holds the agent's counters for /metrics (opt-in: metrics_listen).
@@ -35,7 +36,7 @@ func newMetrics(started time.Time) *metrics {
 		lastCycle: map[string]time.Time{}, state: map[string]string{}, jobSuccess: map[string]time.Time{}}
 }
 
-func (m *metrics) cycle(r Result) {
+func (m *metrics) cycle(r watchdog.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.cycles[[3]string{r.Service, string(r.Outcome), string(r.Reason)}]++

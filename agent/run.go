@@ -20,6 +20,7 @@ import (
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 // Options configure one agent process.
@@ -38,8 +39,6 @@ type Options struct {
 	MaxStagger time.Duration
 	// CatchUpSpread spreads job catch-ups over this window (default 30s).
 	CatchUpSpread time.Duration
-	// BeforeCycle is a test hook run at the start of every cycle (inject a panic).
-	BeforeCycle func(service string)
 	// Ready, when set, is closed once the agent runs its loops.
 	Ready chan<- struct{}
 }
@@ -51,9 +50,9 @@ type Agent struct {
 	cfg      *config.Config
 	paths    state.Paths
 	log      *slog.Logger
-	sup      *Supervisor
+	sup      *watchdog.Supervisor
 	store    *runtrace.Store // nil when the ledger is unavailable
-	rec      Recorder
+	rec      watchdog.Recorder
 	instance string
 	started  time.Time
 	boot     time.Time
@@ -61,7 +60,7 @@ type Agent struct {
 	closers  []io.Closer
 
 	draining atomic.Bool
-	triggers map[string]chan Request
+	triggers map[string]chan watchdog.Request
 	watched  sync.Map // service -> proc identity key being watched
 	replaced sync.Map // identity keys a cycle stopped on purpose
 	loops    sync.WaitGroup
@@ -101,7 +100,7 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	cfg := o.Config
 	a := &Agent{o: o, cfg: cfg, paths: state.PathsOf(cfg), started: time.Now().UTC(),
-		instance: randomID(), triggers: map[string]chan Request{}, fatal: make(chan error, 1)}
+		instance: randomID(), triggers: map[string]chan watchdog.Request{}, fatal: make(chan error, 1)}
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir %s: %w", cfg.Agent.StateDir, err)
 	}
@@ -112,8 +111,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.lock = lock
 	a.setupLog()
 	a.openLedger()
-	a.sup = NewSupervisor(cfg, a.rec, a.log)
-	a.sup.BeforeCycle = o.BeforeCycle
+	a.sup = watchdog.NewSupervisor(cfg, a.rec, a.log)
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
 	a.metrics = newMetrics(a.started)
@@ -123,7 +121,7 @@ func newAgent(o Options) (*Agent, error) {
 		a.boot = time.Unix(int64(bt), 0).UTC()
 	}
 	for _, s := range cfg.Services {
-		a.triggers[s.Name] = make(chan Request, 1)
+		a.triggers[s.Name] = make(chan watchdog.Request, 1)
 	}
 	return a, nil
 }
@@ -135,7 +133,7 @@ func (a *Agent) setupLog() {
 		w = lw
 		a.closers = append(a.closers, c)
 	}
-	a.log = NewLogger(w, LogLevel(a.cfg.Agent.LogLevel), NewRedactor(a.cfg))
+	a.log = NewLogger(w, LogLevel(a.cfg.Agent.LogLevel), watchdog.NewRedactor(a.cfg))
 }
 
 // openLedger opens run_trace. A damaged or locked ledger does not stop
@@ -146,7 +144,7 @@ func (a *Agent) openLedger() {
 	if err != nil {
 		a.log.Error("ledger.unavailable", "err", err, "path", a.paths.DB(),
 			"hint", "supervision goes on; results are kept in watchdog.last.json; move the file aside to start a new ledger")
-		a.rec = NopRecorder{Why: err}
+		a.rec = watchdog.NopRecorder{Why: err}
 		return
 	}
 	a.store = st

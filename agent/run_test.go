@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 // syncBuffer is a log sink the test can read while the agent writes.
@@ -47,6 +49,14 @@ type runningAgent struct {
 
 func startAgent(t *testing.T, e *testEnv, o Options) *runningAgent {
 	t.Helper()
+	return startAgentWith(t, e, o, nil)
+}
+
+// startAgentWith runs the agent as Run does; tweak, when set, changes the
+// agent between its setup and its loops: the seam tests build their own
+// faults at, so the shipped binary carries no test hook.
+func startAgentWith(t *testing.T, e *testEnv, o Options, tweak func(*Agent)) *runningAgent {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	o.Config, o.Ready = e.cfg, ready
@@ -61,7 +71,19 @@ func startAgent(t *testing.T, e *testEnv, o Options) *runningAgent {
 		o.LogWriter = buf
 	}
 	ra := &runningAgent{cancel: cancel, done: make(chan error, 1), log: buf}
-	go func() { ra.done <- Run(ctx, o) }()
+	go func() {
+		a, err := newAgent(o)
+		if err != nil {
+			ra.done <- err
+			return
+		}
+		if tweak != nil {
+			tweak(a)
+		}
+		err = a.run(ctx)
+		a.closeAll()
+		ra.done <- err
+	}()
 	select {
 	case <-ready:
 	case err := <-ra.done:
@@ -99,25 +121,25 @@ func latestStarted(e *testEnv, name string, after time.Time) *runtrace.Run {
 }
 
 func TestAgentFastPathAndHungService(t *testing.T) {
-	a, b := freeAddr(t), freeAddr(t)
+	a, b := testutil.FreeAddr(t), testutil.FreeAddr(t)
 	e := newEnv(t,
-		svcOpts{name: "killed", addr: a, interval: "1s", confirm: "0s"},
-		svcOpts{name: "hung", addr: b, interval: "1s", confirm: "0s"})
+		testutil.Service{Name: "killed", Addr: a, Interval: "1s", Confirm: "0s"},
+		testutil.Service{Name: "hung", Addr: b, Interval: "1s", Confirm: "0s"})
 	startAgent(t, e, Options{})
 	// Up means the agent's own cycles finished with started: killing an
 	// instance while its first cycle still waits for health is another story
 	// (start-failed, backoff).
-	waitFor(t, 15*time.Second, "both services started", func() bool {
-		return latestStarted(e, "killed", time.Time{}) != nil && latestStarted(e, "hung", time.Time{}) != nil && healthy(a) && healthy(b)
+	testutil.WaitFor(t, 15*time.Second, "both services started", func() bool {
+		return latestStarted(e, "killed", time.Time{}) != nil && latestStarted(e, "hung", time.Time{}) != nil && testutil.Healthy(a) && testutil.Healthy(b)
 	})
 
 	// SIGKILL one: the exit itself triggers the cycle (trigger event).
 	old := e.pid("killed")
 	killedAt := time.Now()
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
-	waitFor(t, 10*time.Second, "killed service restarted by the fast path", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "killed service restarted by the fast path", func() bool {
 		r := latestStarted(e, "killed", killedAt.Add(-time.Second))
-		return r != nil && r.Trigger == runtrace.TriggerEvent && healthy(a)
+		return r != nil && r.Trigger == runtrace.TriggerEvent && testutil.Healthy(a)
 	})
 	if _, err := os.Stat(e.cfg.Services[0].Log[:len(e.cfg.Services[0].Log)-len(".log")] + ".prev.log"); err != nil {
 		t.Fatalf("no runtime.prev.log after the restart: %v", err)
@@ -129,16 +151,16 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	// Hang the other's /health: replaced within one interval plus the probe timeout.
 	oldHung := e.pid("hung")
 	hungAt := time.Now()
-	get(t, "http://"+b+"/control/hang")
-	waitFor(t, 10*time.Second, "hung service replaced", func() bool {
-		return latestStarted(e, "hung", hungAt) != nil && healthy(b)
+	testutil.Get("http://" + b + "/control/hang")
+	testutil.WaitFor(t, 10*time.Second, "hung service replaced", func() bool {
+		return latestStarted(e, "hung", hungAt) != nil && testutil.Healthy(b)
 	})
 	if ok, _ := proc.Match(oldHung); ok {
 		t.Fatal("the hung instance was left running")
 	}
 	// The instance the cycle stopped on purpose is not news: no event cycle.
 	time.Sleep(300 * time.Millisecond) // an event cycle would have been recorded by now
-	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:hung", Since: hungAt})
+	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("hung"), Since: hungAt})
 	for _, r := range rs {
 		if r.Trigger == runtrace.TriggerEvent {
 			t.Fatalf("the replaced instance's exit triggered cycle #%d", r.ID)
@@ -146,32 +168,40 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	}
 }
 
+// A panic in one service's cycle is the L2 net's business: the cycle's row
+// says failed/panic, the log has the stack, the loop comes back, and the
+// other service is cycled all along. The panic is planted where a test can
+// reach without a hook in the binary: the callback the agent gives the
+// supervisor for every spawn, and boom's instance exits at once, so every
+// cycle of boom spawns.
 func TestAgentPanicIsContained(t *testing.T) {
-	a, b := freeAddr(t), freeAddr(t)
-	e := newEnv(t, svcOpts{name: "boom", addr: a, interval: "1s"}, svcOpts{name: "calm", addr: b, interval: "1s"})
-	var panics sync.Map
-	ra := startAgent(t, e, Options{BeforeCycle: func(s string) {
-		if s == "boom" {
-			n, _ := panics.LoadOrStore(s, new(int))
-			*(n.(*int))++
-			panic("injected test panic")
+	a, b := testutil.FreeAddr(t), testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "boom", Addr: a, Interval: "1s", Args: []string{"--exit-now", "0"}},
+		testutil.Service{Name: "calm", Addr: b, Interval: "1s"})
+	ra := startAgentWith(t, e, Options{}, func(ag *Agent) {
+		onSpawn := ag.sup.OnSpawn
+		ag.sup.OnSpawn = func(name string, c *proc.Child) {
+			if name == "boom" {
+				panic("injected test panic")
+			}
+			onSpawn(name, c)
 		}
-	}})
-	waitFor(t, 15*time.Second, "two failed/panic rows and calm healthy", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "watchdog:boom", Reason: runtrace.ReasonPanic})
-		return n >= 2 && healthy(b)
+	})
+	testutil.WaitFor(t, 15*time.Second, "two failed/panic rows and calm healthy", func() bool {
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("boom"), Reason: runtrace.ReasonPanic})
+		return n >= 2 && testutil.Healthy(b)
 	})
 	if !strings.Contains(ra.log.String(), "panic.recovered") || !strings.Contains(ra.log.String(), "goroutine") {
 		t.Fatalf("no stack in the log:\n%s", ra.log.String())
 	}
-	calm, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "watchdog:calm", Outcome: runtrace.OutcomeOK})
+	calm, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("calm"), Outcome: runtrace.OutcomeOK})
 	if calm == 0 {
 		t.Fatal("the other service was not cycled")
 	}
 }
 
 func TestSecondAgentRefused(t *testing.T) {
-	e := newEnv(t, svcOpts{name: "web", addr: freeAddr(t), interval: "1h"})
+	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t), Interval: "1h"})
 	startAgent(t, e, Options{})
 	err := Run(context.Background(), Options{Config: e.cfg, LogWriter: &syncBuffer{}})
 	var are *state.AlreadyRunningError
@@ -200,33 +230,33 @@ func (c *jumpClock) sleep(d time.Duration) {
 }
 
 func TestClockJumpTriggersCatchUp(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1h"})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1h"})
 	clk := &jumpClock{start: time.Now()}
 	startAgent(t, e, Options{Clock: clk, SleepTick: 20 * time.Millisecond})
 	clk.sleep(3 * time.Hour)
-	waitFor(t, 10*time.Second, "resumed row and a catch-up cycle", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonResumed})
-		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web", Limit: 10})
+	testutil.WaitFor(t, 10*time.Second, "resumed row and a catch-up cycle", func() bool {
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Reason: runtrace.ReasonResumed})
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Limit: 10})
 		catchUp := false
 		for _, r := range rs {
 			catchUp = catchUp || r.Trigger == runtrace.TriggerCatchUp
 		}
 		return n == 1 && catchUp
 	})
-	r, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonResumed})
+	r, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Reason: runtrace.ReasonResumed})
 	if !strings.Contains(string(r[0].Detail), "away_ms") {
 		t.Fatalf("resumed row lacks how long the host was away: %s", r[0].Detail)
 	}
 }
 
 func TestDrainFinishesRunsAndDeletesHeartbeat(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1h"})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1h"})
 	ra := startAgent(t, e, Options{})
-	waitFor(t, 15*time.Second, "heartbeat and a cycle", func() bool {
+	testutil.WaitFor(t, 15*time.Second, "heartbeat and a cycle", func() bool {
 		hb, _ := e.store.Heartbeats(context.Background())
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "watchdog:web"})
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
 		return len(hb) == 1 && n >= 1
 	})
 	if err := ra.stop(t); err != nil {
@@ -240,23 +270,23 @@ func TestDrainFinishesRunsAndDeletesHeartbeat(t *testing.T) {
 	if running != 0 {
 		t.Fatalf("%d rows left running", running)
 	}
-	if !healthy(addr) {
+	if !testutil.Healthy(addr) {
 		t.Fatal("the supervised service was stopped with the agent")
 	}
 }
 
 func TestRedactionEverywhere(t *testing.T) {
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	const token = "tok-9f8e7d6c5b4a"
-	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1s", env: map[string]string{"API_TOKEN": token},
-		extraArgs: []string{"--body", "ok"}})
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1s", Env: map[string]string{"API_TOKEN": token},
+		Args: []string{"--body", "ok"}})
 	// The probe URL carries the token in its query.
 	e.cfg.Services[0].Health.HTTP = "http://" + addr + "/health?token=" + token
 	ra := startAgent(t, e, Options{})
-	waitFor(t, 15*time.Second, "up", func() bool { return latestStarted(e, "web", time.Time{}) != nil && healthy(addr) })
+	testutil.WaitFor(t, 15*time.Second, "up", func() bool { return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr) })
 	old := e.pid("web")
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
-	waitFor(t, 10*time.Second, "restarted", func() bool { return latestStarted(e, "web", time.Now().Add(-5*time.Second)) != nil })
+	testutil.WaitFor(t, 10*time.Second, "restarted", func() bool { return latestStarted(e, "web", time.Now().Add(-5*time.Second)) != nil })
 	ra.stop(t)
 	if strings.Contains(ra.log.String(), token) {
 		t.Fatal("token in agent.log")
@@ -278,12 +308,12 @@ func TestRedactionEverywhere(t *testing.T) {
 }
 
 func TestMetricsEndpoint(t *testing.T) {
-	addr, maddr := freeAddr(t), freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1s"})
+	addr, maddr := testutil.FreeAddr(t), testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1s"})
 	e.cfg.Agent.MetricsListen = maddr
 	startAgent(t, e, Options{})
 	body := ""
-	waitFor(t, 10*time.Second, "a cycle in /metrics", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "a cycle in /metrics", func() bool {
 		r, err := http.Get("http://" + maddr + "/metrics")
 		if err != nil {
 			return false
@@ -311,10 +341,10 @@ func TestMetricsPortTakenIsLoud(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	e := newEnv(t, svcOpts{name: "web", addr: freeAddr(t), interval: "1h"})
+	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t), Interval: "1h"})
 	e.cfg.Agent.MetricsListen = ln.Addr().String()
 	ra := startAgent(t, e, Options{})
-	waitFor(t, 5*time.Second, "metrics.failed in the log", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "metrics.failed in the log", func() bool {
 		return strings.Contains(ra.log.String(), "metrics.failed") && strings.Contains(ra.log.String(), "address already in use")
 	})
 }
@@ -323,19 +353,19 @@ func TestMetricsPortTakenIsLoud(t *testing.T) {
 // start), the running instance is watched by its recorded identity (pidfd),
 // so its death is noticed at once, not at the next interval.
 func TestAgentAdoptsInstanceItDidNotSpawn(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "1h"})
-	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted) // as `svc-ctl start` would
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1h"})
+	wantResult(t, e.ensure("web", watchdog.Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted) // as `svc-ctl start` would
 	startAgent(t, e, Options{})
-	waitFor(t, 10*time.Second, "the agent's first cycle", func() bool {
-		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web"})
+	testutil.WaitFor(t, 10*time.Second, "the agent's first cycle", func() bool {
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
 		return len(rs) == 2 && rs[0].Trigger == runtrace.TriggerSchedule && rs[0].Outcome == runtrace.OutcomeOK
 	})
 	old := e.pid("web")
 	killedAt := time.Now()
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
-	waitFor(t, 10*time.Second, "restored through the exit watch", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "restored through the exit watch", func() bool {
 		r := latestStarted(e, "web", killedAt.Add(-time.Second))
-		return r != nil && r.Trigger == runtrace.TriggerEvent && healthy(addr)
+		return r != nil && r.Trigger == runtrace.TriggerEvent && testutil.Healthy(addr)
 	})
 }

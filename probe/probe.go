@@ -129,6 +129,18 @@ func Healthy(rs []Result) bool {
 	return true
 }
 
+// FirstFailure names the first unhealthy result with its target, "file
+// /srv/x: file does not exist": it says what to fix, where Summary's "file:
+// ..." would not. Summary of rs when none failed.
+func FirstFailure(rs []Result) string {
+	for _, r := range rs {
+		if !r.Healthy {
+			return fmt.Sprintf("%s %s: %s", r.Kind, r.Target, r.Reason)
+		}
+	}
+	return Summary(rs)
+}
+
 // Summary is one line for people: the first failure's reason prefixed by its
 // kind ("http: status 500, want 2xx"), or, when all are healthy, each check
 // in short ("tcp ok in 0.3ms, http 200 in 1.2ms").

@@ -1,6 +1,6 @@
 // Command cycle measures the cost of one L3 cycle on a healthy service:
 //
-//   - in-process: agent.Supervisor.Ensure in a loop (as the agent runs it,
+//   - in-process: watchdog.Supervisor.Ensure in a loop (as the agent runs it,
 //     recording to a real run_trace file), wall and CPU per cycle, CPU from
 //     getrusage(RUSAGE_SELF); also without the ledger, to show its share;
 //
@@ -28,11 +28,11 @@ import (
 	"runtime/pprof"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/bench/internal/benchkit"
 	"svcctl/config"
 	"svcctl/runtrace"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 func main() {
@@ -73,8 +73,8 @@ func run(ctx context.Context, k *benchkit.Kit, cycles int) error {
 		return err
 	}
 	defer st.Close()
-	withLedger := agent.NewSupervisor(cfg, st, nil)
-	if r := withLedger.Ensure(ctx, svc.Name, agent.Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
+	withLedger := watchdog.NewSupervisor(cfg, st, nil)
+	if r, _ := withLedger.Ensure(ctx, svc.Name, watchdog.Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
 		return fmt.Errorf("first start of %s: %s/%s: %s", svc.Name, r.Outcome, r.Reason, r.Message)
 	}
 	fmt.Printf("in-process, %d cycles a trial:\n", cycles)
@@ -87,7 +87,7 @@ func run(ctx context.Context, k *benchkit.Kit, cycles int) error {
 	if err != nil {
 		return err
 	}
-	if err := inProcess(ctx, k, agent.NewSupervisor(cfg, nullRecorder{}, nil), svc.Name, cycles, "without the ledger (no run_trace row)", ""); err != nil {
+	if err := inProcess(ctx, k, watchdog.NewSupervisor(cfg, nullRecorder{}, nil), svc.Name, cycles, "without the ledger (no run_trace row)", ""); err != nil {
 		return err
 	}
 	fmt.Println("whole processes:")
@@ -121,8 +121,8 @@ func (nullRecorder) Finish(context.Context, int64, runtrace.Outcome, runtrace.Re
 
 // inProcess runs `cycles` scheduled cycles per trial and prints wall and CPU
 // per cycle (the mean of the trial; median and range over trials).
-func inProcess(ctx context.Context, k *benchkit.Kit, sup *agent.Supervisor, name string, cycles int, what, aim string) error {
-	req := agent.Request{Trigger: runtrace.TriggerSchedule}
+func inProcess(ctx context.Context, k *benchkit.Kit, sup *watchdog.Supervisor, name string, cycles int, what, aim string) error {
+	req := watchdog.Request{Trigger: runtrace.TriggerSchedule}
 	for range 10 { // warm up: caches, connections, the file system
 		sup.Ensure(ctx, name, req)
 	}
@@ -134,7 +134,7 @@ func inProcess(ctx context.Context, k *benchkit.Kit, sup *agent.Supervisor, name
 		}
 		t0 := time.Now()
 		for range cycles {
-			if r := sup.Ensure(ctx, name, req); r.Reason != runtrace.ReasonAlreadyRunning || r.RecordError != "" {
+			if r, _ := sup.Ensure(ctx, name, req); r.Reason != runtrace.ReasonAlreadyRunning || r.RecordError != "" {
 				return fmt.Errorf("healthy cycle of %s: %s/%s: %s %s", name, r.Outcome, r.Reason, r.Message, r.RecordError)
 			}
 		}

@@ -9,7 +9,7 @@
 // registration per job, -days back), then bulk rows through
 // bench/internal/ledgergen. With -state DIR an existing build is reused
 // (and a new one kept there). It then times the real CLI, and in-process
-// the parts of the answer (the counts agent.Missing compares, the listing it
+// the parts of the answer (the counts report.Missing compares, the listing it
 // falls back to for a job with a gap) and two ways to go faster.
 //
 // Aim: < 300 ms.
@@ -24,7 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/bench/internal/benchkit"
 	"svcctl/bench/internal/ledgergen"
 	"svcctl/config"
@@ -130,7 +129,7 @@ func build(ctx context.Context, cfgPath string, o options) error {
 	for i := range cfg.Jobs {
 		j := &cfg.Jobs[i]
 		ids[i] = runtrace.JobID(j.Name)
-		if _, err := st.Register(ctx, ids[i], agent.JobSpec(j), reg); err != nil {
+		if _, err := st.Register(ctx, ids[i], j.Registration(), reg); err != nil {
 			st.Close()
 			return err
 		}

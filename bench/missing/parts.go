@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/bench/internal/benchkit"
 	"svcctl/config"
+	"svcctl/report"
 	"svcctl/runtrace"
 	"svcctl/schedule"
 	"svcctl/state"
@@ -26,7 +26,7 @@ type step struct {
 }
 
 // parts times, in this process, what the command does and the two changes
-// that would bring it under its aim. agent.Missing counts first: per job,
+// that would bring it under its aim. report.Missing counts first: per job,
 // the expected slots (Schedule.Span) and the distinct covered ones
 // (runtrace CountSlots, inside SQLite); it lists and compares slots only for
 // a job whose counts differ (the slow path, timed too).
@@ -48,12 +48,12 @@ func parts(ctx context.Context, k *benchkit.Kit, cfgPath string) error {
 	}
 	missing := func(since time.Time) func() (int, error) {
 		return func() (int, error) {
-			ms, err := agent.Missing(ctx, st, cfg, nil, since, now)
+			ms, err := report.Missing(ctx, st, cfg, nil, since, now)
 			return len(ms), err
 		}
 	}
 	steps := []step{
-		{"agent.Missing over 40 days (the command's work) [missing]", missing(since)},
+		{"report.Missing over 40 days (the command's work) [missing]", missing(since)},
 		{"  count expected slots, all jobs (Schedule.Span) [expected]", func() (int, error) {
 			n := 0
 			for _, w := range ws {
@@ -132,7 +132,7 @@ type window struct {
 	first, last time.Time
 }
 
-// windows resolves every job's window as agent.SlotsFor does.
+// windows resolves every job's window as report.SlotsFor does.
 func windows(ctx context.Context, st *runtrace.Store, cfg *config.Config, since, now time.Time) ([]window, error) {
 	out := make([]window, 0, len(cfg.Jobs))
 	for i := range cfg.Jobs {
@@ -143,7 +143,7 @@ func windows(ctx context.Context, st *runtrace.Store, cfg *config.Config, since,
 		if w.reg, ok, err = st.Registered(ctx, w.id); err != nil || !ok {
 			return nil, fmt.Errorf("registration of %s: %v (found %v)", w.id, err, ok)
 		}
-		if w.sched, err = agent.JobSchedule(j, w.reg); err != nil {
+		if w.sched, err = j.Cron(w.reg); err != nil {
 			return nil, err
 		}
 		if w.reg.After(w.lo) {
@@ -158,7 +158,7 @@ func windows(ctx context.Context, st *runtrace.Store, cfg *config.Config, since,
 	return out, nil
 }
 
-// parallel is agent.Missing with the jobs spread over `workers` goroutines
+// parallel is report.Missing with the jobs spread over `workers` goroutines
 // (the store's reader pool allows concurrent reads).
 func parallel(ctx context.Context, st *runtrace.Store, cfg *config.Config, since, now time.Time, workers int) (int, error) {
 	jobs := make(chan *config.Job)
@@ -169,7 +169,7 @@ func parallel(ctx context.Context, st *runtrace.Store, cfg *config.Config, since
 	for range workers {
 		wg.Go(func() {
 			for j := range jobs {
-				js, err := agent.SlotsFor(ctx, st, j, since, now)
+				js, err := report.SlotsFor(ctx, st, j, since, now)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err

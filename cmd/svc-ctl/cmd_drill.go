@@ -7,8 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/report"
+	"svcctl/watchdog"
 )
 
 func init() { addCommand(newDrillCommand) }
@@ -33,7 +34,7 @@ it. Exit 1 when it does not come back in time. The agent must be running.`,
 			}
 			svc := cfg.Service(args[0])
 			if svc == nil {
-				return usageError{fmt.Errorf("%w: service %q", agent.ErrUnknownName, args[0])}
+				return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
 			}
 			timeout := svc.Interval + svc.StartTimeout + svc.Health.Confirm + 2*svc.Health.Timeout + 5*time.Second
 			if timeoutStr != "" {
@@ -41,8 +42,8 @@ it. Exit 1 when it does not come back in time. The agent must be running.`,
 					return usageError{fmt.Errorf("--timeout %q: want a positive duration like 30s or 2m", timeoutStr)}
 				}
 			}
-			rep, err := agent.Drill(ctxOf(cmd.Context()), cfg, args[0], timeout)
-			if errors.Is(err, agent.ErrUnknownName) {
+			rep, err := report.Drill(ctxOf(cmd.Context()), cfg, args[0], timeout)
+			if errors.Is(err, watchdog.ErrUnknownName) {
 				return usageError{err}
 			}
 			if err != nil {
@@ -66,7 +67,7 @@ it. Exit 1 when it does not come back in time. The agent must be running.`,
 	return cmd
 }
 
-func printDrill(g *globals, r *agent.DrillReport) {
+func printDrill(g *globals, r *report.DrillReport) {
 	fmt.Fprintf(g.stdout, "killed %s (pid %d) at %s\n", r.Service, r.Killed.PID, fmtTime(r.KilledAt, false))
 	if !r.Restored {
 		fmt.Fprintf(g.stdout, "FAIL: %s; see 'svc-ctl why %s' and 'svc-ctl status'\n", r.Why, r.Service)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/agent"
+	"svcctl/report"
 	"svcctl/runtrace"
 )
 
@@ -47,7 +47,7 @@ triggered" is. Slots before the job existed are never expected.`,
 				return err
 			}
 			defer st.Close()
-			ms, err := agent.Missing(ctxOf(cmd.Context()), st, cfg, jobs, from, now)
+			ms, err := report.Missing(ctxOf(cmd.Context()), st, cfg, jobs, from, now)
 			if err != nil {
 				return err
 			}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/agent"
 	"svcctl/config"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 func init() { addCommand(newPauseCommand) }
@@ -35,7 +35,7 @@ than 24 h without an expiry).`,
 				}
 			}
 			var p state.Pause
-			err := withSupervisor(g, func(sup *agent.Supervisor) (err error) {
+			err := withSupervisor(g, func(sup *watchdog.Supervisor) (err error) {
 				p, err = sup.PauseTarget(args[0], d, reason)
 				return err
 			})

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/spf13/cobra"
+	"svcctl/watchdog"
 
-	"svcctl/agent"
+	"github.com/spf13/cobra"
 )
 
 func init() { addCommand(newResumeCommand) }
@@ -17,8 +17,8 @@ func newResumeCommand(g *globals) *cobra.Command {
 		Short: "Remove a pause and clear given-up, so the watchdog acts again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rep agent.ResumeReport
-			err := withSupervisor(g, func(sup *agent.Supervisor) (err error) {
+			var rep watchdog.ResumeReport
+			err := withSupervisor(g, func(sup *watchdog.Supervisor) (err error) {
 				rep, err = sup.Resume(ctxOf(cmd.Context()), args[0])
 				return err
 			})

@@ -5,9 +5,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
+	"svcctl/watchdog"
 
-	"svcctl/agent"
+	"github.com/spf13/cobra"
 )
 
 func init() { addCommand(newScheduleCommand) }
@@ -38,9 +38,9 @@ func newScheduleCommand(g *globals) *cobra.Command {
 			}
 			j := cfg.Job(args[0])
 			if j == nil {
-				return usageError{fmt.Errorf("%w: job %q", agent.ErrUnknownName, args[0])}
+				return usageError{fmt.Errorf("%w: job %q", watchdog.ErrUnknownName, args[0])}
 			}
-			s, err := agent.JobSchedule(j, time.Now())
+			s, err := j.Cron(time.Now())
 			if err != nil {
 				return configError{err}
 			}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/agent"
 	"svcctl/snapshot"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 func init() { addCommand(newSnapshotCommand) }
@@ -28,7 +28,7 @@ func newSnapshotCommand(g *globals) *cobra.Command {
 				return err
 			}
 			if cfg.Service(args[0]) == nil {
-				return usageError{fmt.Errorf("%w: service %q", agent.ErrUnknownName, args[0])}
+				return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
 			}
 			path := state.PathsOf(cfg).Snapshots(args[0])
 			es, corrupt, err := snapshot.Read(path, n)

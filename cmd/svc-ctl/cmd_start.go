@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svcctl/agent"
 	"svcctl/runtrace"
+	"svcctl/watchdog"
 )
 
 func init() { addCommand(newStartCommand) }
@@ -63,23 +63,23 @@ func runStart(cmd *cobra.Command, g *globals, o startOptions, names []string) er
 	}
 	for _, n := range names {
 		if sup.Cfg.Service(n) == nil {
-			return usageError{fmt.Errorf("%w: %q is not a service in %s", agent.ErrUnknownName, n, sup.Cfg.Path)}
+			return usageError{fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, n, sup.Cfg.Path)}
 		}
 	}
-	req := agent.Request{Trigger: runtrace.TriggerManual, Manual: true}
+	req := watchdog.Request{Trigger: runtrace.TriggerManual, Manual: true}
 	if o.scheduled {
-		req = agent.Request{Trigger: runtrace.TriggerSchedule}
+		req = watchdog.Request{Trigger: runtrace.TriggerSchedule}
 	}
-	results := make([]agent.Result, len(names))
+	results := make([]watchdog.Result, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
-		wg.Go(func() { results[i] = sup.Ensure(ctxOf(cmd.Context()), n, req) })
+		wg.Go(func() { results[i], _ = sup.Ensure(ctxOf(cmd.Context()), n, req) }) // every name was checked above
 	}
 	wg.Wait()
 	return printResults(g, results, o.json)
 }
 
-func printResults(g *globals, results []agent.Result, asJSON bool) error {
+func printResults(g *globals, results []watchdog.Result, asJSON bool) error {
 	failed := false
 	for _, r := range results {
 		if r.Outcome == runtrace.OutcomeFailed {

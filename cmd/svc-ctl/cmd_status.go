@@ -8,9 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
+	"svcctl/report"
+	"svcctl/watchdog"
 
-	"svcctl/agent"
+	"github.com/spf13/cobra"
 )
 
 func init() { addCommand(newStatusCommand) }
@@ -32,7 +33,7 @@ healthy; 1 otherwise. It works when the agent is not running (and says so).`,
 			if err != nil {
 				return err
 			}
-			rep := agent.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
+			rep := report.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
 			info := installInfo(cfg)
 			rep.Install = &info
 			if len(args) == 1 {
@@ -57,23 +58,23 @@ healthy; 1 otherwise. It works when the agent is not running (and says so).`,
 	return cmd
 }
 
-func narrow(rep *agent.StatusReport, name string) error {
+func narrow(rep *report.StatusReport, name string) error {
 	for _, s := range rep.Services {
 		if s.Name == name {
-			rep.Services, rep.Jobs = []agent.ServiceStatus{s}, nil
+			rep.Services, rep.Jobs = []report.ServiceStatus{s}, nil
 			return nil
 		}
 	}
 	for _, j := range rep.Jobs {
 		if j.Name == name {
-			rep.Services, rep.Jobs = nil, []agent.JobStatus{j}
+			rep.Services, rep.Jobs = nil, []report.JobStatus{j}
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %q", agent.ErrUnknownName, name)
+	return fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)
 }
 
-func printStatus(w io.Writer, r *agent.StatusReport) {
+func printStatus(w io.Writer, r *report.StatusReport) {
 	a := r.Agent
 	fmt.Fprintf(w, "agent:  %s", a.State)
 	if a.PID > 0 {
@@ -115,7 +116,7 @@ func printStatus(w io.Writer, r *agent.StatusReport) {
 	}
 }
 
-func printServices(w io.Writer, r *agent.StatusReport) {
+func printServices(w io.Writer, r *report.StatusReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVICE\tSTATE\tHEALTH\tLAST CYCLE\tLAST RESTART\tRESTARTS 24H\tPAUSE")
 	for _, s := range r.Services {
@@ -144,7 +145,7 @@ func printServices(w io.Writer, r *agent.StatusReport) {
 	}
 }
 
-func printJobs(w io.Writer, r *agent.StatusReport) {
+func printJobs(w io.Writer, r *report.StatusReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tSCHEDULE\tNEXT (UTC)\tNEXT (LOCAL)\tLAST RUN\tMISSING 7D")
 	for _, j := range r.Jobs {

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/spf13/cobra"
+	"svcctl/watchdog"
 
-	"svcctl/agent"
+	"github.com/spf13/cobra"
 )
 
 func init() { addCommand(newStopCommand) }
@@ -21,8 +21,8 @@ create time and executable) is proven; a reused PID is never signalled.
 SIGTERM first, SIGKILL after stop_timeout. 'svc-ctl start NAME' undoes it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rep agent.StopReport
-			err := withSupervisor(g, func(sup *agent.Supervisor) (err error) {
+			var rep watchdog.StopReport
+			err := withSupervisor(g, func(sup *watchdog.Supervisor) (err error) {
 				rep, err = sup.Stop(ctxOf(cmd.Context()), args[0])
 				return err
 			})

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"svcctl/report"
+
 	"github.com/shirou/gopsutil/v4/host"
 	"github.com/spf13/cobra"
-
-	"svcctl/agent"
 )
 
 func init() { addCommand(newVerifyCommand) }
@@ -36,11 +36,11 @@ func newVerifyCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			env := agent.VerifyEnv{Now: time.Now(), Install: installInfo(cfg)}
+			env := report.VerifyEnv{Now: time.Now(), Install: installInfo(cfg)}
 			if bt, err := host.BootTime(); err == nil {
 				env.BootTime = time.Unix(int64(bt), 0).UTC()
 			}
-			rep := agent.Verify(ctxOf(cmd.Context()), cfg, env)
+			rep := report.Verify(ctxOf(cmd.Context()), cfg, env)
 			if asJSON {
 				if err := writeJSON(g.stdout, rep); err != nil {
 					return err

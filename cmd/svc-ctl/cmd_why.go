@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
+	"svcctl/report"
+	"svcctl/watchdog"
 
-	"svcctl/agent"
+	"github.com/spf13/cobra"
 )
 
 func init() { addCommand(newWhyCommand) }
@@ -48,8 +49,8 @@ watchdog:NAME / job:NAME.`,
 				return err
 			}
 			defer st.Close()
-			d, err := agent.Why(ctxOf(cmd.Context()), st, cfg, args[0], at, time.Now())
-			if errors.Is(err, agent.ErrUnknownName) {
+			d, err := report.Why(ctxOf(cmd.Context()), st, cfg, args[0], at, time.Now())
+			if errors.Is(err, watchdog.ErrUnknownName) {
 				return usageError{err}
 			}
 			if err != nil {
@@ -68,7 +69,7 @@ watchdog:NAME / job:NAME.`,
 	return cmd
 }
 
-func printDiagnosis(w io.Writer, d *agent.Diagnosis, utc bool) {
+func printDiagnosis(w io.Writer, d *report.Diagnosis, utc bool) {
 	fmt.Fprintf(w, "%s", d.Target)
 	if d.Slot != nil {
 		fmt.Fprintf(w, ", slot %s", fmtTime(*d.Slot, utc))

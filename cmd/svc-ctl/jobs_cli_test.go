@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/report"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -75,7 +75,7 @@ grace = "5m"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Register(context.Background(), "job:backup", agent.JobSpec(cfg.Job("backup")), reg); err != nil {
+	if _, err := st.Register(context.Background(), "job:backup", cfg.Job("backup").Registration(), reg); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -91,7 +91,7 @@ grace = "5m"
 	}
 	// The first slot, skipped by the outside scheduler, is missing.
 	r = svcctl(t, "missing", "--since", "1d", "--json", "--config", cfgPath)
-	var ms []agent.MissingSlot
+	var ms []report.MissingSlot
 	if err := json.Unmarshal([]byte(r.stdout), &ms); err != nil || r.code != 1 || len(ms) != 1 {
 		t.Fatalf("missing: %+v (%v)", r, err)
 	}

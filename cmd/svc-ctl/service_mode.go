@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 
-	"svcctl/agent"
 	"svcctl/config"
 	"svcctl/install"
+	"svcctl/report"
 )
 
 // detectMode, runAsService and installInfo are the seam to the OS service
@@ -20,14 +20,14 @@ func runAsService(ctx context.Context, run func(ctx context.Context) error) erro
 
 // installInfo asks the service manager what `verify` needs: is the agent
 // installed, in which mode, and is a backstop registered.
-func installInfo(cfg *config.Config) agent.InstallInfo {
+func installInfo(cfg *config.Config) report.InstallInfo {
 	u := config.UserMode()
 	i, err := install.Status(install.StatusOptions{User: u})
 	if err != nil {
-		return agent.InstallInfo{Detail: err.Error()}
+		return report.InstallInfo{Detail: err.Error()}
 	}
 	b, berr := install.BackstopStatus(context.Background(), install.BackstopOptions{User: u, StateDir: cfg.Agent.StateDir})
-	return agent.InstallInfo{Known: true, Installed: i.Installed, Mode: string(i.Mode), Platform: i.Platform,
+	return report.InstallInfo{Known: true, Installed: i.Installed, Mode: string(i.Mode), Platform: i.Platform,
 		Running: i.Running, Enabled: i.Enabled, Detail: i.Path, BackstopKnown: berr == nil, BackstopInstalled: b.Registered,
 		BackstopEvery: b.Every, BackstopDetail: b.Where}
 }

@@ -13,6 +13,7 @@ import (
 	"svcctl/config"
 	"svcctl/runtrace"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 // loadConfig resolves --config / $SVC_CTL_CONFIG / the platform default and
@@ -57,35 +58,35 @@ func cliLogger(g *globals) *slog.Logger {
 // openLedger opens run_trace for a command that writes runs. A ledger that
 // cannot be opened does not stop the command: the cycle still runs, the
 // failure to record is printed, and the result is kept in watchdog.last.json.
-func openLedger(g *globals, cfg *config.Config) (agent.Recorder, func()) {
+func openLedger(g *globals, cfg *config.Config) (agent.Ledger, func()) {
 	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
 	if err != nil {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\nsvc-ctl: warning: runs will not be recorded in run_trace; results are kept in watchdog.last.json\n", err)
-		return agent.NopRecorder{Why: err}, func() {}
+		return watchdog.NopRecorder{Why: err}, func() {}
 	}
 	return st, func() { st.Close() }
 }
 
 // newSupervisor is the common setup of the commands that run cycles.
-func newSupervisor(g *globals) (*agent.Supervisor, func(), error) {
+func newSupervisor(g *globals) (*watchdog.Supervisor, func(), error) {
 	cfg, err := loadConfigToRun(g)
 	if err != nil {
 		return nil, nil, err
 	}
 	rec, closeRec := openLedger(g, cfg)
-	return agent.NewSupervisor(cfg, rec, cliLogger(g)), closeRec, nil
+	return watchdog.NewSupervisor(cfg, rec, cliLogger(g)), closeRec, nil
 }
 
 // withSupervisor runs fn with a supervisor for the config, closes the
 // ledger after, and turns an unknown service or job name into a usage error.
-func withSupervisor(g *globals, fn func(sup *agent.Supervisor) error) error {
+func withSupervisor(g *globals, fn func(sup *watchdog.Supervisor) error) error {
 	sup, closeRec, err := newSupervisor(g)
 	if err != nil {
 		return err
 	}
 	defer closeRec()
 	err = fn(sup)
-	if errors.Is(err, agent.ErrUnknownName) {
+	if errors.Is(err, watchdog.ErrUnknownName) {
 		return usageError{err}
 	}
 	return err

@@ -1,10 +1,11 @@
 //go:build linux
 
-package agent
+package watchdog
 
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/snapshot"
@@ -24,8 +26,8 @@ import (
 )
 
 func TestEnsureHealthySpawnsNothing(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	before := e.pid("web")
 	procsBefore := testsvcPIDs(t)
@@ -45,20 +47,20 @@ func TestEnsureHealthySpawnsNothing(t *testing.T) {
 }
 
 func TestEnsureRestartsKilledService(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, extraArgs: []string{"--startup-delay", "200ms"}})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--startup-delay", "200ms"}})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	old := e.pid("web")
 	if err := syscall.Kill(int(old.PID), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "old instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
+	testutil.WaitFor(t, 5*time.Second, "old instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if r.Detail.HealthyAfterMS > 5000 {
 		t.Fatalf("healthy after %d ms, beyond start_timeout", r.Detail.HealthyAfterMS)
 	}
-	if !healthy(addr) {
+	if !testutil.Healthy(addr) {
 		t.Fatal("service not healthy after started")
 	}
 	if e.pid("web").PID == old.PID {
@@ -67,11 +69,11 @@ func TestEnsureRestartsKilledService(t *testing.T) {
 }
 
 func TestEnsureReplacesHungService(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	old := e.pid("web")
-	get(t, "http://"+addr+"/control/hang")
+	testutil.Get("http://" + addr + "/control/hang")
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if ok, _ := proc.Match(old); ok {
@@ -80,14 +82,14 @@ func TestEnsureReplacesHungService(t *testing.T) {
 	if !strings.Contains(r.Detail.OldInstance, "stopped") {
 		t.Fatalf("old instance: %q, want stopped", r.Detail.OldInstance)
 	}
-	if !healthy(addr) {
+	if !testutil.Healthy(addr) {
 		t.Fatal("new instance not healthy")
 	}
 }
 
 func TestEnsureExitAtOnceBacksOffThenGivesUp(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "bad", addr: addr, extraArgs: []string{"--exit-now", "1"}, giveUpAfter: 2, backoff: "1h"})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "bad", Addr: addr, Args: []string{"--exit-now", "1"}, GiveUpAfter: 2, Backoff: "1h"})
 	r := e.ensure("bad", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
 	if !strings.Contains(r.Message, "exited with code 1") {
@@ -104,13 +106,13 @@ func TestEnsureExitAtOnceBacksOffThenGivesUp(t *testing.T) {
 		t.Fatalf("state %q after %d failures, want given-up", r.Detail.State, r.Detail.Failures)
 	}
 	// Given-up persists across processes (a new supervisor reads the state file).
-	e2 := NewSupervisor(e.cfg, e.store, nil)
-	wantResult(t, e2.Ensure(context.Background(), "bad", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeSkipped, runtrace.ReasonGivenUp)
+	e.sup = NewSupervisor(e.cfg, e.store, nil)
+	wantResult(t, e.ensure("bad", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeSkipped, runtrace.ReasonGivenUp)
 }
 
 func TestGivenUpReturnsToHealthyByItself(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "svc", addr: addr, extraArgs: []string{"--exit-now", "1"}, giveUpAfter: 1})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "svc", Addr: addr, Args: []string{"--exit-now", "1"}, GiveUpAfter: 1})
 	wantResult(t, e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
 	// Something else brings the service up on its address.
 	cmd := exec.Command(testsvcBin, "--addr", addr)
@@ -118,7 +120,7 @@ func TestGivenUpReturnsToHealthyByItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitFor(t, 5*time.Second, "outside instance healthy", func() bool { return healthy(addr) })
+	testutil.WaitFor(t, 5*time.Second, "outside instance healthy", func() bool { return testutil.Healthy(addr) })
 	r := e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
 	if r.Detail.State != state.Healthy || r.Detail.Failures != 0 {
@@ -127,8 +129,8 @@ func TestGivenUpReturnsToHealthyByItself(t *testing.T) {
 }
 
 func TestConcurrentStartsSpawnOnce(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, extraArgs: []string{"--startup-delay", "300ms"}})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--startup-delay", "300ms"}})
 	before := testsvcPIDs(t)
 	var wg sync.WaitGroup
 	results := make([]Result, 20)
@@ -136,7 +138,7 @@ func TestConcurrentStartsSpawnOnce(t *testing.T) {
 		// Separate supervisors: the lock is an OS file lock, per open file.
 		sup := NewSupervisor(e.cfg, e.store, nil)
 		wg.Go(func() {
-			results[i] = sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true})
+			results[i], _ = sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true})
 		})
 	}
 	wg.Wait()
@@ -157,8 +159,8 @@ func TestConcurrentStartsSpawnOnce(t *testing.T) {
 }
 
 func TestPIDReuseIsNeverSignalled(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	sleeper := exec.Command("sleep", "60")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
@@ -190,17 +192,17 @@ func TestPIDReuseIsNeverSignalled(t *testing.T) {
 }
 
 func TestEvidenceBeforeSpawn(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, extraArgs: []string{"--tick", "20ms"}, env: map[string]string{"API_TOKEN": "s3cr3t-value-xyz"}})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--tick", "20ms"}, Env: map[string]string{"API_TOKEN": "s3cr3t-value-xyz"}})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	old := e.pid("web")
 	logPath := e.cfg.Services[0].Log
-	waitFor(t, 5*time.Second, "a few log lines", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "a few log lines", func() bool {
 		b, _ := os.ReadFile(logPath)
 		return strings.Count(string(b), "tick") >= 3
 	})
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
-	waitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
+	testutil.WaitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	oldLog, _ := os.ReadFile(logPath)
 	r := e.ensure("web", Request{})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
@@ -249,7 +251,7 @@ func TestForeignPortHolderIsStartFailedWithReason(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	addr := ln.Addr().String()
-	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	r := e.ensure("web", Request{})
 	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
 	for _, want := range []string{"exited with code 1", "address already in use", "500"} {
@@ -260,9 +262,11 @@ func TestForeignPortHolderIsStartFailedWithReason(t *testing.T) {
 }
 
 func TestPausedDoesNothingAndForExpires(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr})
-	if _, err := e.sup.PauseTarget("web", 400*time.Millisecond, "maintenance"); err != nil {
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
+	now := time.Now()
+	e.sup.Now = func() time.Time { return now }
+	if _, err := e.sup.PauseTarget("web", 10*time.Minute, "maintenance"); err != nil {
 		t.Fatal(err)
 	}
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
@@ -270,7 +274,7 @@ func TestPausedDoesNothingAndForExpires(t *testing.T) {
 	if _, err := os.Stat(e.sup.Paths.Pid("web")); !os.IsNotExist(err) {
 		t.Fatal("a paused service was spawned")
 	}
-	time.Sleep(450 * time.Millisecond) // let the --for expire: the point of the test
+	now = now.Add(10*time.Minute + time.Second) // the --for expires
 	r = e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if _, err := os.Stat(e.sup.Paths.Paused("web")); !os.IsNotExist(err) {
@@ -279,8 +283,8 @@ func TestPausedDoesNothingAndForExpires(t *testing.T) {
 }
 
 func TestManualStartClearsPause(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	e.sup.PauseTarget("web", 0, "stopped")
 	wantResult(t, e.ensure("web", Request{Manual: true}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if p, _ := state.ReadPause(e.sup.Paths.Paused("web")); p != nil {
@@ -289,8 +293,8 @@ func TestManualStartClearsPause(t *testing.T) {
 }
 
 func TestStopIsIdentityCheckedAndPauses(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	id := e.pid("web")
 	rep, err := e.sup.Stop(context.Background(), "web")
@@ -307,8 +311,8 @@ func TestStopIsIdentityCheckedAndPauses(t *testing.T) {
 }
 
 func TestWatchdogLastKeepsEveryService(t *testing.T) {
-	a, b := freeAddr(t), freeAddr(t)
-	e := newEnv(t, svcOpts{name: "a", addr: a}, svcOpts{name: "b", addr: b})
+	a, b := testutil.FreeAddr(t), testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "a", Addr: a}, testutil.Service{Name: "b", Addr: b})
 	e.ensure("a", Request{})
 	e.ensure("b", Request{})
 	lf, err := state.ReadLast(e.sup.Paths.WatchdogLast())
@@ -332,15 +336,51 @@ func TestWatchdogLastKeepsEveryService(t *testing.T) {
 // A recorded instance that is provably gone is the second look: no waiting
 // out confirm before the restart.
 func TestGoneInstanceSkipsConfirm(t *testing.T) {
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, confirm: "2s"})
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Confirm: "2s"})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	old := e.pid("web")
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
-	waitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
+	testutil.WaitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if r.Detail.SecondLook != nil {
 		t.Fatalf("took a second look: %q %v", r.Detail.OldInstance, r.Detail.SecondLook)
+	}
+}
+
+// An unknown name is the caller's mistake: nothing ran, so there is no
+// verdict (not failed/spawn-error) and no row.
+func TestUnknownServiceIsAnErrorNotAVerdict(t *testing.T) {
+	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t)})
+	r, err := e.sup.Ensure(context.Background(), "nosuch", Request{Trigger: runtrace.TriggerManual})
+	if !errors.Is(err, ErrUnknownName) || !strings.Contains(err.Error(), "web") {
+		t.Fatalf("Ensure(nosuch) = %+v, %v; want ErrUnknownName naming the services", r, err)
+	}
+	if n, _ := e.store.Count(context.Background(), runtrace.Filter{}); n != 0 {
+		t.Fatalf("%d rows written for an unknown service", n)
+	}
+}
+
+// A panic inside a cycle finishes its run as failed/panic with the stack,
+// then goes on up to the L2 net that called it.
+func TestPanicInCycleIsRecordedAndReraised(t *testing.T) {
+	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t)})
+	e.sup.OnSpawn = func(string, *proc.Child) { panic("boom in a cycle") }
+	func() {
+		defer func() {
+			if p := recover(); p != "boom in a cycle" {
+				t.Fatalf("recovered %v, want the cycle's panic re-raised", p)
+			}
+		}()
+		e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerSchedule})
+	}()
+	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
+	if err != nil || len(rs) != 1 || rs[0].Verdict() != "failed/panic" || !strings.Contains(string(rs[0].Detail), "goroutine") {
+		t.Fatalf("runs = %+v, %v; want one failed/panic row with the stack", rs, err)
+	}
+	lf, _ := state.ReadLast(e.sup.Paths.WatchdogLast())
+	if l := lf.Services["web"]; l == nil || l.Reason != runtrace.ReasonPanic {
+		t.Fatalf("watchdog.last.json: %+v", l)
 	}
 }

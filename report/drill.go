@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"svcctl/runtrace"
 	"svcctl/snapshot"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 // DrillReport is the rehearsal's evidence: how long the agent took to bring
@@ -32,7 +33,7 @@ type DrillReport struct {
 func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Duration) (*DrillReport, error) {
 	svc := cfg.Service(name)
 	if svc == nil {
-		return nil, fmt.Errorf("%w: service %q", ErrUnknownName, name)
+		return nil, fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, name)
 	}
 	p := state.PathsOf(cfg)
 	rep := &DrillReport{Service: name}

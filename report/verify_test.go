@@ -1,6 +1,6 @@
 //go:build linux
 
-package agent
+package report
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testutil"
 	"svcctl/state"
 )
 
@@ -27,17 +28,16 @@ var installed = InstallInfo{Known: true, Installed: true, Mode: "service", Platf
 
 // healthyHost runs an agent long enough to leave all the evidence, then
 // returns the env a verify right now would see.
-func healthyHost(t *testing.T) (*testEnv, VerifyEnv, *runningAgent) {
+func healthyHost(t *testing.T) (*testEnv, VerifyEnv, func()) {
 	t.Helper()
-	addr := freeAddr(t)
-	e := newEnv(t, svcOpts{name: "web", addr: addr, interval: "2s"})
-	ra := startAgent(t, e, Options{})
-	waitFor(t, 15*time.Second, "a cycle and a heartbeat", func() bool {
+	e := newEnv(t, "2s")
+	stop := startAgent(t, e)
+	testutil.WaitFor(t, 15*time.Second, "a cycle and a heartbeat", func() bool {
 		hb, _ := e.store.Heartbeats(context.Background())
-		_, err := os.Stat(e.sup.Paths.WatchdogLast())
-		return len(hb) == 1 && healthy(addr) && err == nil
+		_, err := os.Stat(e.p.WatchdogLast())
+		return len(hb) == 1 && testutil.Healthy(e.addr) && err == nil
 	})
-	return e, VerifyEnv{Now: time.Now(), BootTime: time.Now().Add(-time.Hour), Install: installed}, ra
+	return e, VerifyEnv{Now: time.Now(), BootTime: time.Now().Add(-time.Hour), Install: installed}, stop
 }
 
 func TestVerifyPassesOnAHealthyHost(t *testing.T) {
@@ -54,7 +54,7 @@ func TestVerifyPassesOnAHealthyHost(t *testing.T) {
 }
 
 func TestVerifyFailsWithTheRightLine(t *testing.T) {
-	e, env, ra := healthyHost(t)
+	e, env, stopAgent := healthyHost(t)
 	ctx := context.Background()
 
 	bad := env
@@ -91,42 +91,42 @@ func TestVerifyFailsWithTheRightLine(t *testing.T) {
 
 	// A forgotten pause: no expiry, two days old.
 	p := state.Pause{At: time.Now().Add(-48 * time.Hour), Reason: "debugging", By: "someone"}
-	if err := state.WritePause(e.sup.Paths.Paused("web"), p); err != nil {
+	if err := state.WritePause(e.p.Paused("web"), p); err != nil {
 		t.Fatal(err)
 	}
 	if c := check(t, Verify(ctx, e.cfg, env), "no forgotten pause"); c.Status != Warn || !strings.Contains(c.Evidence, "debugging") {
 		t.Errorf("forgotten pause: %+v", c)
 	}
-	state.RemovePause(e.sup.Paths.Paused("web"))
+	state.RemovePause(e.p.Paused("web"))
 
 	// A stopped agent has no heartbeat.
-	ra.stop(t)
+	stopAgent()
 	if c := check(t, Verify(ctx, e.cfg, env), "heartbeat fresh"); c.Status != Fail || !strings.Contains(c.Evidence, "not running") {
 		t.Errorf("stopped agent: %+v", c)
 	}
 }
 
 func TestVerifyGivenUpAndCrashLog(t *testing.T) {
-	e, env, ra := healthyHost(t)
+	e, env, stopAgent := healthyHost(t)
 	ctx := context.Background()
-	ra.stop(t) // no cycle may rewrite the state under the test
-	st, _ := state.LoadService(e.sup.Paths.StateFile("web"))
+	stopAgent() // no cycle may rewrite the state under the test
+	st, _ := state.LoadService(e.p.StateFile("web"))
 	st.State, st.Failures = state.GivenUp, 5
-	state.SaveService(e.sup.Paths.StateFile("web"), st, true)
+	state.SaveService(e.p.StateFile("web"), st, true)
 	r := Verify(ctx, e.cfg, env)
 	if c := check(t, r, "no given-up service"); c.Status != Fail || !strings.Contains(c.Evidence, "gave up") {
 		t.Errorf("given-up: %+v", c)
 	}
-	os.WriteFile(e.sup.Paths.CrashLog(), []byte("fatal error: concurrent map writes\n"), 0o600)
+	os.WriteFile(e.p.CrashLog(), []byte("fatal error: concurrent map writes\n"), 0o600)
 	if c := check(t, Verify(ctx, e.cfg, env), "no unread crash.log"); c.Status != Fail {
 		t.Errorf("crash.log: %+v", c)
 	}
 }
 
 func TestVerifyWithoutLedger(t *testing.T) {
-	e := newEnv(t, svcOpts{name: "web", addr: freeAddr(t)})
+	e := newEnv(t, "10m")
 	e.store.Close()
-	os.Remove(e.sup.Paths.DB())
+	os.Remove(e.p.DB())
 	r := Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now(), Install: installed})
 	if c := check(t, r, "ledger readable"); c.Status != Fail {
 		t.Fatalf("%+v", c)

@@ -1,25 +1,26 @@
 //go:build linux
 
-package agent
+package watchdog
 
 import (
 	"context"
 	"testing"
 
+	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 )
 
 // BenchmarkEnsureHealthy is one cycle of a healthy service, as the agent runs
 // it: probe, run_trace row, state and watchdog.last.json.
 func BenchmarkEnsureHealthy(b *testing.B) {
-	addr := freeAddr(b)
-	e := newEnv(b, svcOpts{name: "web", addr: addr})
-	if r := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
+	addr := testutil.FreeAddr(b)
+	e := newEnv(b, testutil.Service{Name: "web", Addr: addr})
+	if r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
 		b.Fatalf("start: %s", r.Message)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		r := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerSchedule})
+		r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerSchedule})
 		if r.Reason != runtrace.ReasonAlreadyRunning {
 			b.Fatalf("cycle: %s", r.Message)
 		}

@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func SlotsFor(ctx context.Context, store *runtrace.Store, j *config.Job, since, 
 	if !known {
 		return js, nil // never registered: nothing was expected yet
 	}
-	s, err := JobSchedule(j, reg)
+	s, err := j.Cron(reg)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func jobStatuses(ctx context.Context, cfg *config.Config, p state.Paths, store *
 				js.LastRun = &CycleBrief{At: r.StartedAt, Trigger: r.Trigger, Outcome: r.Outcome, Reason: r.Reason, RunID: r.ID}
 			}
 		}
-		if s, err := JobSchedule(j, reg); err == nil {
+		if s, err := j.Cron(reg); err == nil {
 			js.NextSlot = s.Next(now)
 		}
 		out = append(out, js)

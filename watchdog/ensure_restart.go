@@ -1,4 +1,4 @@
-package agent
+package watchdog
 
 import (
 	"context"
@@ -194,7 +194,7 @@ func (c *cycle) exitedEarly(child *proc.Child, last []probe.Result) {
 
 func (c *cycle) tail(n int) []string {
 	lines, _ := fsutil.TailLines(c.svc.Log, n, 64<<10)
-	return c.redactor().lines(lines)
+	return c.redactor().Lines(lines)
 }
 
 func (c *cycle) started(child *proc.Child, took time.Duration) {

@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"svcctl/runtrace"
 	"svcctl/snapshot"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 // Diagnosis is the four-way answer of `svc-ctl why` (DESIGN.md): for the
@@ -37,7 +38,7 @@ func Why(ctx context.Context, store *runtrace.Store, cfg *config.Config, target 
 	case runtrace.KindJob:
 		return whyJob(ctx, store, cfg, p, name, at, now)
 	}
-	return nil, fmt.Errorf("%w: %q (a service, a job, watchdog:NAME or job:NAME)", ErrUnknownName, target)
+	return nil, fmt.Errorf("%w: %q (a service, a job, watchdog:NAME or job:NAME)", watchdog.ErrUnknownName, target)
 }
 
 func splitTarget(cfg *config.Config, t string) (kind, name string) {
@@ -129,7 +130,7 @@ func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p st
 		d.LookNext = []string{"is the agent running with this config? `svc-ctl status --config " + cfg.Path + "`"}
 		return d, nil
 	}
-	s, err := JobSchedule(j, reg)
+	s, err := j.Cron(reg)
 	if err != nil {
 		return nil, err
 	}

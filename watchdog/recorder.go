@@ -1,4 +1,4 @@
-package agent
+package watchdog
 
 import (
 	"context"
@@ -53,4 +53,9 @@ func (r *recordErrors) set(err error) (first bool) {
 	first = r.last == nil && err != nil
 	r.last = err
 	return first
+}
+
+// Register is what a job registration reports without a ledger.
+func (n NopRecorder) Register(context.Context, string, string, time.Time) (time.Time, error) {
+	return time.Time{}, n.err()
 }

@@ -1,4 +1,4 @@
-package agent
+package watchdog
 
 import (
 	"encoding/json"
@@ -51,6 +51,10 @@ func NewRedactor(cfg *config.Config) *Redactor {
 
 func (c *cycle) redactor() *Redactor { return c.s.red }
 
+// Redactor is the supervisor's redactor, for what runs beside its cycles
+// (the agent's jobs) and must scrub the same values.
+func (s *Supervisor) Redactor() *Redactor { return s.red }
+
 // line scrubs one string.
 func (r *Redactor) line(s string) string {
 	if r == nil {
@@ -67,7 +71,8 @@ func (r *Redactor) line(s string) string {
 // String is line, exported for the log handler.
 func (r *Redactor) String(s string) string { return r.line(s) }
 
-func (r *Redactor) lines(ls []string) []string {
+// Lines scrubs each line.
+func (r *Redactor) Lines(ls []string) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = r.line(l)

@@ -1,4 +1,4 @@
-package agent
+package watchdog
 
 import (
 	"context"
@@ -31,8 +31,6 @@ type Supervisor struct {
 	OnReplace func(service string, id proc.Identity)
 	// OnResult, when set, is told of every finished cycle (metrics).
 	OnResult func(Result)
-	// Hooks for tests of the L2 net: called at the start of every cycle.
-	BeforeCycle func(service string)
 
 	recErr   recordErrors
 	red      *Redactor // every env value of the config, scrubbed wherever the cycle writes
@@ -112,23 +110,21 @@ type Detail struct {
 }
 
 // Ensure runs one L3 cycle for the named service (DESIGN.md, "The L3 cycle")
-// and returns its verdict. It never panics past its own record: a panic
-// finishes the run as failed/panic and is re-raised for the L2 wrapper.
-func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) Result {
+// and returns its verdict. A name that is not a service of the config is an
+// error wrapping ErrUnknownName: nothing ran, so there is no verdict and no
+// row. Ensure never panics past its own record: a panic finishes the run as
+// failed/panic and is re-raised for the L2 wrapper.
+func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) (Result, error) {
 	svc := s.Cfg.Service(name)
 	if svc == nil {
-		return Result{Service: name, Trigger: req.Trigger, Outcome: runtrace.OutcomeFailed,
-			Reason: runtrace.ReasonSpawnError, Message: fmt.Sprintf("no service %q in %s", name, s.Cfg.Path)}
+		return Result{}, fmt.Errorf("%w: %q is not a service in %s (services: %s)", ErrUnknownName, name, s.Cfg.Path, s.serviceNames())
 	}
 	c := &cycle{s: s, svc: svc, req: req, log: s.Log.With("service", name)}
 	c.res = Result{Service: name, Trigger: req.Trigger, StartedAt: s.now()}
 	c.begin(ctx)
 	defer c.finishOrPanic()
-	if s.BeforeCycle != nil {
-		s.BeforeCycle(name)
-	}
 	c.run(ctx)
-	return c.res
+	return c.res, nil
 }
 
 // cycle is the working state of one Ensure call.
@@ -324,7 +320,7 @@ func (c *cycle) dependsFail(ctx context.Context) bool {
 	if probe.Healthy(rs) {
 		return false
 	}
-	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+failingDepend(rs))
+	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+probe.FirstFailure(rs))
 	return true
 }
 
@@ -342,15 +338,4 @@ func (c *cycle) givenUp(rs []probe.Result) {
 func (c *cycle) retryDue() bool {
 	r := c.svc.Restart.RetryGivenUp
 	return r > 0 && !c.s.now().Before(c.st.LastStartTry.Add(r))
-}
-
-// failingDepend names the first failing dependency with its target: "file
-// /srv/x: file does not exist" says what to fix; "file: ..." would not.
-func failingDepend(rs []probe.Result) string {
-	for _, r := range rs {
-		if !r.Healthy {
-			return fmt.Sprintf("%s %s: %s", r.Kind, r.Target, r.Reason)
-		}
-	}
-	return probe.Summary(rs)
 }

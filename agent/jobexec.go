@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+	"svcctl/watchdog"
+)
+
+// Ledger is where a job run is recorded: its row, begun when it starts and
+// finished by id, and the job's registration (when its slots start to count).
+// *runtrace.Store is one; watchdog.NopRecorder stands in when there is none.
+type Ledger interface {
+	watchdog.Recorder
+	Register(ctx context.Context, jobID, spec string, at time.Time) (time.Time, error)
+}
+
+// ExecRequest is one `svc-ctl exec JOB -- CMD...`.
+type ExecRequest struct {
+	Job  *config.Job
+	Argv []string
+	// Scheduled: the run serves the slot due now (trigger schedule), as
+	// when cron runs it; otherwise it is a manual run with no slot.
+	Scheduled      bool
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer // the command's output goes here as it runs
+	Redactor       *watchdog.Redactor
+}
+
+var errJobTimeout = errors.New("job timeout")
+
+// ExecJob runs a command another scheduler started (cron, launchd, Task
+// Scheduler) as a run of job req.Job and records it. The command runs in
+// the foreground, its output passing through, under the job's timeout. The
+// error says the run could not be recorded; the result is the run's verdict
+// either way.
+func ExecJob(ctx context.Context, led Ledger, req ExecRequest) (JobResult, error) {
+	j := req.Job
+	trigger, slot := runtrace.TriggerManual, time.Time{}
+	if req.Scheduled {
+		trigger = runtrace.TriggerSchedule
+		slot = dueSlot(ctx, led, j)
+	}
+	id, recErr := led.Begin(context.WithoutCancel(ctx), runtrace.JobID(j.Name), trigger, slot, time.Now().UTC())
+	res, failed := jobDepends(ctx, j)
+	if !failed {
+		res = execOnce(ctx, req)
+	}
+	if recErr == nil {
+		recErr = led.Finish(context.WithoutCancel(ctx), id, res.Outcome, res.Reason, res.Detail, time.Now().UTC())
+	}
+	return res, recErr
+}
+
+// dueSlot is the slot this run serves: the newest slot at or before now
+// (allowing a minute of clock skew), registering the job if no agent has.
+func dueSlot(ctx context.Context, led Ledger, j *config.Job) time.Time {
+	now := time.Now().UTC()
+	reg := now.Add(-366 * 24 * time.Hour)
+	if at, err := led.Register(ctx, runtrace.JobID(j.Name), j.Registration(), now); err == nil {
+		reg = at
+	}
+	s, err := j.Cron(reg)
+	if err != nil {
+		return time.Time{}
+	}
+	slots := s.Slots(now.Add(-max(j.Grace, time.Hour)-time.Minute), now.Add(time.Minute), 0)
+	if len(slots) == 0 {
+		return time.Time{}
+	}
+	return slots[len(slots)-1]
+}
+
+func execOnce(ctx context.Context, req ExecRequest) JobResult {
+	start := time.Now()
+	ctx, cancel := context.WithTimeoutCause(ctx, req.Job.Timeout, errJobTimeout)
+	defer cancel()
+	tail := &tailBuffer{max: 4 << 10}
+	c := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
+	c.Stdin = req.Stdin
+	c.Stdout = io.MultiWriter(req.Stdout, tail)
+	c.Stderr = io.MultiWriter(req.Stderr, tail)
+	c.WaitDelay = 5 * time.Second
+	err := c.Run()
+	var res JobResult
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		res = jobExited(0)
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errJobTimeout):
+		res = jobTimedOut(req.Job.Timeout)
+		res.Detail["killed"] = "process"
+	case ctx.Err() != nil:
+		res = jobInterrupted(context.Cause(ctx))
+	case errors.As(err, &ee):
+		res = jobExited(ee.ExitCode())
+	default:
+		res = jobSpawnFailed(err, req.Redactor)
+	}
+	res.Detail["argv0"] = req.Argv[0]
+	res.Detail["duration_ms"] = time.Since(start).Milliseconds()
+	res.Detail["via"] = "svc-ctl exec"
+	res.keepTail(tail.lines(), req.Redactor)
+	return res
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimRight(string(t.b), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

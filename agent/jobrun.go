@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"svcctl/config"
+	"svcctl/internal/fsutil"
+	"svcctl/probe"
+	"svcctl/proc"
+	"svcctl/runtrace"
+	"svcctl/state"
+	"svcctl/watchdog"
+)
+
+// A job run has one definition, whoever starts it: the agent on a slot
+// (RunJob) or another scheduler through `svc-ctl exec` (ExecJob). Both check
+// the job's depends first, reach the same verdict for the same event, write
+// the same detail keys and keep the same redacted output tail.
+
+// JobResult is one job run's verdict.
+type JobResult struct {
+	Outcome runtrace.Outcome
+	Reason  runtrace.Reason
+	Detail  map[string]any
+	// ExitCode is the command's own exit code when it exited by itself
+	// (zero otherwise).
+	ExitCode int
+}
+
+// outputTailLines is how much of a failed run's output its row keeps.
+const outputTailLines = 20
+
+func jobExited(code int) JobResult {
+	if code == 0 {
+		return JobResult{Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted, Detail: map[string]any{"exit_code": 0}}
+	}
+	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero,
+		Detail: map[string]any{"exit_code": code}, ExitCode: code}
+}
+
+func jobTimedOut(timeout time.Duration) JobResult {
+	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonTimeout,
+		Detail: map[string]any{"timeout": timeout.String(), "killed": "process group"}}
+}
+
+func jobInterrupted(cause error) JobResult {
+	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonInterrupted,
+		Detail: map[string]any{"why": cause.Error()}}
+}
+
+func jobSpawnFailed(err error, red *watchdog.Redactor) JobResult {
+	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError,
+		Detail: map[string]any{"error": red.String(err.Error())}}
+}
+
+// keepTail records the end of a failed run's output, redacted: a job may
+// print its own secrets.
+func (r *JobResult) keepTail(lines []string, red *watchdog.Redactor) {
+	if r.Outcome == runtrace.OutcomeFailed && len(lines) > 0 {
+		r.Detail["output_tail"] = red.Lines(lines[max(0, len(lines)-outputTailLines):])
+	}
+}
+
+// ExitStatus is what `svc-ctl exec` exits with, so the scheduler that ran it
+// sees the command's own status: its exit code, 124 for a timeout (as
+// timeout(1)), 127 when it could not be started (as a shell), 130 when
+// interrupted, 1 for anything else that failed.
+func (r JobResult) ExitStatus() int {
+	switch {
+	case r.Outcome != runtrace.OutcomeFailed:
+		return 0
+	case r.Reason == runtrace.ReasonExitNonzero && r.ExitCode > 0:
+		return r.ExitCode
+	case r.Reason == runtrace.ReasonTimeout:
+		return 124
+	case r.Reason == runtrace.ReasonSpawnError:
+		return 127
+	case r.Reason == runtrace.ReasonInterrupted:
+		return 130
+	}
+	return 1
+}
+
+// jobDepends checks the job's dependencies: a failing one means the command
+// is not started.
+func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
+	if len(j.Depends) == 0 {
+		return JobResult{}, false
+	}
+	specs := make([]probe.Spec, 0, len(j.Depends))
+	for _, d := range j.Depends {
+		specs = append(specs, probe.DependSpec(d, j.Env))
+	}
+	rs := probe.RunAll(ctx, specs)
+	if probe.Healthy(rs) {
+		return JobResult{}, false
+	}
+	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonDependencyFailed,
+		Detail: map[string]any{"depends": rs, "why": probe.FirstFailure(rs)}}, true
+}
+
+// RunJob runs a job's command once, as the agent does: dependencies first,
+// output to jobs/<name>/last.log (the previous run's kept as last.prev.log),
+// the whole process tree killed at the timeout.
+func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *watchdog.Redactor) JobResult {
+	start := time.Now()
+	if res, failed := jobDepends(ctx, j); failed {
+		return res
+	}
+	logPath := p.JobLog(j.Name)
+	if err := fsutil.EnsureDir(p.JobDir(j.Name)); err != nil {
+		return jobSpawnFailed(err, red)
+	}
+	if err := rotateJobLog(logPath, p.JobPrevLog(j.Name)); err != nil {
+		return jobSpawnFailed(err, red)
+	}
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, LogPath: logPath})
+	if err != nil {
+		return jobSpawnFailed(err, red)
+	}
+	res := waitJob(ctx, child, j.Timeout)
+	res.Detail["pid"] = child.PID
+	res.Detail["duration_ms"] = time.Since(start).Milliseconds()
+	if res.Outcome == runtrace.OutcomeFailed {
+		tail, _ := fsutil.TailLines(logPath, outputTailLines, 4<<10)
+		res.keepTail(tail, red)
+	}
+	return res
+}
+
+func rotateJobLog(logPath, prev string) error {
+	if err := os.Rename(logPath, prev); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("keep previous output: %w", err)
+	}
+	return nil
+}
+
+// waitJob waits for the job's exit, its timeout, or the agent's drain
+// deadline; at a deadline the whole process group is killed.
+func waitJob(ctx context.Context, child *proc.Child, timeout time.Duration) JobResult {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-child.Done:
+		return jobExited(child.ExitCode())
+	case <-timer.C:
+		killTree(child)
+		return jobTimedOut(timeout)
+	case <-ctx.Done():
+		killTree(child)
+		return jobInterrupted(context.Cause(ctx))
+	}
+}
+
+func killTree(child *proc.Child) {
+	proc.Stop(context.Background(), child.Identity, 2*time.Second)
+	select {
+	case <-child.Done:
+	case <-time.After(5 * time.Second):
+	}
+}

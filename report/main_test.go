@@ -1,0 +1,99 @@
+//go:build linux
+
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"svcctl/agent"
+	"svcctl/config"
+	"svcctl/internal/testsvc"
+	"svcctl/internal/testutil"
+	"svcctl/proc"
+	"svcctl/runtrace"
+	"svcctl/state"
+)
+
+var testsvcBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "svcctl-report-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testsvcBin, err = testsvc.Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testEnv is one service "web" on a fresh state dir and ledger.
+type testEnv struct {
+	cfg   *config.Config
+	p     state.Paths
+	store *runtrace.Store
+	addr  string
+}
+
+func newEnv(t *testing.T, interval string) *testEnv {
+	t.Helper()
+	addr := testutil.FreeAddr(t)
+	cfg := testutil.Config(t, `drain_timeout = "3s"`, testutil.Service{Name: "web", Addr: addr, Interval: interval}.TOML(testsvcBin))
+	p := state.PathsOf(cfg)
+	st, err := runtrace.Open(p.DB(), runtrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &testEnv{cfg: cfg, p: p, store: st, addr: addr}
+	t.Cleanup(func() {
+		if id, err := proc.ReadPidFile(p.Pid("web")); err == nil {
+			proc.Stop(context.Background(), id, 2*time.Second)
+		}
+		st.Close()
+	})
+	return e
+}
+
+// startAgent runs a real agent on the env's config until stop or the end
+// of the test: the evidence report reads is the evidence an agent leaves.
+func startAgent(t *testing.T, e *testEnv) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- agent.Run(ctx, agent.Options{Config: e.cfg, Version: "test", LogWriter: io.Discard,
+			MaxStagger: 200 * time.Millisecond, Ready: ready})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("agent exited at start: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent not ready")
+	}
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("agent did not stop")
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
