@@ -15,11 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 )
 
 func TestStartStatusStopResume(t *testing.T) {
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cfg, _ := writeConfig(t, "", webService("web", addr, "10m"))
 	r := svcctl(t, "start", "web", "--config", cfg)
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "web: started (pid ") {
@@ -38,7 +39,7 @@ func TestStartStatusStopResume(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "stopped (") {
 		t.Fatalf("stop: %+v", r)
 	}
-	waitFor(t, 5*time.Second, "service down", func() bool { return !healthy(addr) })
+	testutil.WaitFor(t, 5*time.Second, "service down", func() bool { return !testutil.Healthy(addr) })
 	r = svcctl(t, "start", "web", "--scheduled", "--json", "--config", cfg)
 	var res []struct {
 		Outcome runtrace.Outcome
@@ -59,7 +60,7 @@ func TestStartStatusStopResume(t *testing.T) {
 }
 
 func TestStartFailedExitsOne(t *testing.T) {
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cfg, _ := writeConfig(t, "", webService("bad", addr, "10m", "--exit-now", "4"))
 	r := svcctl(t, "start", "bad", "--config", cfg)
 	if r.code != 1 || !strings.Contains(r.stdout, "bad: start-failed: new instance exited with code 4") {
@@ -72,7 +73,7 @@ func TestStartFailedExitsOne(t *testing.T) {
 }
 
 func TestTwentyConcurrentStartsSpawnOne(t *testing.T) {
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cfg, _ := writeConfig(t, "", webService("web", addr, "10m", "--startup-delay", "300ms"))
 	var wg sync.WaitGroup
 	outs := make([]result, 20)
@@ -151,7 +152,7 @@ func startAgentProcess(t *testing.T, cfg string) (*exec.Cmd, *strings.Builder) {
 func openStore(t *testing.T, state string) *runtrace.Store {
 	t.Helper()
 	var st *runtrace.Store
-	waitFor(t, 10*time.Second, "ledger", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "ledger", func() bool {
 		var err error
 		if _, err = os.Stat(filepath.Join(state, "svc-ctl.db")); err != nil {
 			return false
@@ -178,7 +179,7 @@ interval = "1h"
 
 func waitRunning(t *testing.T, st *runtrace.Store, job string) {
 	t.Helper()
-	waitFor(t, 40*time.Second, "a cycle in progress", func() bool {
+	testutil.WaitFor(t, 40*time.Second, "a cycle in progress", func() bool {
 		n, _ := st.Count(context.Background(), runtrace.Filter{JobID: job, Outcome: runtrace.OutcomeRunning})
 		return n == 1
 	})
@@ -218,10 +219,10 @@ func TestAgentDrainTimeoutInterrupts(t *testing.T) {
 }
 
 func TestSecondAgentExitsTwo(t *testing.T) {
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
 	first, _ := startAgentProcess(t, cfg)
-	waitFor(t, 10*time.Second, "agent.pid", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "agent.pid", func() bool {
 		_, err := os.Stat(filepath.Join(state, "agent.pid"))
 		return err == nil
 	})
@@ -232,11 +233,14 @@ func TestSecondAgentExitsTwo(t *testing.T) {
 }
 
 func TestFatalCrashIsReportedOnce(t *testing.T) {
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
-	crash := exec.Command(svcctlBin, "agent", "--config", cfg, "--max-stagger", "100ms")
-	crash.Env = append(os.Environ(), "SVCCTL_TEST_FATAL=1")
-	if err := crash.Run(); err == nil {
+	// The test builds its own crashing agent: the shipped binary has no way to crash on purpose.
+	crasher := filepath.Join(t.TempDir(), "crashagent")
+	if out, err := exec.Command("go", "build", "-o", crasher, "./testdata/crashagent").CombinedOutput(); err != nil {
+		t.Fatalf("build crashagent: %v\n%s", err, out)
+	}
+	if err := exec.Command(crasher, "--config", cfg).Run(); err == nil {
 		t.Fatal("the crashing agent exited 0")
 	}
 	b, _ := os.ReadFile(filepath.Join(state, "crash.log"))
@@ -249,7 +253,7 @@ func TestFatalCrashIsReportedOnce(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		cmd, errb := startAgentProcess(t, cfg)
 		st := openStore(t, state)
-		waitFor(t, 10*time.Second, "startup row", func() bool {
+		testutil.WaitFor(t, 10*time.Second, "startup row", func() bool {
 			n, _ := st.Count(context.Background(), runtrace.Filter{JobID: "agent", Reason: runtrace.ReasonStarted})
 			return n == i+2 // the crashed agent wrote the first
 		})
@@ -269,7 +273,7 @@ func TestPrivilegedRefusesWritableConfig(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the permission check applies when running as root")
 	}
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cfg, _ := writeConfig(t, "", webService("web", addr, "10m"))
 	if err := os.Chmod(cfg, 0o666); err != nil {
 		t.Fatal(err)
@@ -280,13 +284,13 @@ func TestPrivilegedRefusesWritableConfig(t *testing.T) {
 			t.Errorf("%v with a world-writable config: %+v", args, r)
 		}
 	}
-	if healthy(addr) {
+	if testutil.Healthy(addr) {
 		t.Fatal("a command from a world-writable config ran")
 	}
 }
 
 func TestBadFlagsNameTheFlag(t *testing.T) {
-	cfg, _ := writeConfig(t, "", webService("web", freeAddr(t), "10m"))
+	cfg, _ := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "10m"))
 	for _, c := range []struct {
 		args []string
 		want string

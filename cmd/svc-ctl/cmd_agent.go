@@ -53,11 +53,9 @@ func runAgent(ctx context.Context, g *globals, o agentOptions) error {
 	defer cancel()
 	stopSignals := handleSignals(cancel, g)
 	defer stopSignals()
-	ready := make(chan struct{})
-	go crashForTest(ready)
 	err = runAsService(ctx, func(ctx context.Context) error {
 		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
-			MaxStagger: o.maxStagger, Ready: ready})
+			MaxStagger: o.maxStagger})
 	})
 	var running *state.AlreadyRunningError
 	if errors.As(err, &running) {
@@ -97,16 +95,4 @@ func handleSignals(cancel context.CancelFunc, g *globals) func() {
 		}
 	}()
 	return func() { signal.Stop(ch); close(done) }
-}
-
-// crashForTest dies of an unrecovered panic once the agent runs, when the
-// test-only variable SVCCTL_TEST_FATAL is set: it is how the tests prove that a
-// fatal crash lands in crash.log and is reported at the next start.
-func crashForTest(ready <-chan struct{}) {
-	if os.Getenv("SVCCTL_TEST_FATAL") == "" {
-		return
-	}
-	<-ready
-	time.Sleep(200 * time.Millisecond)
-	panic("SVCCTL_TEST_FATAL: deliberate fatal crash")
 }

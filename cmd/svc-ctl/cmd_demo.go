@@ -17,8 +17,8 @@ import (
 
 	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/internal/demosvc"
 	"svcctl/internal/fsutil"
-	"svcctl/internal/testsvc"
 	"svcctl/proc"
 	"svcctl/state"
 )
@@ -76,7 +76,7 @@ func newDemoServiceCommand(g *globals) *cobra.Command {
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := testsvc.Main(args, os.Stdout, os.Stderr); code != 0 {
+			if code := demosvc.Main(args, os.Stdout, os.Stderr); code != 0 {
 				os.Exit(code)
 			}
 			return nil

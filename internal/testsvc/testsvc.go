@@ -1,6 +1,7 @@
-// Package testsvc is a small HTTP service used by svc-ctl's tests, benchmarks
-// and demo: it answers /health and can be told to misbehave in each of the ways
-// a supervised service dies. It must stay dependency-free and quick to start.
+// Package testsvc is a small HTTP service used by svc-ctl's tests and
+// benchmarks: the demo service (internal/demosvc) plus what tests need to make
+// it misbehave in each of the ways a supervised service dies. It must stay
+// quick to start, and it is never linked into svc-ctl.
 //
 // Flags:
 //
@@ -26,8 +27,9 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"time"
+
+	"svcctl/internal/demosvc"
 )
 
 // Main runs the service with args (without the program name) and returns the
@@ -44,9 +46,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	fmt.Fprintf(stdout, "testsvc: pid %d starting on %s\n", os.Getpid(), *addr)
+	s := demosvc.New("testsvc", stdout)
+	s.Logf("pid %d starting on %s", os.Getpid(), *addr)
 	if *exitNow >= 0 {
-		fmt.Fprintf(stdout, "testsvc: exiting at once with %d\n", *exitNow)
+		s.Logf("exiting at once with %d", *exitNow)
 		return *exitNow
 	}
 	if *addr == "" {
@@ -59,49 +62,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "testsvc: listen: %v\n", err)
 		return 1
 	}
-	var hang atomic.Bool
-	var code atomic.Int64
-	code.Store(int64(*status))
-	mux := http.NewServeMux()
-	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
-		if hang.Load() {
-			select {} // alive, never answers
-		}
-		w.WriteHeader(int(code.Load()))
-		io.WriteString(w, *body)
-	})
-	mux.HandleFunc("/control/hang", func(w http.ResponseWriter, r *http.Request) {
-		hang.Store(true)
-		fmt.Fprintf(stdout, "testsvc: /health now hangs\n")
-		io.WriteString(w, "hanging\n")
-	})
-	mux.HandleFunc("/control/crash", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(stdout, "testsvc: crashing on request\n")
-		os.Exit(3)
-	})
-	mux.HandleFunc("/control/status", func(w http.ResponseWriter, r *http.Request) {
+	s.SetHealth(*status, *body)
+	s.Mux.HandleFunc("/control/status", func(w http.ResponseWriter, r *http.Request) {
 		n, err := strconv.Atoi(r.URL.Query().Get("code"))
 		if err != nil || n < 100 || n > 599 {
 			http.Error(w, "bad code", http.StatusBadRequest)
 			return
 		}
-		code.Store(int64(n))
+		s.SetHealth(n, *body)
 		io.WriteString(w, "ok\n")
 	})
-	mux.HandleFunc("/pid", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("/pid", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%d\n", os.Getpid())
 	})
-	if *tick > 0 {
-		go func() {
-			for i := 0; ; i++ {
-				time.Sleep(*tick)
-				fmt.Fprintf(stdout, "testsvc: tick %d\n", i)
-			}
-		}()
-	}
-	fmt.Fprintf(stdout, "testsvc: listening on %s\n", ln.Addr())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	err = srv.Serve(ln)
-	fmt.Fprintf(stderr, "testsvc: serve: %v\n", err)
+	s.Tick(*tick)
+	fmt.Fprintf(stderr, "testsvc: serve: %v\n", s.Serve(ln))
 	return 1
 }
