@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // sysvScript renders the real SysV script for the test binary (acting as the
@@ -75,7 +77,7 @@ func TestSysvScriptLifecycle(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(state, stdioLog)); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("stdio log: %v; want it created 0600", err)
 	}
-	waitUntil(t, "the agent's start mark", func() bool { _, err := os.Stat(filepath.Join(state, "agent.started")); return err == nil })
+	testutil.WaitFor(t, 10*time.Second, "the agent's start mark", func() bool { _, err := os.Stat(filepath.Join(state, "agent.started")); return err == nil })
 
 	if out, code := runScript(t, script, "start", env); code != 0 || !strings.Contains(out, "Already started") {
 		t.Errorf("second start: exit %d, output %q", code, out)
@@ -131,15 +133,4 @@ func readPid(t *testing.T, p string) int {
 		t.Fatal(err)
 	}
 	return pid
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 )
 
@@ -52,7 +53,7 @@ func TestSIGKILLMidDelivery(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the child's attempt to reach the receiver", 10*time.Second, func() bool { return rc.n.Load() >= 1 })
+	testutil.WaitFor(t, 10*time.Second, "the child's attempt to reach the receiver", func() bool { return rc.n.Load() >= 1 })
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no cleanup of any kind
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestSIGKILLMidDelivery(t *testing.T) {
 	done := make(chan struct{})
 	go func() { snd.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, "delivery by the restarted sender", 10*time.Second, func() bool { return len(rc.got()) == 2 })
+	testutil.WaitFor(t, 10*time.Second, "delivery by the restarted sender", func() bool { return len(rc.got()) == 2 })
 	seen := map[string]int{}
 	for _, r := range rc.got() {
 		seen[r.Header.Get("Idempotency-Key")]++
@@ -78,7 +79,7 @@ func TestSIGKILLMidDelivery(t *testing.T) {
 			t.Errorf("event %s delivered %d times, want 1", x.EventID, seen[x.EventID])
 		}
 	}
-	waitFor(t, "the deliveries recorded", 5*time.Second, func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the deliveries recorded", func() bool {
 		return counts(t, s)[runtrace.DeliveryDelivered] == 2
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 )
 
@@ -168,8 +169,8 @@ func TestHangingReceiverDelaysOnlyItself(t *testing.T) {
 	defer func() { cancel(); close(release); <-done }()
 	failRun(t, s, NewDeriver(cfg, "h", time.UTC), "proxy", time.Now())
 	snd.Wake()
-	waitFor(t, "the fast channel's delivery", 5*time.Second, func() bool { return len(fast.got()) == 1 })
-	waitFor(t, "the slow channel's timeout", 5*time.Second, func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the fast channel's delivery", func() bool { return len(fast.got()) == 1 })
+	testutil.WaitFor(t, 5*time.Second, "the slow channel's timeout", func() bool {
 		ds, _ := s.Deliveries(ctxb, 10, runtrace.DeliveryPending)
 		return len(ds) == 1 && ds[0].Attempts == 1
 	})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 func requireLinux(t *testing.T) {
@@ -63,7 +65,7 @@ func TestExecTimeoutKillsProcessGroup(t *testing.T) {
 		t.Fatalf("helper never reported its grandchild: %v (output %v)", err, r.Detail["output"])
 	}
 	pid, _ := strconv.Atoi(string(b))
-	waitFor(t, 5*time.Second, "grandchild "+string(b)+" to die with its group", func() bool { return !alive(pid) })
+	testutil.WaitFor(t, 5*time.Second, "grandchild "+string(b)+" to die with its group", func() bool { return !alive(pid) })
 }
 
 // alive reports whether pid is a running (not zombie) process.
@@ -141,7 +143,7 @@ func TestExecEndsGrandchildrenWhenItExits(t *testing.T) {
 			if pid <= 0 {
 				t.Fatalf("bad pid %q", b)
 			}
-			waitFor(t, 5*time.Second, "grandchild "+strings.TrimSpace(string(b))+" to end with the check", func() bool { return !alive(pid) })
+			testutil.WaitFor(t, 5*time.Second, "grandchild "+strings.TrimSpace(string(b))+" to end with the check", func() bool { return !alive(pid) })
 			if r.Latency > 2*time.Second {
 				t.Errorf("the check took %s: it waited for the grandchild's pipe instead of ending it", r.Latency)
 			}

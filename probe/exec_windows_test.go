@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testutil"
+
 	"golang.org/x/sys/windows"
 )
 
@@ -28,7 +30,7 @@ func TestExecJobEndsChildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(string(b))
-	waitFor(t, 10*time.Second, "the child "+string(b)+" to end with the check", func() bool { return !running(uint32(pid)) })
+	testutil.WaitFor(t, 10*time.Second, "the child "+string(b)+" to end with the check", func() bool { return !running(uint32(pid)) })
 
 	// Control: run the same command outside a check; its child lives on.
 	cmd := exec.Command(os.Args[0])

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // healthServer is a loopback server with the endpoints the http tests need.
@@ -148,7 +150,7 @@ func TestHTTPFreshConnectionPerProbe(t *testing.T) {
 		t.Fatalf("server saw %d connections for 2 probes, want 2 (a connection was reused)", got)
 	}
 	// no probe leaves its connection open behind it
-	waitFor(t, 5*time.Second, "both probe connections to close", func() bool { return closed.Load() == 2 })
+	testutil.WaitFor(t, 5*time.Second, "both probe connections to close", func() bool { return closed.Load() == 2 })
 	mu.Lock()
 	defer mu.Unlock()
 	for i := range agents {

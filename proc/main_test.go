@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"svcctl/internal/testsvc"
+	"svcctl/internal/testutil"
 )
 
 // helperEnv makes the re-executed test binary act as one of the helper
@@ -142,23 +143,11 @@ func stopQuietly(id Identity) {
 	_, _ = Stop(ctx, id, 0)
 }
 
-// waitFor polls cond until it holds or timeout passes.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // waitLog polls the log at path until it contains substr and returns it.
 func waitLog(t testing.TB, path, substr string) string {
 	t.Helper()
 	var text string
-	waitFor(t, 20*time.Second, fmt.Sprintf("%q in %s", substr, path), func() bool {
+	testutil.WaitFor(t, 20*time.Second, fmt.Sprintf("%q in %s", substr, path), func() bool {
 		b, _ := os.ReadFile(path)
 		text = string(b)
 		return strings.Contains(text, substr)

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // The shapes services really come in. Each script is the service under
@@ -146,7 +148,7 @@ func portFree(port string) bool {
 func settled(t *testing.T, inst Instance, want int) Tree {
 	t.Helper()
 	var tr Tree
-	waitFor(t, 20*time.Second, fmt.Sprintf("the tree to settle at %d processes", want), func() bool {
+	testutil.WaitFor(t, 20*time.Second, fmt.Sprintf("the tree to settle at %d processes", want), func() bool {
 		var err error
 		tr, err = Members(inst)
 		if err != nil {
@@ -332,7 +334,7 @@ func testCgroupParent(t *testing.T) string {
 				removeCgroup(filepath.Join(dir, e.Name()))
 			}
 		}
-		waitFor(t, 10*time.Second, "the test cgroup to empty", func() bool { return syscall.Rmdir(dir) == nil })
+		testutil.WaitFor(t, 10*time.Second, "the test cgroup to empty", func() bool { return syscall.Rmdir(dir) == nil })
 	})
 	return dir
 }

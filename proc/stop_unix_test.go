@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testutil"
+
 	"syscall"
 )
 
@@ -104,7 +106,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 	if err != nil || res.Signal != "SIGTERM" {
 		t.Fatalf("Stop = %+v, %v; want ended by SIGTERM", res, err)
 	}
-	waitFor(t, 10*time.Second, "the leader's child to die with the group", func() bool { return !Alive(child) })
+	testutil.WaitFor(t, 10*time.Second, "the leader's child to die with the group", func() bool { return !Alive(child) })
 }
 
 // A group member that ignores SIGTERM and outlives the leader is killed at
@@ -118,7 +120,7 @@ func TestStopKillsStragglers(t *testing.T) {
 	if err != nil || res.Signal != "SIGTERM" || !res.KilledStragglers {
 		t.Fatalf("Stop = %+v, %v; want leader ended by SIGTERM and stragglers killed", res, err)
 	}
-	waitFor(t, 10*time.Second, "the straggler to die", func() bool { return !Alive(child) })
+	testutil.WaitFor(t, 10*time.Second, "the straggler to die", func() bool { return !Alive(child) })
 }
 
 func TestStopNeverSignalsOwnGroup(t *testing.T) {
@@ -178,7 +180,7 @@ func TestZombieIsNotAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Not reaped: the sleep stays a zombie until the cleanup's Wait.
-	waitFor(t, 10*time.Second, "the killed process to become a zombie", func() bool { return !Alive(id.PID) })
+	testutil.WaitFor(t, 10*time.Second, "the killed process to become a zombie", func() bool { return !Alive(id.PID) })
 	if err := syscall.Kill(int(id.PID), 0); err != nil {
 		t.Fatalf("kill(pid, 0) = %v: expected the zombie to still exist", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // The leader starts a child (the "group" helper: an ordinary child, no
@@ -18,7 +20,7 @@ func TestJobOwnsTree(t *testing.T) {
 	}
 	child := childPID(t, waitLog(t, s.LogPath, "child="))
 	var tr Tree
-	waitFor(t, 20*time.Second, "the child to join the tree", func() bool {
+	testutil.WaitFor(t, 20*time.Second, "the child to join the tree", func() bool {
 		var err error
 		tr, err = Members(c.Instance)
 		return err == nil && tr.Has(child)
@@ -37,7 +39,7 @@ func TestJobOwnsTree(t *testing.T) {
 			t.Errorf("member %+v: want ended by TerminateProcess", m)
 		}
 	}
-	waitFor(t, 20*time.Second, "the tree to end", func() bool { return !Alive(child) && !Alive(c.PID) })
+	testutil.WaitFor(t, 20*time.Second, "the tree to end", func() bool { return !Alive(child) && !Alive(c.PID) })
 	<-c.Done
 	if got := c.Exit(); got != "exited with code 1" {
 		t.Fatalf("Exit() = %q, want exited with code 1 (terminated)", got)

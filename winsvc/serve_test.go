@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // reports collects what serve reported, safe for the serve goroutine.
@@ -26,17 +28,6 @@ func (r *reports) snapshot() []status {
 	return append([]status(nil), r.s...)
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func TestServeStopCancelsAndWaitsForDrain(t *testing.T) {
 	stop := make(chan struct{})
 	release := make(chan struct{}) // the "drain" ends when the test says so
@@ -51,7 +42,7 @@ func TestServeStopCancelsAndWaitsForDrain(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { errc <- serve(run, stop, rep.add, time.Millisecond) }()
 
-	waitFor(t, "running report", func() bool { return len(rep.snapshot()) > 0 })
+	testutil.WaitFor(t, 10*time.Second, "running report", func() bool { return len(rep.snapshot()) > 0 })
 	if got := rep.snapshot()[0]; got.phase != phaseRunning {
 		t.Fatalf("first report = %+v, want running", got)
 	}
@@ -59,7 +50,7 @@ func TestServeStopCancelsAndWaitsForDrain(t *testing.T) {
 	<-canceled
 	// While run drains, the checkpoint must keep advancing: that is what keeps
 	// the SCM waiting longer than one WaitHint.
-	waitFor(t, "three stop-pending reports", func() bool { return len(rep.snapshot()) >= 4 })
+	testutil.WaitFor(t, 10*time.Second, "three stop-pending reports", func() bool { return len(rep.snapshot()) >= 4 })
 	select {
 	case err := <-errc:
 		t.Fatalf("serve returned before run finished draining: %v", err)

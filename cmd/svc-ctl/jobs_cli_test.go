@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/testutil"
 	"svcctl/report"
 	"svcctl/runtrace"
 	"svcctl/state"
@@ -110,7 +111,7 @@ grace = "5m"
 }
 
 func TestCorruptLedgerStillRestarts(t *testing.T) {
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cfg, stateDir := writeConfig(t, "", webService("web", addr, "10m"))
 	p := state.Paths{State: stateDir}
 	os.MkdirAll(stateDir, 0o700)
@@ -125,7 +126,7 @@ func TestCorruptLedgerStillRestarts(t *testing.T) {
 	if !strings.Contains(r.stderr, db) || !strings.Contains(r.stderr, "not recorded") {
 		t.Fatalf("the failure to record is not visible: %q", r.stderr)
 	}
-	if !healthy(addr) {
+	if !testutil.Healthy(addr) {
 		t.Fatal("service not running")
 	}
 	last, err := state.ReadLast(p.WatchdogLast())

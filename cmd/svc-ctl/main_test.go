@@ -5,16 +5,14 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"svcctl/internal/testsvc"
+	"svcctl/internal/testutil"
 )
 
 var (
@@ -66,48 +64,11 @@ func svcctl(t *testing.T, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func healthy(addr string) bool {
-	c := http.Client{Timeout: 500 * time.Millisecond}
-	r, err := c.Get("http://" + addr + "/health")
-	if err != nil {
-		return false
-	}
-	r.Body.Close()
-	return r.StatusCode == 200
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // writeConfig writes a config with a state dir under t.TempDir() and returns
 // its path and the state dir. body is appended after [agent].
 func writeConfig(t *testing.T, agentExtra, body string) (cfgPath, state string) {
 	t.Helper()
-	dir := t.TempDir()
-	state = filepath.Join(dir, "state")
-	cfg := fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\n%s\n%s", state, agentExtra, body)
-	cfgPath = filepath.Join(dir, "svc-ctl.toml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath, state = testutil.WriteConfig(t, agentExtra, body)
 	t.Cleanup(func() { stopAll(state) })
 	return cfgPath, state
 }
