@@ -8,20 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // buildRTLoad compiles the load generator without -race, so 8 writer
-// processes stay quick while this test binary may run under the race detector.
+// processes stay quick while this test binary may run under the race detector
+// (under Wine, where there is no go command, the harness prebuilt it).
 func buildRTLoad(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rtload")
-	if filepath.Ext(os.Args[0]) == ".exe" {
-		bin += ".exe"
-	}
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/rtload")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build rtload: %v: %s", err, b)
+	bin, err := testutil.GoBuild(t.TempDir(), "./runtrace/internal/rtload")
+	if err != nil {
+		t.Fatalf("build rtload: %v", err)
 	}
 	return bin
 }

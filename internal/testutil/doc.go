@@ -1,5 +1,7 @@
 // Package testutil holds what svc-ctl's tests share: polling against a
 // deadline (WaitFor) instead of sleeping and hoping, a free loopback address
-// (FreeAddr), and a config with testsvc services written through the real
-// loader (Service, Config). Only tests import it.
+// (FreeAddr), a config with testsvc services written through the real
+// loader (Service, Config), and helper programs built once or found prebuilt
+// where there is no Go toolchain (GoBuild: under Wine). Only tests and test
+// helpers import it.
 package testutil

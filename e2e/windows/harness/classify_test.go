@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const tempDirLine = `    testing.go:1464: TempDir RemoveAll cleanup: unlinkat C:\users\root\Temp\TestX1\001: Invalid function.`
+
+// stream builds a test2json stream: each test with its output lines and
+// final action.
+func stream(t *testing.T, tests ...[]string) string {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, tc := range tests {
+		name, action := tc[0], tc[1]
+		enc.Encode(event{Action: "run", Test: name})
+		enc.Encode(event{Action: "output", Test: name, Output: "=== RUN   " + name + "\n"})
+		for _, l := range tc[2:] {
+			enc.Encode(event{Action: "output", Test: name, Output: l + "\n"})
+		}
+		enc.Encode(event{Action: action, Test: name})
+	}
+	return b.String()
+}
+
+func TestClassify(t *testing.T) {
+	src := parseSources("testdata/pkg")
+	cases := []struct {
+		name    string
+		tests   [][]string
+		code    int
+		verdict string
+		why     string
+	}{
+		{"all pass", [][]string{{"TestA", "pass"}, {"TestB", "skip", "    a_test.go:3: no bash"}}, 0, Pass, ""},
+		{"only the gap", [][]string{{"TestA", "pass"}, {"TestX", "fail", tempDirLine}}, 1, Tolerated, ""},
+		{"a log, then the gap", [][]string{{"TestLogs", "fail", "    sample_test.go:6: took 12 ms", tempDirLine}}, 1, Tolerated, ""},
+		{"a helper's multi-line log, then the gap", [][]string{{"TestHelperLogs", "fail",
+			"    sample_test.go:15: transcript:", "        a", tempDirLine}}, 1, Tolerated, ""},
+		{"an error beside the gap", [][]string{{"TestErrors", "fail", "    sample_test.go:11: got 1, want 2", tempDirLine}}, 1, Fail, "got 1, want 2"},
+		{"a helper that can fail", [][]string{{"TestHelperFails", "fail", "    sample_test.go:19: checking 1", tempDirLine}}, 1, Fail, "checking 1"},
+		{"a helper of another package", [][]string{{"TestForeignHelper", "fail", "    sample_test.go:23: timed out", tempDirLine}}, 1, Fail, "timed out"},
+		{"output without a call site", [][]string{{"TestX", "fail", "panic: boom", tempDirLine}}, 2, Fail, "panic: boom"},
+		{"failed with no message", [][]string{{"TestX", "fail"}}, 1, Fail, "without a failure line"},
+		{"subtests carry the gap", [][]string{{"TestP/sub", "fail", tempDirLine}, {"TestP", "fail"}}, 1, Tolerated, ""},
+		{"crashed with no failed test", [][]string{{"TestA", "pass"}}, 2, Fail, "exit code 2"},
+		{"never finished", [][]string{{"TestA", "run"}}, 2, Fail, "never finished"},
+		{"ran nothing", nil, 0, Fail, "ran no test"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := classify(strings.NewReader(stream(t, c.tests...)), c.code, false, src)
+			if res.Verdict != c.verdict {
+				t.Fatalf("verdict %s, want %s (why: %q)", res.Verdict, c.verdict, res.Why)
+			}
+			if got := strings.Join(res.Why, "\n"); c.why != "" && !strings.Contains(got, c.why) {
+				t.Errorf("why = %q, want it to name %q", got, c.why)
+			}
+		})
+	}
+}
+
+func TestClassifyTimeoutFails(t *testing.T) {
+	res := classify(strings.NewReader(stream(t, []string{"TestA", "pass"})), 0, true, nil)
+	if res.Verdict != Fail || !strings.Contains(strings.Join(res.Why, " "), "timed out") {
+		t.Fatalf("got %s %q, want FAIL naming the timeout", res.Verdict, res.Why)
+	}
+}
+
+// Every gap names its API and matches the line it was written for.
+func TestGapsAreNamed(t *testing.T) {
+	lines := map[string]string{
+		"removeall-posix-delete":   strings.TrimSpace(tempDirLine),
+		"scm-failure-actions-flag": "WARN  windows.recovery-non-crash: the SCM refused SERVICE_CONFIG_FAILURE_ACTIONS_FLAG: Invalid level.",
+	}
+	for _, g := range gaps {
+		if g.API == "" || g.Name == "" {
+			t.Errorf("gap %+v lacks a name or its API", g)
+		}
+		if got := matchGap(lines[g.Name]); got == nil || got.Name != g.Name {
+			t.Errorf("gap %s does not match its own line %q", g.Name, lines[g.Name])
+		}
+	}
+	if g := matchGap("    foo_test.go:12: Invalid function."); g != nil {
+		t.Errorf("a test's own line matched gap %s", g.Name)
+	}
+}
