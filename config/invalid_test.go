@@ -55,7 +55,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"depends-cert", 7, `service "proxy".depends[0].path`, `kind "cert" needs path (a PEM file) or url (an https:// endpoint): set path = "/srv/proxy/client.pem" or url = "https://example.com"`, ""},
 		{"depends-unused-key", 11, `job "daily-pull".depends[0].path`, `not used by kind "dns": remove it (kind dns uses host)`, ""},
 		{"job-no-timezone", 2, `job "daily-pull".timezone`, `missing timezone: set an IANA zone like "Asia/Shanghai", or "Local" for the host's zone`, ""},
-		{"timezone", 5, `job "daily-pull".timezone`, `unknown time zone "Mars/Olympus": use an IANA name like "Asia/Shanghai" or "Europe/Berlin", or "Local"`, ""},
+		{"timezone", 5, `job "daily-pull".timezone`, `unknown time zone "Mars/Olympus": use an IANA name like "Asia/Shanghai" or "Europe/Berlin", a Windows name like "W. Europe Standard Time", or "Local"`, ""},
 		{"cron", 4, `job "daily-pull".schedule`, `invalid schedule "61 9 * * *": end of range (61) above maximum (59): 61; ` + scheduleHint, ""},
 		{"schedule-never-fires", 3, `job "leap".schedule`, `schedule "0 0 30 2 *": invalid schedule: never fires: no date matches (e.g. 30 February, 31 April); accepted: 5 fields "minute hour day-of-month month day-of-week" (e.g. "30 9 * * *", "*/15 8-18 * * mon-fri"), or @yearly, @monthly, @weekly, @daily, @hourly, @every <duration> (e.g. "@every 1h30m")`, ""},
 		{"cron-tz", 4, `job "daily-pull".schedule`, `"CRON_TZ=UTC 30 9 * * *": put the zone in timezone, not in the schedule`, ""},

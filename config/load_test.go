@@ -21,12 +21,15 @@ func TestLoadValidFull(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	dir, _ := filepath.Abs(filepath.Dir(file))
-	rooted := func(p string) string { return filepath.Join(filepath.VolumeName(dir), p) } // "/srv" on Windows: the config's drive
+	// A path rooted without a drive takes the config file's drive on Windows
+	// (/srv/proxy -> Z:\srv\proxy), as docs/configuration.md promises;
+	// elsewhere VolumeName is "" and the path stays as written.
+	rooted := func(p string) string { return filepath.Join(filepath.VolumeName(dir), p) }
 	shanghai, _ := time.LoadLocation("Asia/Shanghai")
 	proxy := Service{
 		Name:    "proxy",
 		Command: []string{"/usr/local/bin/proxy", "--port", "8789", "--token", "s3cret"},
-		Dir:     filepath.Clean("/srv/proxy"),
+		Dir:     rooted("/srv/proxy"),
 		Env: map[string]string{"HTTPS_PROXY": "http://user:pw@127.0.0.1:7890", "LANG": "C.UTF-8",
 			"PROXY_TOKEN": "tok-from-file", "DB_PASSWORD": `pa ss"word`, "RAW": "$HOME stays as written", "EMPTY": ""},
 		EnvFile:  filepath.Join(dir, "proxy.env"),
@@ -274,5 +277,35 @@ func TestExampleConfig(t *testing.T) {
 	p, j := cfg.Service("proxy"), cfg.Job("daily-pull")
 	if p == nil || j == nil || p.Depends[0].Kind != "cert" || p.Health.HTTP == "" || j.Location.String() != "Asia/Shanghai" {
 		t.Errorf("example config lost its proxy, cert depend or Shanghai job: %+v", cfg)
+	}
+}
+
+// TestWindowsZoneNames: a zone named the Windows way (tzutil /g) is the IANA
+// zone CLDR maps it to, on every host; the name stays as written.
+func TestWindowsZoneNames(t *testing.T) {
+	for tz, want := range map[string]string{
+		"W. Europe Standard Time": "Europe/Berlin",
+		"China Standard Time":     "Asia/Shanghai",
+		"Tokyo Standard Time":     "Asia/Tokyo",
+		"Europe/Berlin":           "Europe/Berlin", // an IANA name is never looked up as a Windows one
+		"UTC":                     "UTC",
+	} {
+		data := []byte("[[job]]\nname = \"j\"\nschedule = \"30 9 * * *\"\ncommand = [\"/bin/j\"]\ntimezone = \"" + tz + "\"\n")
+		cfg, err := Parse(data, "")
+		if err != nil {
+			t.Errorf("timezone %q: %v", tz, err)
+			continue
+		}
+		if j := cfg.Jobs[0]; j.Location.String() != want || j.Timezone != tz {
+			t.Errorf("timezone %q: location %v, Timezone %q; want %s, kept as written", tz, j.Location, j.Timezone, want)
+		}
+	}
+	if len(windowsZones) < 100 {
+		t.Errorf("only %d Windows zone names: run go generate ./config", len(windowsZones))
+	}
+	for win, iana := range windowsZones {
+		if _, err := time.LoadLocation(iana); err != nil {
+			t.Errorf("%q maps to %q, which the built-in zone data lacks: %v", win, iana, err)
+		}
 	}
 }

@@ -103,9 +103,16 @@ func (c *checker) location(path, tz string) *time.Location {
 		return time.Local
 	}
 	loc, err := time.LoadLocation(tz)
+	if iana, ok := windowsZones[tz]; err != nil && ok {
+		// A Windows host names its zone "W. Europe Standard Time" (tzutil /g):
+		// the same zone, read from the same built-in data as its IANA name.
+		loc, err = time.LoadLocation(iana)
+	}
 	if err != nil {
-		c.fail(path, `unknown time zone %q: use an IANA name like "Asia/Shanghai" or "Europe/Berlin", or "Local"`, tz)
+		c.fail(path, `unknown time zone %q: use an IANA name like "Asia/Shanghai" or "Europe/Berlin", a Windows name like "W. Europe Standard Time", or "Local"`, tz)
 		return nil
 	}
 	return loc
 }
+
+//go:generate go run ./internal/genwinzones

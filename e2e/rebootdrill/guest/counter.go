@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"svcctl/internal/fsutil"
 )
 
 // nextBoot increments the boot counter kept in the image and returns this
@@ -33,7 +35,8 @@ func nextBoot(path string) (int, error) {
 }
 
 // writeSynced replaces path atomically and durably: temp file, fsync,
-// rename, fsync of the directory.
+// rename, fsync of the directory (fsutil.SyncDir: a no-op where the OS has
+// no directory fsync).
 func writeSynced(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -58,10 +61,5 @@ func writeSynced(path string, data []byte) error {
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return fsutil.SyncDir(dir)
 }

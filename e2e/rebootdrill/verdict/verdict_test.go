@@ -182,7 +182,15 @@ func judge(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errb strings.Builder
 	code := run(args, &out, &errb)
-	t.Logf("drill-verdict %s -> %d\n%s%s", strings.Join(args[:2], " "), code, out.String(), errb.String())
+	// The transcript is for a person reading a failure; a passing test
+	// keeps quiet (under Wine a logged line is also one the harness must
+	// prove harmless). Registered after the fixture's TempDir, so it runs
+	// before that dir's cleanup can mark the test failed.
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("drill-verdict %s -> %d\n%s%s", strings.Join(args[:2], " "), code, out.String(), errb.String())
+		}
+	})
 	return code, out.String()
 }
 
