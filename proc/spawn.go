@@ -215,7 +215,7 @@ func openLog(path string) (*os.File, error) {
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("spawn: log directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openAppend(path) // renamable while the service writes (logfile_*.go)
 	if err != nil {
 		return nil, fmt.Errorf("spawn: open log: %w", err)
 	}
