@@ -94,24 +94,39 @@ func runScenario(s *scenario) []stepResult {
 	return out
 }
 
-// cli runs svc-ctl.exe with the scenario's config.
+// cli runs svc-ctl.exe with the scenario's config. Its output goes to files,
+// not pipes: under Wine a process svc-ctl spawns (the detached service) can
+// keep a pipe's Unix end open, and the read would wait for it.
 func (s *scenario) cli(args ...string) (stdout, stderr string, code int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	full := append([]string{"--config", winPath(s.cfg)}, args...)
 	cmd := s.w.command(ctx, s.dir, s.exe, full...)
-	var o, e strings.Builder
-	cmd.Stdout, cmd.Stderr = &o, &e
+	o, oerr := os.CreateTemp(s.dir, "cli-out-")
+	e, eerr := os.CreateTemp(s.dir, "cli-err-")
+	if err := errors.Join(oerr, eerr); err != nil {
+		return "", "", 0, err
+	}
+	defer func() {
+		o.Close()
+		e.Close()
+		os.Remove(o.Name())
+		os.Remove(e.Name())
+	}()
+	cmd.Stdout, cmd.Stderr = o, e
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		code, err = ee.ExitCode(), nil
 	}
-	fmt.Fprintf(s.log, "$ svc-ctl %s -> %d\n%s%s", strings.Join(args, " "), code, indent(o.String()), indent(e.String()))
+	ob, _ := os.ReadFile(o.Name())
+	eb, _ := os.ReadFile(e.Name())
+	stdout, stderr = string(ob), string(eb)
+	fmt.Fprintf(s.log, "$ svc-ctl %s -> %d\n%s%s", strings.Join(args, " "), code, indent(stdout), indent(stderr))
 	if err != nil {
 		err = fmt.Errorf("svc-ctl %s: %w", strings.Join(args, " "), err)
 	}
-	return o.String(), e.String(), code, err
+	return stdout, stderr, code, err
 }
 
 // expect runs svc-ctl and checks its exit code (unless code is -1) and that

@@ -128,23 +128,28 @@ type unitRun struct {
 }
 
 // runTests runs one test binary under Wine from its package directory, as
-// `go test` would, through test2json so every test's verdict and output are
-// known. The binary gets timeout; Go's own -test.timeout fires a little
-// earlier so a hung test names itself in the panic.
+// `go test` would, with -test.v=test2json; test2json then turns the output
+// into events, so every test's verdict and output are known. The output goes
+// to a file, not a pipe: under Wine a process a test spawns and leaves
+// running can keep a pipe open. The binary gets timeout; Go's own
+// -test.timeout fires a little earlier so a hung test names itself.
 func runTests(w *wine, p testPkg, timeout time.Duration, logDir string) unitRun {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
+	base := filepath.Join(logDir, strings.ReplaceAll(p.ImportPath, "/", "_"))
+	r := unitRun{Pkg: p, Log: base + ".json"}
+	raw, err := os.Create(base + ".out")
+	if err != nil {
+		r.Result = pkgResult{Verdict: Fail, Why: []string{err.Error()}}
+		return r
+	}
+	defer raw.Close()
 	inner := max(timeout-15*time.Second, timeout*3/4)
-	args := []string{"tool", "test2json", "-p", p.ImportPath, w.bin, p.Bin,
-		"-test.v=test2json", "-test.timeout=" + inner.String(), "-test.count=1"}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = p.Dir
-	cmd.Env = w.env()
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	cmd := w.command(ctx, p.Dir, p.Bin, "-test.v=test2json", "-test.timeout="+inner.String(), "-test.count=1")
+	cmd.Stdout, cmd.Stderr = raw, raw
+	err = cmd.Run()
+	r.Elapsed = time.Since(start)
 	code := 0
 	var ee *exec.ExitError
 	switch {
@@ -152,14 +157,34 @@ func runTests(w *wine, p testPkg, timeout time.Duration, logDir string) unitRun 
 		code = ee.ExitCode()
 	case err != nil:
 		code = -1
-		fmt.Fprintf(&out, "\nharness: run: %v\n", err)
+		fmt.Fprintf(raw, "\nharness: run: %v\n", err)
 	}
 	timedOut := ctx.Err() != nil
-	r := unitRun{Pkg: p, Result: classify(bytes.NewReader(out.Bytes()), code, timedOut, parseSources(p.Dir)), Elapsed: time.Since(start)}
-	r.Log = filepath.Join(logDir, strings.ReplaceAll(p.ImportPath, "/", "_")+".json")
-	if err := os.WriteFile(r.Log, out.Bytes(), 0o600); err != nil {
+	events, err := toJSON(p.ImportPath, base+".out")
+	if err != nil {
+		r.Result = pkgResult{Verdict: Fail, Why: []string{err.Error()}}
+		return r
+	}
+	r.Result = classify(bytes.NewReader(events), code, timedOut, parseSources(p.Dir))
+	if err := os.WriteFile(r.Log, events, 0o600); err != nil {
 		r.Result.Why = append(r.Result.Why, "keep the log: "+err.Error())
 		r.Result.Verdict = Fail
 	}
 	return r
+}
+
+// toJSON converts a test binary's -test.v=test2json output to events.
+func toJSON(pkg, rawPath string) ([]byte, error) {
+	in, err := os.Open(rawPath)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	cmd := exec.Command("go", "tool", "test2json", "-p", pkg)
+	cmd.Stdin = in
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("test2json: %w", err)
+	}
+	return out, nil
 }
