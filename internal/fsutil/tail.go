@@ -45,11 +45,6 @@ func readTail(path string, maxBytes int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
-	if fi.IsDir() {
-		// Windows opens a directory and calls it 0 bytes long: without this
-		// a log path that names a directory would read as an empty log.
-		return nil, fmt.Errorf("read %s: is a directory, not a log file", path)
-	}
 	start := max(fi.Size()-maxBytes, 0)
 	buf, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
 	if err != nil {
