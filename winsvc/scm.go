@@ -16,6 +16,8 @@ type scm interface {
 	setRecoveryActions(name string, delays []time.Duration, resetPeriod time.Duration) error
 	setRecoveryOnNonCrashFailures(name string, on bool) error
 	setPreshutdownTimeout(name string, d time.Duration) error
+	recoveryOnNonCrashFailures(name string) (bool, error)
+	preshutdownTimeout(name string) (time.Duration, error)
 	binaryPath(name string) (string, error)
 }
 
@@ -24,7 +26,8 @@ var scmAPI scm = systemSCM{}
 
 // Configure applies s to the installed service name. Each setting is applied
 // even when an earlier one failed, so one refusal does not hide the others;
-// the errors are joined.
+// the errors are joined. Apply is what install should call: it tells an
+// unsupported optional setting (a WARN) from a refusal.
 func Configure(name string, s Settings) error {
 	if err := s.Validate(); err != nil {
 		return err

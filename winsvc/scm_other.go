@@ -13,3 +13,5 @@ func (systemSCM) setRecoveryActions(string, []time.Duration, time.Duration) erro
 func (systemSCM) setRecoveryOnNonCrashFailures(string, bool) error  { return ErrUnsupported }
 func (systemSCM) setPreshutdownTimeout(string, time.Duration) error { return ErrUnsupported }
 func (systemSCM) binaryPath(string) (string, error)                 { return "", ErrUnsupported }
+func (systemSCM) recoveryOnNonCrashFailures(string) (bool, error)   { return false, ErrUnsupported }
+func (systemSCM) preshutdownTimeout(string) (time.Duration, error)  { return 0, ErrUnsupported }

@@ -16,12 +16,20 @@ type recordingSCM struct {
 	crash  bool
 	preSD  time.Duration
 	failOn string
+	// unsupported names a method whose setting this SCM does not know (the
+	// answer Wine 8 gives for the failure-actions flag)
+	unsupported string
+	readCrash   bool
+	readPreSD   time.Duration
 }
 
 func (r *recordingSCM) fail(m string) error {
 	r.calls = append(r.calls, m)
 	if r.failOn == m {
 		return errors.New("access is denied")
+	}
+	if r.unsupported != "" && strings.HasPrefix(m, r.unsupported+":") {
+		return unsupported{errors.New("Invalid level.")}
 	}
 	return nil
 }
@@ -37,6 +45,12 @@ func (r *recordingSCM) setRecoveryOnNonCrashFailures(name string, on bool) error
 func (r *recordingSCM) setPreshutdownTimeout(name string, d time.Duration) error {
 	r.preSD = d
 	return r.fail("preshutdown:" + name)
+}
+func (r *recordingSCM) recoveryOnNonCrashFailures(name string) (bool, error) {
+	return r.readCrash, r.fail("noncrash:" + name)
+}
+func (r *recordingSCM) preshutdownTimeout(name string) (time.Duration, error) {
+	return r.readPreSD, r.fail("preshutdown:" + name)
 }
 func (r *recordingSCM) binaryPath(name string) (string, error) {
 	return `"C:\Program Files\svc-ctl\svc-ctl.exe" agent`, r.fail("binpath:" + name)

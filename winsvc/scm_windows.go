@@ -3,6 +3,7 @@
 package winsvc
 
 import (
+	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -46,15 +47,47 @@ func (systemSCM) setRecoveryActions(name string, delays []time.Duration, reset t
 
 func (systemSCM) setRecoveryOnNonCrashFailures(name string, on bool) error {
 	return withService(name, func(s *mgr.Service) error {
-		return s.SetRecoveryActionsOnNonCrashFailures(on)
+		return classify(s.SetRecoveryActionsOnNonCrashFailures(on))
 	})
 }
 
 func (systemSCM) setPreshutdownTimeout(name string, d time.Duration) error {
 	info := servicePreshutdownInfo{PreshutdownTimeout: uint32(d / time.Millisecond)}
 	return withService(name, func(s *mgr.Service) error {
-		return windows.ChangeServiceConfig2(s.Handle, windows.SERVICE_CONFIG_PRESHUTDOWN_INFO, (*byte)(unsafe.Pointer(&info)))
+		return classify(windows.ChangeServiceConfig2(s.Handle, windows.SERVICE_CONFIG_PRESHUTDOWN_INFO, (*byte)(unsafe.Pointer(&info))))
 	})
+}
+
+func (systemSCM) recoveryOnNonCrashFailures(name string) (bool, error) {
+	var on bool
+	err := withService(name, func(s *mgr.Service) error {
+		var err error
+		on, err = s.RecoveryActionsOnNonCrashFailures()
+		return classify(err)
+	})
+	return on, err
+}
+
+func (systemSCM) preshutdownTimeout(name string) (time.Duration, error) {
+	var info servicePreshutdownInfo
+	err := withService(name, func(s *mgr.Service) error {
+		var needed uint32
+		return classify(windows.QueryServiceConfig2(s.Handle, windows.SERVICE_CONFIG_PRESHUTDOWN_INFO,
+			(*byte)(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), &needed))
+	})
+	return time.Duration(info.PreshutdownTimeout) * time.Millisecond, err
+}
+
+// classify marks the SCM's "no such setting here" answers: an SCM that does
+// not know an info level (Wine 8 for the failure-actions flag answers
+// ERROR_INVALID_LEVEL) or a call at all.
+func classify(err error) error {
+	switch {
+	case errors.Is(err, windows.ERROR_INVALID_LEVEL), errors.Is(err, windows.ERROR_NOT_SUPPORTED),
+		errors.Is(err, windows.ERROR_CALL_NOT_IMPLEMENTED):
+		return unsupported{err}
+	}
+	return err
 }
 
 func (systemSCM) binaryPath(name string) (string, error) {

@@ -74,7 +74,7 @@ func TestClassifyTimeoutFails(t *testing.T) {
 func TestGapsAreNamed(t *testing.T) {
 	lines := map[string]string{
 		"removeall-posix-delete":   strings.TrimSpace(tempDirLine),
-		"scm-failure-actions-flag": "WARN  windows.recovery-non-crash: the SCM refused SERVICE_CONFIG_FAILURE_ACTIONS_FLAG: Invalid level.",
+		"scm-failure-actions-flag": "WARN  windows service settings       recovery on non-crash failures (SERVICE_CONFIG_FAILURE_ACTIONS_FLAG) not set: the service manager does not support it (Invalid level.); the SCM restarts the agent after a crash, not after an exit with an error code",
 	}
 	for _, g := range gaps {
 		if g.API == "" || g.Name == "" {

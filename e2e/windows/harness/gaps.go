@@ -27,7 +27,7 @@ var gaps = []Gap{
 		Name: "scm-failure-actions-flag",
 		API: "ChangeServiceConfig2W/QueryServiceConfig2W(SERVICE_CONFIG_FAILURE_ACTIONS_FLAG) answers ERROR_INVALID_LEVEL: " +
 			"the SCM cannot apply recovery actions to non-crash failures (install and verify say WARN)",
-		Line: regexp.MustCompile(`^WARN +windows\.recovery-non-crash: .*(Invalid level|not supported)`),
+		Line: regexp.MustCompile(`^WARN\b.*\(SERVICE_CONFIG_FAILURE_ACTIONS_FLAG\) not set: the service manager does not support it \(Invalid level\.\)`),
 	},
 }
 
