@@ -81,6 +81,13 @@ WHERE c.job_id = ?`, jobID).Scan(&reg, &from, &through)
 // complete is still counted, and the next check starts from what is
 // recorded then.
 func (s *Store) ExtendCoverage(ctx context.Context, jobID string, registered time.Time, base Coverage, span SlotSpan) (complete, recorded bool, err error) {
+	return s.extendCoverage(ctx, jobID, registered, base, span, true)
+}
+
+// extendCoverage is ExtendCoverage; with adjoins false the coverage becomes
+// span alone (any complete span is a true coverage by itself; only a union
+// needs the two to adjoin).
+func (s *Store) extendCoverage(ctx context.Context, jobID string, registered time.Time, base Coverage, span SlotSpan, adjoins bool) (complete, recorded bool, err error) {
 	if span.N <= 0 {
 		return true, false, nil
 	}
@@ -115,7 +122,7 @@ WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ?`, jobID, span.First
 			return nil // moved since the caller read it
 		}
 		grown := Coverage{Registered: registered, From: span.First, Through: span.Last}
-		if has {
+		if has && adjoins {
 			grown = Coverage{Registered: registered, From: minTime(base.From, span.First), Through: maxTime(base.Through, span.Last)}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO job_coverage (job_id, registered_at, covered_from, covered_through)
@@ -129,6 +136,50 @@ covered_from = excluded.covered_from, covered_through = excluded.covered_through
 		return false, false, fmt.Errorf("extend slot coverage of %s: %w", jobID, err)
 	}
 	return complete, recorded, nil
+}
+
+// SpanFunc gives a job's expected slots in (after, through]: schedule.Span
+// of the job's schedule as registered.
+type SpanFunc func(after, through time.Time) SlotSpan
+
+// CoverThrough brings jobID's coverage up to through, counting only the
+// slots after its end: the periodic refresh that keeps a later check of 40
+// days down to the last few slots. A job without coverage is counted from
+// `from` (exclusive: a window's start or the registration); so is one whose
+// coverage ends before from, which is then replaced rather than grown, so no
+// uncounted slots fall between. complete says whether every slot counted
+// had a row; cov (ok) is the coverage recorded afterwards. On a read-only
+// store it counts and records nothing.
+func (s *Store) CoverThrough(ctx context.Context, jobID string, registered, from, through time.Time, span SpanFunc) (cov Coverage, ok, complete bool, err error) {
+	base, has, err := s.Coverage(ctx, jobID)
+	if err != nil {
+		return Coverage{}, false, false, err
+	}
+	after, adjoins := from, has
+	switch {
+	case has && !base.Through.Before(through):
+		return base, true, true, nil
+	case has && !base.Through.Before(from):
+		after = base.Through
+	case has:
+		adjoins = false // ends before the window: restart the coverage in it
+	}
+	sp := span(after, through)
+	if sp.N == 0 {
+		return base, has, true, nil
+	}
+	if s.w == nil {
+		have, err := s.CountSlots(ctx, jobID, sp.First, sp.Last)
+		return base, has, have >= sp.N, err
+	}
+	if !has {
+		base = Coverage{}
+	}
+	if complete, _, err = s.extendCoverage(ctx, jobID, registered, base, sp, adjoins); err != nil {
+		return Coverage{}, false, false, err
+	}
+	cov, ok, err = s.Coverage(ctx, jobID)
+	return cov, ok, complete, err
 }
 
 func sameCoverage(a, b Coverage) bool {

@@ -263,3 +263,82 @@ func mustExecStore(t *testing.T, s *Store, q string, args ...any) {
 		t.Fatal(fmt.Errorf("%s: %w", q, err))
 	}
 }
+
+// everyMinute is the fixture's schedule as a SpanFunc: slots t0+1m, t0+2m, ...
+func everyMinute(after, through time.Time) SlotSpan {
+	first := after.Truncate(time.Minute).Add(time.Minute)
+	if first.Before(slot(1)) {
+		first = slot(1)
+	}
+	if first.After(through) {
+		return SlotSpan{}
+	}
+	last := through.Truncate(time.Minute)
+	return SlotSpan{N: int(last.Sub(first)/time.Minute) + 1, First: first, Last: last}
+}
+
+func coverThrough(t *testing.T, s *Store, reg, from, through time.Time) (Coverage, bool, bool) {
+	t.Helper()
+	c, ok, complete, err := s.CoverThrough(ctxb, "job:pull", reg, from, through, everyMinute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, ok, complete
+}
+
+func TestCoverThrough(t *testing.T) {
+	s, reg := coverageFixture(t, 8)
+	// No coverage yet: counted from `from` (exclusive).
+	if _, ok, complete := coverThrough(t, s, reg, slot(2), slot(6)); !ok || !complete {
+		t.Fatalf("first cover: ok %v complete %v", ok, complete)
+	}
+	wantCoverage(t, s, 3, 6)
+	// Grown from its end only; slot 8 has no row, so 7..10 is not complete.
+	if _, _, complete := coverThrough(t, s, reg, t0, slot(10)); complete {
+		t.Fatal("7..10 complete without slot 8")
+	}
+	wantCoverage(t, s, 3, 6)
+	addSlot(t, s, 8)
+	if _, _, complete := coverThrough(t, s, reg, t0, slot(10)); !complete {
+		t.Fatal("7..10 incomplete after the late row for 8")
+	}
+	wantCoverage(t, s, 3, 10)
+	// Already through: nothing counted.
+	if _, _, complete := coverThrough(t, s, reg, t0, slot(9)); !complete {
+		t.Fatal("a covered window is not complete")
+	}
+	wantCoverage(t, s, 3, 10)
+}
+
+// A coverage that ends before the window is replaced, not grown over the
+// slots between (which were never counted).
+func TestCoverThroughRestartsAfterAGap(t *testing.T) {
+	s, reg := coverageFixture(t, 5)
+	extend(t, s, reg, Coverage{}, span(1, 2))
+	coverThrough(t, s, reg, slot(6), slot(10))
+	wantCoverage(t, s, 7, 10)
+}
+
+func TestCoverThroughReadOnlyCountsOnly(t *testing.T) {
+	path := dbPath(t)
+	w := openT(t, path)
+	reg, err := w.Register(ctxb, "job:pull", "* * * * * UTC", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		addSlot(t, w, i)
+	}
+	ro, err := Open(path, Options{ReadOnly: true, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	_, ok, complete, err := ro.CoverThrough(ctxb, "job:pull", reg, t0, slot(3), everyMinute)
+	if err != nil || ok || !complete {
+		t.Fatalf("read-only: ok %v complete %v err %v; want counted complete, nothing recorded", ok, complete, err)
+	}
+	if _, _, complete, _ := ro.CoverThrough(ctxb, "job:pull", reg, t0, slot(4), everyMinute); complete {
+		t.Fatal("read-only: slot 4 has no row but counted complete")
+	}
+}
