@@ -107,6 +107,22 @@ RETURNING job_id, trigger, scheduled_at, started_at`,
 // RecordEmit is Record, and queues the events emit derives from the run in
 // the same transaction. A nil emit is Record.
 func (s *Store) RecordEmit(ctx context.Context, r Run, emit Emitter) (int64, error) {
+	return s.record(ctx, r, emit, s.tx)
+}
+
+// RecordLazy is Record without waiting for the disk: the commit is in the
+// WAL (and the OS's page cache) when it returns, and reaches the disk with
+// the next durable commit of this file or its next checkpoint, whichever
+// comes first. A crash of svc-ctl loses nothing; a power loss or an OS
+// crash before then loses this row and any other lazy row since. It is for
+// rows whose loss nobody needs to know about: a healthy cycle that changed
+// nothing, where the next cycle is the same evidence again. Anything that
+// acts or that someone must be told about is written durably.
+func (s *Store) RecordLazy(ctx context.Context, r Run) (int64, error) {
+	return s.record(ctx, r, nil, s.lazyTx)
+}
+
+func (s *Store) record(ctx context.Context, r Run, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error) (int64, error) {
 	if r.FinishedAt.IsZero() {
 		r.FinishedAt = r.StartedAt
 	}
@@ -126,7 +142,7 @@ func (s *Store) RecordEmit(ctx context.Context, r Run, emit Emitter) (int64, err
 	}
 	dur := max(0, r.FinishedAt.UnixMilli()-r.StartedAt.UnixMilli())
 	var id int64
-	err = s.tx(ctx, "record run", func(tx *sql.Tx) error {
+	err = tx(ctx, "record run", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO run_trace
 (job_id, trigger, scheduled_at, started_at, finished_at, outcome, reason, duration_ms, detail)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -3,6 +3,7 @@ package runtrace
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -65,6 +66,45 @@ func (s *Store) tx(ctx context.Context, op string, fn func(*sql.Tx) error) error
 	}
 	return s.retry(ctx, op, func() error {
 		tx, err := w.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// lazyTx is tx with synchronous=NORMAL for this one commit: in WAL mode the
+// commit is appended to the WAL without an fsync. The writer connection is
+// pinned for the whole sequence, so no other commit of this process can run
+// between the two pragmas and lose its durability; a connection whose
+// synchronous could not be set back to FULL is thrown away, never reused.
+// A later durable commit's fsync of the WAL makes every earlier lazy commit
+// durable too: lazy commits can be lost only as a tail.
+func (s *Store) lazyTx(ctx context.Context, op string, fn func(*sql.Tx) error) error {
+	w, err := s.writer()
+	if err != nil {
+		return err
+	}
+	return s.retry(ctx, op, func() error {
+		conn, err := w.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
+			return err
+		}
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = FULL"); err != nil {
+				s.log.Warn("runtrace.sync_restore_failed", "path", s.path, "err", err)
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}()
+		tx, err := conn.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
