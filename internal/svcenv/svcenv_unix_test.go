@@ -1,0 +1,32 @@
+//go:build unix
+
+package svcenv
+
+import (
+	"os"
+	"os/user"
+	"slices"
+	"strconv"
+	"testing"
+
+	"svcctl/internal/runas"
+)
+
+func TestBaseUnix(t *testing.T) {
+	t.Setenv("HOME", "/nowhere")
+	b := Base(nil)
+	u, err := user.LookupId(strconv.Itoa(os.Getuid()))
+	if err != nil {
+		t.Skip("no user entry for this uid")
+	}
+	if b["PATH"] != defaultPath || b["HOME"] != u.HomeDir || b["USER"] != u.Username || b["LOGNAME"] != u.Username {
+		t.Errorf("Base(nil) = %v", b)
+	}
+	other := Base(&runas.Identity{Username: "svc", UID: 4242, Home: "/srv/svc"})
+	if other["HOME"] != "/srv/svc" || other["USER"] != "svc" || other["LOGNAME"] != "svc" {
+		t.Errorf("Base(svc) = %v", other)
+	}
+	if env := Build(&runas.Identity{Username: "svc", UID: 4242, Home: "/srv/svc"}, nil); !slices.Contains(env, "HOME=/srv/svc") {
+		t.Errorf("Build(svc) = %q", env)
+	}
+}
