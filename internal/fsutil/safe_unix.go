@@ -57,6 +57,24 @@ func CheckPrivateInfo(path string, fi fs.FileInfo, uid int) error {
 	return checkPrivate(path, fi, uid)
 }
 
+// CheckOwnedBy is CheckPrivate with more than one acceptable owner (a log
+// directory may belong to root or to the user the service runs as). The
+// first uid is the one the fix names.
+func CheckOwnedBy(path string, uids ...int) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if owner, ok := Owner(fi); ok {
+		for _, u := range uids {
+			if u == owner {
+				return checkPrivate(path, fi, u)
+			}
+		}
+	}
+	return checkPrivate(path, fi, uids[0])
+}
+
 func checkPrivate(path string, fi fs.FileInfo, uid int) error {
 	if isLink(fi) {
 		return symlinkError(path)

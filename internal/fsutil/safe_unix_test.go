@@ -129,3 +129,44 @@ func TestCheckPrivate(t *testing.T) {
 		t.Errorf("symlink: %v", err)
 	}
 }
+
+func TestCheckTree(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "state")
+	me := os.Geteuid()
+	if err := os.MkdirAll(filepath.Join(root, "services", "web"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "services", "web", "pid"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckTree(root, me); err != nil {
+		t.Fatalf("a private tree: %v", err)
+	}
+	os.Chmod(filepath.Join(root, "services"), 0o777)
+	os.Symlink("/etc/passwd", filepath.Join(root, "services", "web", "lock"))
+	err := CheckTree(root, me)
+	if !errors.Is(err, ErrUntrusted) || !errors.Is(err, ErrSymlink) ||
+		!strings.Contains(err.Error(), "chmod go-w "+filepath.Join(root, "services")) ||
+		!strings.Contains(err.Error(), filepath.Join(root, "services", "web", "lock")) {
+		t.Fatalf("CheckTree = %v", err)
+	}
+	for i := range 15 {
+		f := filepath.Join(root, "f"+strings.Repeat("x", i))
+		os.WriteFile(f, nil, 0o600)
+		os.Chmod(f, 0o666)
+	}
+	if err := CheckTree(root, me); !strings.Contains(err.Error(), "more problems under "+root) {
+		t.Fatalf("CheckTree with many problems = %v", err)
+	}
+}
+
+func TestCheckOwnedBy(t *testing.T) {
+	d := t.TempDir()
+	me := os.Geteuid()
+	if err := CheckOwnedBy(d, me+1, me); err != nil {
+		t.Fatalf("owned by the second uid: %v", err)
+	}
+	if err := CheckOwnedBy(d, me+1); !errors.Is(err, ErrUntrusted) {
+		t.Fatalf("owned by none: %v", err)
+	}
+}
