@@ -3,6 +3,7 @@ package fsutil
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -69,4 +70,26 @@ func EnsurePrivateDir(dir string) error {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
 	return nil
+}
+
+// maxReadFile bounds ReadFile: svc-ctl's own state files are small JSON
+// documents; anything larger was not written by svc-ctl.
+const maxReadFile = 16 << 20
+
+// ReadFile reads a small state file without following a symbolic link (as
+// OpenFile), at most 16 MiB.
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxReadFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxReadFile {
+		return nil, fmt.Errorf("%s is larger than 16MiB: not a file svc-ctl wrote", path)
+	}
+	return b, nil
 }

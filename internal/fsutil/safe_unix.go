@@ -115,3 +115,7 @@ func userName(uid int) string {
 	}
 	return id
 }
+
+// NoFollow is the open flag that refuses a symbolic link as the last path
+// element, for opens svc-ctl does not make itself (a lock library's): O_NOFOLLOW.
+const NoFollow = syscall.O_NOFOLLOW

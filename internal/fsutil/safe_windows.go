@@ -195,3 +195,7 @@ func CheckPrivateInfo(path string, fi fs.FileInfo, uid int) error {
 func Owner(fi fs.FileInfo) (int, bool) { return 0, false }
 
 func userName(uid int) string { return "Administrators" }
+
+// NoFollow is the open flag that refuses a symbolic link as the last path
+// element, for opens svc-ctl does not make itself (a lock library's): none here; the state dir's access list keeps links out.
+const NoFollow = 0
