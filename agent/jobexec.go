@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/redact"
 	"svcctl/runtrace"
 	"svcctl/watchdog"
 )
@@ -31,7 +32,7 @@ type ExecRequest struct {
 	Scheduled      bool
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer // the command's output goes here as it runs
-	Redactor       *watchdog.Redactor
+	Redactor       *redact.Redactor
 }
 
 var errJobTimeout = errors.New("job timeout")

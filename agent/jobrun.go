@@ -9,11 +9,11 @@ import (
 
 	"svcctl/config"
 	"svcctl/internal/fsutil"
+	"svcctl/internal/redact"
 	"svcctl/probe"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
-	"svcctl/watchdog"
 )
 
 // A job run has one definition, whoever starts it: the agent on a slot
@@ -52,14 +52,14 @@ func jobInterrupted(cause error) JobResult {
 		Detail: map[string]any{"why": cause.Error()}}
 }
 
-func jobSpawnFailed(err error, red *watchdog.Redactor) JobResult {
+func jobSpawnFailed(err error, red *redact.Redactor) JobResult {
 	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError,
 		Detail: map[string]any{"error": red.String(err.Error())}}
 }
 
 // keepTail records the end of a failed run's output, redacted: a job may
 // print its own secrets.
-func (r *JobResult) keepTail(lines []string, red *watchdog.Redactor) {
+func (r *JobResult) keepTail(lines []string, red *redact.Redactor) {
 	if r.Outcome == runtrace.OutcomeFailed && len(lines) > 0 {
 		r.Detail["output_tail"] = red.Lines(lines[max(0, len(lines)-outputTailLines):])
 	}
@@ -106,7 +106,7 @@ func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
 // RunJob runs a job's command once, as the agent does: dependencies first,
 // output to jobs/<name>/last.log (the previous run's kept as last.prev.log),
 // the whole process tree killed at the timeout.
-func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *watchdog.Redactor) JobResult {
+func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
 	start := time.Now()
 	if res, failed := jobDepends(ctx, j); failed {
 		return res

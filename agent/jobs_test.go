@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/redact"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/report"
 	"svcctl/runtrace"
-	"svcctl/watchdog"
 )
 
 func jobRuns(e *testEnv, name string) []runtrace.Run {
@@ -115,7 +115,7 @@ timezone = "UTC"
 command = ["/bin/sh", "-c", "sleep 300 & echo $! > %s; wait"]
 timeout = "1s"
 `, childPID))
-	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("hang"), watchdog.NewRedactor(e.cfg))
+	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("hang"), redact.New(e.cfg.SecretValues()...))
 	if res.Outcome != runtrace.OutcomeFailed || res.Reason != runtrace.ReasonTimeout {
 		t.Fatalf("got %s/%s %v", res.Outcome, res.Reason, res.Detail)
 	}
@@ -135,7 +135,7 @@ schedule = "@daily"
 timezone = "Asia/Shanghai"
 command = ["/bin/sh", "-c", "echo upstream said 503; exit 7"]
 `)
-	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), watchdog.NewRedactor(e.cfg))
+	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
 	if res.Reason != runtrace.ReasonExitNonzero || res.Detail["exit_code"] != 7 {
 		t.Fatalf("%+v", res)
 	}
@@ -143,7 +143,7 @@ command = ["/bin/sh", "-c", "echo upstream said 503; exit 7"]
 		t.Fatalf("output tail %q", tail)
 	}
 	// The previous run's output is kept as last.prev.log.
-	RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), watchdog.NewRedactor(e.cfg))
+	RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
 	if _, err := os.Stat(filepath.Join(e.sup.Paths.JobDir("fails"), "last.prev.log")); err != nil {
 		t.Fatal(err)
 	}

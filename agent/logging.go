@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"svcctl/watchdog"
+	"svcctl/internal/redact"
 
 	"golang.org/x/term"
 	"gopkg.in/natefinch/lumberjack.v2"
@@ -29,7 +29,7 @@ func LogLevel(s string) slog.Level {
 // NewLogger returns a JSON-lines logger on w with times in UTC and every
 // secret redacted: values under secret-looking keys, every env value of the
 // configuration wherever it appears, also inside nested detail.
-func NewLogger(w io.Writer, level slog.Level, r *watchdog.Redactor) *slog.Logger {
+func NewLogger(w io.Writer, level slog.Level, r *redact.Redactor) *slog.Logger {
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
@@ -39,12 +39,12 @@ func NewLogger(w io.Writer, level slog.Level, r *watchdog.Redactor) *slog.Logger
 	return slog.New(h).With("pid", os.Getpid())
 }
 
-func redactAttr(r *watchdog.Redactor, groups []string, a slog.Attr) slog.Attr {
+func redactAttr(r *redact.Redactor, groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 && a.Key == slog.TimeKey && a.Value.Kind() == slog.KindTime {
 		return slog.String(slog.TimeKey, a.Value.Time().UTC().Format(time.RFC3339Nano))
 	}
-	if watchdog.IsSecretKey(a.Key) {
-		return slog.String(a.Key, watchdog.Redacted)
+	if redact.IsSecretKey(a.Key) {
+		return slog.String(a.Key, redact.Placeholder)
 	}
 	switch a.Value.Kind() {
 	case slog.KindString:

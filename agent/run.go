@@ -17,6 +17,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/internal/fsutil"
+	"svcctl/internal/redact"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
@@ -133,7 +134,7 @@ func (a *Agent) setupLog() {
 		w = lw
 		a.closers = append(a.closers, c)
 	}
-	a.log = NewLogger(w, LogLevel(a.cfg.Agent.LogLevel), watchdog.NewRedactor(a.cfg))
+	a.log = NewLogger(w, LogLevel(a.cfg.Agent.LogLevel), redact.New(a.cfg.SecretValues()...))
 }
 
 // openLedger opens run_trace. A damaged or locked ledger does not stop

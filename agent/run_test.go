@@ -275,10 +275,16 @@ func TestDrainFinishesRunsAndDeletesHeartbeat(t *testing.T) {
 	}
 }
 
+// TestRedactionEverywhere: one rule set (internal/redact) for every writer
+// of the agent: the token is in none of them, and the harmless values of
+// the env (NO_PROXY=127.0.0.1, the port) do not corrupt the evidence: the
+// probe target is recorded as it is (issue 11, finding 5).
 func TestRedactionEverywhere(t *testing.T) {
 	addr := testutil.FreeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
 	const token = "tok-9f8e7d6c5b4a"
-	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1s", Env: map[string]string{"API_TOKEN": token},
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1s",
+		Env:  map[string]string{"API_TOKEN": token, "NO_PROXY": "127.0.0.1", "PORT": port, "DEBUG": "true"},
 		Args: []string{"--body", "ok"}})
 	// The probe URL carries the token in its query.
 	e.cfg.Services[0].Health.HTTP = "http://" + addr + "/health?token=" + token
@@ -296,10 +302,15 @@ func TestRedactionEverywhere(t *testing.T) {
 		t.Fatal("token in snapshots.jsonl")
 	}
 	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{})
+	evidence := false
 	for _, r := range rs {
 		if strings.Contains(string(r.Detail), token) {
 			t.Fatalf("token in run_trace row %d: %s", r.ID, r.Detail)
 		}
+		evidence = evidence || strings.Contains(string(r.Detail), "http://"+addr+"/health?token=[redacted]")
+	}
+	if !evidence {
+		t.Fatalf("no run_trace row shows the probe target http://%s/health?token=[redacted] intact", addr)
 	}
 	last, _ := os.ReadFile(e.sup.Paths.WatchdogLast())
 	if strings.Contains(string(last), token) {

@@ -6,3 +6,47 @@ import "errors"
 // change. Whoever writes the config chooses the commands the agent runs,
 // so a privileged agent refuses it (errors.Is(err, ErrInsecurePermissions)).
 var ErrInsecurePermissions = errors.New("config is writable by non-administrators")
+
+// CheckTrusted refuses what non-administrators can change among the files
+// that decide what a privileged svc-ctl runs: the config itself and every
+// env_file (LD_PRELOAD in one runs code in a root service). Each problem
+// names the file and the command that fixes it (CheckPermissions).
+func (c *Config) CheckTrusted() error {
+	var errs []error
+	if c.Path != "" {
+		errs = append(errs, CheckPermissions(c.Path))
+	}
+	seen := map[string]bool{}
+	check := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			errs = append(errs, CheckPermissions(p))
+		}
+	}
+	for i := range c.Services {
+		check(c.Services[i].EnvFile)
+	}
+	for i := range c.Jobs {
+		check(c.Jobs[i].EnvFile)
+	}
+	return errors.Join(errs...)
+}
+
+// LoadToRun is the one load path of everything that runs, starts, stops or
+// signals what a config names (the agent, its reload, and the CLI verbs
+// start, stop, restart, drill, exec, pause, resume and the status page's
+// actions): Load, then, when this process is privileged, CheckTrusted.
+// Whoever can write the config or an env_file would otherwise choose what
+// root runs (issue 11, finding 1).
+func LoadToRun(path string) (*Config, error) {
+	cfg, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if !userMode() {
+		if err := cfg.CheckTrusted(); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}

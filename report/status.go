@@ -105,9 +105,14 @@ func (r *StatusReport) Healthy() bool {
 
 // BuildStatus gathers the status from the evidence on disk: the agent lock,
 // the heartbeat rows, the service state files, the pause sentinels and
-// run_trace. It never changes anything.
-func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) *StatusReport {
+// run_trace. It never changes anything (the ledger is opened read-only). A
+// state dir this process may not read is a *state.DeniedError, not a
+// report: "agent: stopped" would be a lie when a root agent runs.
+func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*StatusReport, error) {
 	p := state.PathsOf(cfg)
+	if err := state.Readable(p); err != nil {
+		return nil, err
+	}
 	r := &StatusReport{Now: now.UTC(), Config: cfg.Path, StateDir: cfg.Agent.StateDir}
 	r.Ledger.Path = p.DB()
 	store, err := openForRead(p.DB())
@@ -126,14 +131,17 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) *Status
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
 	}
 	r.Jobs = jobStatuses(ctx, cfg, p, store, now)
-	return r
+	return r, nil
 }
 
+// openForRead opens the ledger read-only: readers never create, migrate or
+// write it.
 func openForRead(path string) (*runtrace.Store, error) {
 	if _, err := os.Stat(path); err != nil {
-		return nil, err
+		return nil, state.Denied(path, err)
 	}
-	return runtrace.Open(path, runtrace.Options{BusyTimeout: 3 * time.Second})
+	st, err := runtrace.Open(path, runtrace.Options{BusyTimeout: 3 * time.Second, ReadOnly: true})
+	return st, state.Denied(path, err)
 }
 
 func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *runtrace.Store, now time.Time) AgentStatus {
@@ -141,7 +149,12 @@ func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *
 	if bt, err := host.BootTime(); err == nil {
 		a.BootTime = time.Unix(int64(bt), 0).UTC()
 	}
-	a.LockHeld = state.AgentLockHeld(p)
+	held, err := state.AgentLockHeld(p)
+	if err != nil {
+		a.State, a.Why = "unknown", err.Error()
+		return a
+	}
+	a.LockHeld = held
 	if store != nil {
 		if hbs, err := store.Heartbeats(ctx); err == nil && len(hbs) > 0 {
 			h := hbs[0]

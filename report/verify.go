@@ -2,7 +2,9 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -62,6 +64,15 @@ type VerifyEnv struct {
 func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyReport {
 	v := &verifier{cfg: cfg, env: env, p: state.PathsOf(cfg), r: &VerifyReport{Now: env.Now.UTC()}}
 	v.installed()
+	if err := state.Readable(v.p); err != nil {
+		// Nothing below can be judged: each claim is a FAIL that says why,
+		// never a PASS on evidence that could not be read (issue 11, finding 8).
+		for _, name := range v.stateChecks() {
+			v.add(name, Fail, "could not read: "+err.Error())
+		}
+		v.r.OK = false
+		return v.r
+	}
 	store, err := openForRead(v.p.DB())
 	if err != nil {
 		v.add("ledger readable", Fail, fmt.Sprintf("%s: %v", v.p.DB(), err))
@@ -87,6 +98,25 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 		}
 	}
 	return v.r
+}
+
+// stateChecks names every check made from the state dir, in order.
+func (v *verifier) stateChecks() []string {
+	names := []string{"ledger readable", "agent started since boot", "heartbeat fresh", "watchdog.last.json fresh"}
+	for _, s := range v.cfg.Services {
+		names = append(names, "service "+s.Name+" cycled")
+	}
+	names = append(names, "no forgotten pause", "no given-up service", "no unread crash.log")
+	if len(v.cfg.Jobs) > 0 {
+		names = append(names, "no missing runs (24 h)")
+	}
+	return names
+}
+
+// couldNotRead is the evidence of a check whose file exists but cannot be
+// read: a FAIL, never a PASS.
+func couldNotRead(path string, err error) string {
+	return "could not read: " + state.Denied(path, err).Error()
 }
 
 type verifier struct {
@@ -237,8 +267,13 @@ func (v *verifier) backstop() {
 
 func (v *verifier) pauses() {
 	bad := ""
+	unread := ""
 	check := func(kind, name, path string) {
-		p, _ := state.ReadPause(path)
+		p, err := state.ReadPause(path)
+		if errors.Is(err, fs.ErrPermission) {
+			unread += couldNotRead(path, err) + "; "
+			return
+		}
 		if p != nil && p.Until == nil && v.env.Now.Sub(p.At) > 24*time.Hour {
 			bad += fmt.Sprintf("%s %s paused %s ago without expiry (reason %q, by %s); ", kind, name, v.env.Now.Sub(p.At).Round(time.Hour), p.Reason, p.By)
 		}
@@ -248,6 +283,10 @@ func (v *verifier) pauses() {
 	}
 	for _, j := range v.cfg.Jobs {
 		check("job", j.Name, v.p.JobPaused(j.Name))
+	}
+	if unread != "" {
+		v.add("no forgotten pause", Fail, unread)
+		return
 	}
 	if bad != "" {
 		v.add("no forgotten pause", Warn, bad+"resume or pause again with --for")
@@ -259,7 +298,11 @@ func (v *verifier) pauses() {
 func (v *verifier) givenUp() {
 	bad := ""
 	for _, s := range v.cfg.Services {
-		st, _ := state.LoadService(v.p.StateFile(s.Name))
+		st, err := state.LoadService(v.p.StateFile(s.Name))
+		if errors.Is(err, fs.ErrPermission) {
+			v.add("no given-up service", Fail, couldNotRead(v.p.StateFile(s.Name), err))
+			return
+		}
 		if st.State == state.GivenUp {
 			bad += fmt.Sprintf("%s gave up after %d failed starts; ", s.Name, st.Failures)
 		}
@@ -273,6 +316,10 @@ func (v *verifier) givenUp() {
 
 func (v *verifier) crashLog() {
 	st, err := os.Stat(v.p.CrashLog())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		v.add("no unread crash.log", Fail, couldNotRead(v.p.CrashLog(), err))
+		return
+	}
 	if err == nil && st.Size() > 0 {
 		v.add("no unread crash.log", Fail, fmt.Sprintf("%s holds a fatal crash of the agent (%s); the next agent start reports it", v.p.CrashLog(), st.ModTime().UTC().Format(time.RFC3339)))
 		return

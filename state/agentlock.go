@@ -38,7 +38,7 @@ type AgentLock struct {
 // LockAgent takes the agent lock of p's state dir and records this process's
 // pid beside it; an agent already holding it is an *AlreadyRunningError.
 func LockAgent(p Paths) (*AgentLock, error) {
-	fl := flock.New(p.AgentLock(), flock.SetPermissions(0o600))
+	fl := newFlock(p.AgentLock())
 	ok, err := fl.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p.AgentLock(), err)
@@ -57,7 +57,7 @@ func LockAgent(p Paths) (*AgentLock, error) {
 
 // ReadAgentPID reads the pid the lock holder recorded.
 func ReadAgentPID(p Paths) (int, error) {
-	b, err := os.ReadFile(p.AgentPID())
+	b, err := fsutil.ReadFile(p.AgentPID())
 	if err != nil {
 		return 0, err
 	}
@@ -78,19 +78,24 @@ func (l *AgentLock) Release() {
 }
 
 // AgentLockHeld reports whether an agent holds p's agent lock, by trying it
-// without keeping it.
-func AgentLockHeld(p Paths) bool {
-	if _, err := os.Stat(p.AgentLock()); errors.Is(err, os.ErrNotExist) {
-		return false
+// without keeping it. A lock this process may not open is an error (a
+// *DeniedError), never "not held": a normal user must not be told that a
+// root agent is stopped (issue 11, finding 8).
+func AgentLockHeld(p Paths) (bool, error) {
+	if _, err := os.Lstat(p.AgentLock()); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return false, Denied(p.AgentLock(), err)
 	}
-	fl := flock.New(p.AgentLock())
+	fl := newFlock(p.AgentLock())
 	ok, err := fl.TryLock()
 	if err != nil {
-		return false
+		return false, Denied(p.AgentLock(), err)
 	}
 	if ok {
 		fl.Unlock()
-		return false
+		return false, nil
 	}
-	return true
+	return true, nil
 }

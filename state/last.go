@@ -7,8 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"svcctl/internal/fsutil"
 	"svcctl/runtrace"
 )
@@ -36,7 +34,7 @@ type LastResult struct {
 // ReadLast reads watchdog.last.json; a missing file is an empty one.
 func ReadLast(path string) (*LastFile, error) {
 	lf := &LastFile{Services: map[string]*LastResult{}}
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return lf, nil
 	}
@@ -56,7 +54,7 @@ func ReadLast(path string) (*LastFile, error) {
 // own lock file: several processes update different services' entries.
 // durable=false skips the fsyncs (a healthy cycle that changed nothing).
 func UpdateLast(path, service string, r *LastResult, durable bool) error {
-	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
+	fl := newFlock(path + ".lock")
 	if err := fl.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}

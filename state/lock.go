@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"svcctl/internal/fsutil"
 )
 
 // ServiceLock is the per-service OS file lock that every svc-ctl process
@@ -18,10 +20,10 @@ type ServiceLock struct{ fl *flock.Flock }
 // TryLock takes the lock at path without waiting; ok is false when someone
 // holds it.
 func TryLock(path string) (*ServiceLock, bool, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := fsutil.EnsurePrivateDir(filepath.Dir(path)); err != nil {
 		return nil, false, fmt.Errorf("create service dir: %w", err)
 	}
-	fl := flock.New(path, flock.SetPermissions(0o600))
+	fl := newFlock(path)
 	ok, err := fl.TryLock()
 	if err != nil {
 		return nil, false, fmt.Errorf("lock %s: %w", path, err)
@@ -62,4 +64,10 @@ func (l *ServiceLock) Unlock() {
 	if l != nil {
 		_ = l.fl.Unlock()
 	}
+}
+
+// newFlock is a lock file opened without following a link: a planted
+// services/NAME/lock link would have root create a file at any path.
+func newFlock(path string) *flock.Flock {
+	return flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|fsutil.NoFollow), flock.SetPermissions(0o600))
 }

@@ -28,7 +28,7 @@ func (p *Pause) Active(now time.Time) bool {
 // ReadPause returns the sentinel at path, nil when there is none. A sentinel
 // that cannot be parsed still pauses: someone meant it (reason says so).
 func ReadPause(path string) (*Pause, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -37,7 +37,7 @@ func ReadPause(path string) (*Pause, error) {
 	}
 	var p Pause
 	if err := json.Unmarshal(b, &p); err != nil {
-		st, _ := os.Stat(path)
+		st, _ := os.Lstat(path)
 		p = Pause{Reason: "unreadable sentinel " + path}
 		if st != nil {
 			p.At = st.ModTime().UTC()

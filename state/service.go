@@ -50,7 +50,7 @@ type Service struct {
 // state.
 func LoadService(path string) (Service, error) {
 	st := Service{State: Unknown}
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return st, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/redact"
 	"svcctl/probe"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -33,8 +34,8 @@ type Supervisor struct {
 	OnResult func(Result)
 
 	recErr   recordErrors
-	red      *Redactor // every env value of the config, scrubbed wherever the cycle writes
-	inflight sync.Map  // run id -> service name, for the drain
+	red      *redact.Redactor // every secret of the config (SecretValues), scrubbed wherever the cycle writes
+	inflight sync.Map         // run id -> service name, for the drain
 }
 
 // InFlight returns the run ids of the cycles running right now.
@@ -55,7 +56,7 @@ func NewSupervisor(cfg *config.Config, rec Recorder, log *slog.Logger) *Supervis
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Supervisor{Cfg: cfg, Paths: state.PathsOf(cfg), Rec: rec, Log: log, Now: time.Now, red: NewRedactor(cfg)}
+	return &Supervisor{Cfg: cfg, Paths: state.PathsOf(cfg), Rec: rec, Log: log, Now: time.Now, red: redact.New(cfg.SecretValues()...)}
 }
 
 func (s *Supervisor) now() time.Time { return s.Now().UTC() }

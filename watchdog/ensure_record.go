@@ -47,9 +47,9 @@ func (c *cycle) finish() {
 		c.res.Detail.State = c.st.State
 		c.res.Detail.Failures = c.st.Failures
 	}
-	c.res.Message = c.redactor().line(c.res.Message)
+	c.res.Message = c.redactor().String(c.res.Message)
 	c.res.Detail.Message = c.res.Message
-	c.res.Detail = c.redactor().detail(c.res.Detail)
+	c.res.Detail = redactDetail(c.redactor(), c.res.Detail)
 	if c.res.RunID > 0 {
 		defer c.s.inflight.Delete(c.res.RunID)
 		err := c.s.Rec.Finish(context.Background(), c.res.RunID, c.res.Outcome, c.res.Reason, c.res.Detail, now)

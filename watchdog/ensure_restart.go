@@ -69,7 +69,7 @@ func (c *cycle) evidence() {
 	if err := fsutil.EnsureDir(c.s.Paths.ServiceDir(c.svc.Name)); err != nil {
 		c.log.Error("snapshot.failed", "err", err)
 	}
-	if err := snapshot.Prepare(c.redactor().entry(e), c.s.Paths.Snapshots(c.svc.Name), c.svc.Log, c.redactor().String); err != nil {
+	if err := snapshot.Prepare(redactEntry(c.redactor(), e), c.s.Paths.Snapshots(c.svc.Name), c.svc.Log, c.redactor().String); err != nil {
 		c.res.Detail.Snapshot = "failed: " + err.Error()
 		c.log.Error("snapshot.failed", "err", err)
 		return

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,23 +270,45 @@ func TestFatalCrashIsReportedOnce(t *testing.T) {
 	}
 }
 
+// sampleArgs are arguments each privileged verb accepts, for the test
+// below; a trustRun verb without an entry fails it.
+var sampleArgs = map[string][]string{
+	"agent": {}, "start": {"web"}, "stop": {"web"}, "restart": {"web"}, "drill": {"web"},
+	"exec": {"x", "--", "/bin/true"}, "pause": {"web"}, "resume": {"web"}, "reload": {},
+	"ui": {"--listen", "127.0.0.1:0"}, "notify test": {},
+}
+
+// TestPrivilegedRefusesWritableConfig: every command declared trustRun,
+// found by walking the command tree, refuses a config others can write
+// before it starts, stops or creates anything (issue 11, finding 1).
 func TestPrivilegedRefusesWritableConfig(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the permission check applies when running as root")
 	}
 	addr := testutil.FreeAddr(t)
-	cfg, _ := writeConfig(t, "", webService("web", addr, "10m"))
+	cfg, state := writeConfig(t, "", webService("web", addr, "10m"))
 	if err := os.Chmod(cfg, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"start", "web"}, {"agent"}, {"exec", "x", "--", "/bin/true"}} {
-		r := svcctl(t, append([]string{"--config", cfg}, args...)...)
-		if r.code != 2 || !strings.Contains(r.stderr, cfg) {
-			t.Errorf("%v with a world-writable config: %+v", args, r)
+	for path, c := range runnable(newRootCommand(&globals{stdout: io.Discard, stderr: io.Discard})) {
+		if c.Annotations[trustKey] != trustRun {
+			continue
+		}
+		args, ok := sampleArgs[path]
+		if !ok {
+			t.Errorf("privileged verb %q has no sampleArgs: add it so this test covers it", path)
+			continue
+		}
+		r := svcctl(t, append(append([]string{"--config", cfg}, strings.Fields(path)...), args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "chmod go-w "+cfg) {
+			t.Errorf("%s with a world-writable config: %+v", path, r)
 		}
 	}
 	if testutil.Healthy(addr) {
 		t.Fatal("a command from a world-writable config ran")
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Fatal("a command from a world-writable config created the state dir")
 	}
 }
 

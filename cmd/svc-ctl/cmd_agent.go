@@ -25,8 +25,9 @@ type agentOptions struct {
 func newAgentCommand(g *globals) *cobra.Command {
 	var o agentOptions
 	cmd := &cobra.Command{
-		Use:   "agent",
-		Short: "Run the agent in the foreground (what the OS service runs)",
+		Use:         "agent",
+		Annotations: trust(trustRun),
+		Short:       "Run the agent in the foreground (what the OS service runs)",
 		Long: `Run the agent: one watchdog loop per service, the scheduled jobs, the heartbeat.
 It logs JSON lines to <state>/agent.log (and to stderr when that is a terminal).
 SIGINT/SIGTERM stop it cleanly: in-flight runs may finish up to drain_timeout,

@@ -13,9 +13,10 @@ func newConfigCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Work with the configuration file"}
 	var asJSON bool
 	check := &cobra.Command{
-		Use:   "check",
-		Short: "Validate the config and print it resolved (defaults applied, env values redacted)",
-		Args:  cobra.NoArgs,
+		Use:         "check",
+		Annotations: trust(trustRead),
+		Short:       "Validate the config and print it resolved (defaults applied, env values redacted)",
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(g)
 			if err != nil {

@@ -56,8 +56,9 @@ stop_timeout  = "3s"
 func newDemoCommand(g *globals) *cobra.Command {
 	var keep bool
 	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Run a self-contained demo: the agent and a built-in demo service, 5 s cycles",
+		Use:         "demo",
+		Annotations: trust(trustNone),
+		Short:       "Run a self-contained demo: the agent and a built-in demo service, 5 s cycles",
 		Long: `Start the agent in the foreground on a temporary state dir with an embedded
 config that supervises a demo service built into this binary. It prints what to
 try in another terminal, and what happens as it happens. Ctrl-C stops the agent
@@ -72,6 +73,7 @@ cleanly and the demo service too.`,
 func newDemoServiceCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:                "demo-service",
+		Annotations:        trust(trustNone),
 		Short:              "The demo service (used by 'svc-ctl demo')",
 		Hidden:             true,
 		DisableFlagParsing: true,

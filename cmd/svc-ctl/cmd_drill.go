@@ -20,8 +20,9 @@ func newDrillCommand(g *globals) *cobra.Command {
 		asJSON     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "drill NAME",
-		Short: "Rehearse a failure: kill the service and time how long the agent takes to bring it back",
+		Use:         "drill NAME",
+		Annotations: trust(trustRun),
+		Short:       "Rehearse a failure: kill the service and time how long the agent takes to bring it back",
 		Long: `Kill the service's recorded instance (SIGKILL, identity-checked: a reused PID is
 never signalled) and wait for the agent — not this command — to bring it back
 healthy. Prints the time it took, the run_trace row and the snapshot that prove

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svcctl/agent"
+	"svcctl/internal/redact"
 	"svcctl/watchdog"
 )
 
@@ -22,8 +23,9 @@ func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code
 func newExecCommand(g *globals) *cobra.Command {
 	var scheduled bool
 	cmd := &cobra.Command{
-		Use:   "exec JOB [--scheduled] -- CMD [ARGS...]",
-		Short: "Run CMD and record it as a run of JOB (for jobs another scheduler runs)",
+		Use:         "exec JOB [--scheduled] -- CMD [ARGS...]",
+		Annotations: trust(trustRun),
+		Short:       "Run CMD and record it as a run of JOB (for jobs another scheduler runs)",
 		Long: `Run CMD (argv, no shell) with the job's timeout, record it in run_trace as a run
 of job:JOB, and exit with CMD's exit code. Put it in front of a command that
 cron, launchd or Task Scheduler runs, and declare the job with external = true:
@@ -56,7 +58,7 @@ func runExec(ctx context.Context, g *globals, name string, argv []string, schedu
 	led, closeLedger := openLedger(g, cfg)
 	defer closeLedger()
 	res, recErr := agent.ExecJob(ctx, led, agent.ExecRequest{Job: j, Argv: argv, Scheduled: scheduled,
-		Stdin: os.Stdin, Stdout: g.stdout, Stderr: g.stderr, Redactor: watchdog.NewRedactor(cfg)})
+		Stdin: os.Stdin, Stdout: g.stdout, Stderr: g.stderr, Redactor: redact.New(cfg.SecretValues()...)})
 	if msg, ok := res.Detail["error"].(string); ok {
 		fmt.Fprintf(g.stderr, "svc-ctl: %s\n", msg)
 	}

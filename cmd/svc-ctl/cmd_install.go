@@ -24,8 +24,9 @@ type installOptions struct {
 func newInstallCommand(g *globals) *cobra.Command {
 	var o installOptions
 	cmd := &cobra.Command{
-		Use:   "install [--user] [--backstop [--every 10m]]",
-		Short: "Install the agent as an OS service and start it; --backstop registers the backstop task",
+		Use:         "install [--user] [--backstop [--every 10m]]",
+		Annotations: trust(trustNone),
+		Short:       "Install the agent as an OS service and start it; --backstop registers the backstop task",
 		Long: `Install the agent as an OS service (systemd, SysV init, OpenRC, launchd or the
 Windows SCM) that runs "<this binary> agent --config <config> --mode service",
 and start it. The config is resolved and validated first: a broken config

@@ -20,8 +20,9 @@ func newMissingCommand(g *globals) *cobra.Command {
 		asJSON, utc bool
 	)
 	cmd := &cobra.Command{
-		Use:   "missing",
-		Short: "List expected job slots that have no run_trace row (exit 1 if any)",
+		Use:         "missing",
+		Annotations: trust(trustRead),
+		Short:       "List expected job slots that have no run_trace row (exit 1 if any)",
 		Long: `Every slot a job's schedule expected in the window — from its registration (the
 first time an agent loaded it), minus its grace — that has no row in run_trace.
 A slot covered by any row (ok, skipped, failed) is not missing: only "never

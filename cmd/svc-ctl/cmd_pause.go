@@ -19,8 +19,9 @@ func newPauseCommand(g *globals) *cobra.Command {
 		asJSON         bool
 	)
 	cmd := &cobra.Command{
-		Use:   "pause NAME",
-		Short: "Tell the watchdog to hold off a service or job (it records skipped/paused)",
+		Use:         "pause NAME",
+		Annotations: trust(trustRun),
+		Short:       "Tell the watchdog to hold off a service or job (it records skipped/paused)",
 		Long: `Write the pause sentinel: the watchdog still cycles, records skipped/paused, and
 does nothing else. --for makes the pause end by itself; without it the pause
 lasts until 'svc-ctl resume' (and 'svc-ctl verify' warns about a pause older

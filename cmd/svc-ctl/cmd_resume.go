@@ -13,9 +13,10 @@ func init() { addCommand(newResumeCommand) }
 func newResumeCommand(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "resume NAME",
-		Short: "Remove a pause and clear given-up, so the watchdog acts again",
-		Args:  cobra.ExactArgs(1),
+		Use:         "resume NAME",
+		Annotations: trust(trustRun),
+		Short:       "Remove a pause and clear given-up, so the watchdog acts again",
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rep watchdog.ResumeReport
 			err := withSupervisor(g, func(sup *watchdog.Supervisor) (err error) {

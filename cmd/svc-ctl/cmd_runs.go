@@ -25,8 +25,9 @@ type runsOptions struct {
 func newRunsCommand(g *globals) *cobra.Command {
 	var o runsOptions
 	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List run_trace: every cycle, job run and agent start, newest first",
+		Use:         "runs",
+		Annotations: trust(trustRead),
+		Short:       "List run_trace: every cycle, job run and agent start, newest first",
 		Long: `List the rows of run_trace, newest first. Job ids are watchdog:NAME (a service's
 cycles), job:NAME (a job's runs) and agent (the agent's starts and wakes).
 Times are local with their offset; --utc prints UTC.`,

@@ -25,9 +25,10 @@ func newScheduleCommand(g *globals) *cobra.Command {
 		asJSON bool
 	)
 	next := &cobra.Command{
-		Use:   "next JOB",
-		Short: "The next fire times of a job, in UTC, in the job's zone and in local time",
-		Args:  cobra.ExactArgs(1),
+		Use:         "next JOB",
+		Annotations: trust(trustRead),
+		Short:       "The next fire times of a job, in UTC, in the job's zone and in local time",
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n < 1 || n > 1000 {
 				return usageError{fmt.Errorf("-n %d: want 1..1000", n)}

@@ -19,9 +19,10 @@ func newSnapshotCommand(g *globals) *cobra.Command {
 		asJSON, utc bool
 	)
 	cmd := &cobra.Command{
-		Use:   "snapshot NAME",
-		Short: "Show the recent pre-restart snapshots of a service, newest first",
-		Args:  cobra.ExactArgs(1),
+		Use:         "snapshot NAME",
+		Annotations: trust(trustRead),
+		Short:       "Show the recent pre-restart snapshots of a service, newest first",
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(g)
 			if err != nil {

@@ -22,8 +22,9 @@ type startOptions struct {
 func newStartCommand(g *globals) *cobra.Command {
 	var o startOptions
 	cmd := &cobra.Command{
-		Use:   "start NAME... | --all",
-		Short: "Run the watchdog cycle now: make sure each service is running and healthy",
+		Use:         "start NAME... | --all",
+		Annotations: trust(trustRun),
+		Short:       "Run the watchdog cycle now: make sure each service is running and healthy",
 		Long: `Run the L3 cycle for each named service now, under the same per-service lock as
 the agent, and print one line each:
 

@@ -19,8 +19,9 @@ func init() { addCommand(newStatusCommand) }
 func newStatusCommand(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "status [NAME]",
-		Short: "Show the agent, every service and every job, from the evidence on disk",
+		Use:         "status [NAME]",
+		Annotations: trust(trustRead),
+		Short:       "Show the agent, every service and every job, from the evidence on disk",
 		Long: `Show the agent (running, stopped or stale, from its heartbeat and lock), the
 ledger's health, and per service: state, last probe, last cycle, last restart,
 restarts in 24 h, pause. Per job: next slot, last run, missing slots in 7 days.
@@ -33,7 +34,10 @@ healthy; 1 otherwise. It works when the agent is not running (and says so).`,
 			if err != nil {
 				return err
 			}
-			rep := report.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
+			rep, err := report.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
+			if err != nil {
+				return err
+			}
 			info := installInfo(cfg)
 			rep.Install = &info
 			if len(args) == 1 {

@@ -13,8 +13,9 @@ func init() { addCommand(newStopCommand) }
 func newStopCommand(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "stop NAME",
-		Short: "Stop a service and keep the watchdog from bringing it back",
+		Use:         "stop NAME",
+		Annotations: trust(trustRun),
+		Short:       "Stop a service and keep the watchdog from bringing it back",
 		Long: `Pause the service with reason "stopped", so neither the agent nor the backstop
 restarts it, then stop the recorded instance — only if its identity (pid,
 create time and executable) is proven; a reused PID is never signalled.

@@ -19,8 +19,9 @@ type uninstallOptions struct {
 func newUninstallCommand(g *globals) *cobra.Command {
 	var o uninstallOptions
 	cmd := &cobra.Command{
-		Use:   "uninstall [--user] [--backstop]",
-		Short: "Stop and remove the agent service; --backstop removes the backstop task",
+		Use:         "uninstall [--user] [--backstop]",
+		Annotations: trust(trustNone),
+		Short:       "Stop and remove the agent service; --backstop removes the backstop task",
 		Long: `Stop the agent service and remove it from the OS service manager. Services the
 agent supervises keep running; the state directory (run history, logs,
 snapshots) is kept. Not installed is not an error: "not installed; nothing to do".

@@ -15,8 +15,9 @@ func init() { addCommand(newVerifyCommand) }
 func newVerifyCommand(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "verify",
-		Short: "Acceptance by evidence: PASS / WARN / FAIL for every layer (exit 1 on any FAIL)",
+		Use:         "verify",
+		Annotations: trust(trustRead),
+		Short:       "Acceptance by evidence: PASS / WARN / FAIL for every layer (exit 1 on any FAIL)",
 		Long: `Check each layer by what it left behind, not by its configuration:
 
   agent installed            the OS service manager has the agent (and in which mode)

@@ -21,8 +21,9 @@ func newWhyCommand(g *globals) *cobra.Command {
 		asJSON, utc bool
 	)
 	cmd := &cobra.Command{
-		Use:   "why NAME",
-		Short: "Diagnose the latest (or a given) slot or cycle: no row, skipped, failed or ok",
+		Use:         "why NAME",
+		Annotations: trust(trustRead),
+		Short:       "Diagnose the latest (or a given) slot or cycle: no row, skipped, failed or ok",
 		Long: `Answer from run_trace, for the slot or cycle in question:
 
   no row          never triggered            schedule and registration, agent heartbeat, watchdog.last.json

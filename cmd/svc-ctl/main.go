@@ -16,6 +16,8 @@ import (
 	_ "time/tzdata" // zones resolve on hosts without zoneinfo (Windows)
 
 	"github.com/spf13/cobra"
+
+	"svcctl/config"
 )
 
 // version is set by -ldflags "-X main.version=...".
@@ -28,6 +30,8 @@ type globals struct {
 	configPath string
 	stdout     io.Writer
 	stderr     io.Writer
+	trust      string         // the running command's level (trust.go)
+	cfg        *config.Config // loaded once per command run
 }
 
 // commandFactories is filled by each cmd_*.go file's init, so that commands
@@ -53,6 +57,7 @@ keeps the evidence before every restart, and records every run in run_trace.`,
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = declareTrust(g)
 	for _, f := range commandFactories {
 		root.AddCommand(f(g))
 	}

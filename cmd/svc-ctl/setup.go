@@ -17,36 +17,51 @@ import (
 )
 
 // loadConfig resolves --config / $SVC_CTL_CONFIG / the platform default and
-// loads it strictly. Any failure is a configuration error (exit 2).
+// loads it strictly, as the running command's trust level says (trust.go):
+// a "run" command gets it only through config.LoadToRun and after its state
+// dir passed state.Check. Any failure is a configuration error (exit 2).
 func loadConfig(g *globals) (*config.Config, error) {
+	if g.cfg != nil {
+		return g.cfg, nil
+	}
 	path, source, err := config.Resolve(g.configPath)
 	if err != nil {
 		return nil, configError{err}
 	}
-	cfg, err := config.Load(path)
+	load := config.Load
+	switch g.trust {
+	case trustRun:
+		load = config.LoadToRun
+	case trustRead:
+	default:
+		return nil, fmt.Errorf("internal error: a command of trust level %q loads the config", g.trust)
+	}
+	cfg, err := load(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, state.Denied(path, err) // exit 1: a check that could not be made
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, configError{fmt.Errorf("no config file at %s (from %s): create one (see contrib/svc-ctl.example.toml) or pass --config", path, source)}
 		}
 		return nil, configError{err}
 	}
-	return cfg, nil
-}
-
-// loadConfigToRun loads a config whose commands this process will run. When
-// privileged, a config that non-administrators can write is refused: whoever
-// can write it runs commands as root or SYSTEM.
-func loadConfigToRun(g *globals) (*config.Config, error) {
-	cfg, err := loadConfig(g)
-	if err != nil {
-		return nil, err
-	}
-	if !config.UserMode() {
-		if err := config.CheckPermissions(cfg.Path); err != nil {
+	if g.trust == trustRun {
+		if err := state.Check(state.PathsOf(cfg), !config.UserMode()); err != nil {
 			return nil, configError{err}
 		}
 	}
+	g.cfg = cfg
 	return cfg, nil
+}
+
+// loadConfigToRun loads a config whose commands this process will run: the
+// command must be declared trustRun.
+func loadConfigToRun(g *globals) (*config.Config, error) {
+	if g.trust != trustRun {
+		return nil, fmt.Errorf("internal error: a command of trust level %q runs what the config names; declare it %q", g.trust, trustRun)
+	}
+	return loadConfig(g)
 }
 
 // cliLogger writes warnings and errors to stderr as text: the command line is

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// Every command declares what it does with the configuration, as the
+// annotation trustKey. A command that runs, starts, stops or signals what the
+// config names ("run") gets its config only through config.LoadToRun and its
+// state dir only after state.Check: a config, env_file or state dir that
+// another user can write is refused before anything happens (issue 11,
+// finding 1: drill once skipped the check start applied). The root's
+// PersistentPreRunE sets the level for the command being run; loadConfig
+// applies it, so a "run" verb cannot reach an unchecked config by calling the
+// wrong helper. TestEveryVerbDeclaresTrust fails when a command is added
+// without a level, and TestPrivilegedVerbs when a privileged verb is not
+// "run".
+const trustKey = "svcctl.trust"
+
+const (
+	trustRun  = "run"  // runs or signals what the config names: checked load, checked state dir
+	trustRead = "read" // reads the config and the ledger, changes nothing
+	trustNone = "none" // does not use the --config file
+)
+
+// trust is the Annotations value declaring a command's level.
+func trust(level string) map[string]string { return map[string]string{trustKey: level} }
+
+// declareTrust is the root's PersistentPreRunE: it records the running
+// command's level, and refuses a command that declares none.
+func declareTrust(g *globals) func(cmd *cobra.Command, args []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		level := cmd.Annotations[trustKey]
+		switch level {
+		case trustRun, trustRead, trustNone:
+			g.trust = level
+			return nil
+		}
+		return fmt.Errorf("internal error: command %q does not declare what it does with the config (annotation %s)", cmd.CommandPath(), trustKey)
+	}
+}
