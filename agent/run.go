@@ -42,6 +42,9 @@ type Options struct {
 	CatchUpSpread time.Duration
 	// Ready, when set, is closed once the agent runs its loops.
 	Ready chan<- struct{}
+	// Reload delivers requests to re-read the config (SIGHUP, `svc-ctl
+	// reload`); nil = none. A request never stops the agent.
+	Reload <-chan struct{}
 }
 
 // Agent is the long-running supervisor: one loop per service, the fast path
@@ -207,6 +210,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "housekeeping", a.housekeepingLoop)
+	if a.o.Reload != nil {
+		a.goSafe(loopCtx, "reload", a.reloadLoop)
+	}
 	a.startJobs(loopCtx, runCtx)
 	if a.cfg.Agent.MetricsListen != "" {
 		a.loops.Add(1)

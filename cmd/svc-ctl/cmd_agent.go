@@ -31,7 +31,8 @@ func newAgentCommand(g *globals) *cobra.Command {
 		Long: `Run the agent: one watchdog loop per service, the scheduled jobs, the heartbeat.
 It logs JSON lines to <state>/agent.log (and to stderr when that is a terminal).
 SIGINT/SIGTERM stop it cleanly: in-flight runs may finish up to drain_timeout,
-supervised services keep running. A second signal exits at once (non-zero).`,
+supervised services keep running. A second signal exits at once (non-zero).
+SIGHUP asks it to re-read its config; it never stops the agent.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAgent(cmd.Context(), g, o) },
 	}
@@ -52,11 +53,11 @@ func runAgent(ctx context.Context, g *globals, o agentOptions) error {
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	stopSignals := handleSignals(cancel, g)
+	reload, stopSignals := handleSignals(cancel, g)
 	defer stopSignals()
 	err = runAsService(ctx, func(ctx context.Context) error {
 		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
-			MaxStagger: o.maxStagger})
+			MaxStagger: o.maxStagger, Reload: reload})
 	})
 	var running *state.AlreadyRunningError
 	if errors.As(err, &running) {
@@ -69,10 +70,32 @@ func runAgent(ctx context.Context, g *globals, o agentOptions) error {
 // during the drain exits at once, non-zero. A second signal within 250 ms of
 // the first is the same request delivered twice (a supervisor that signals
 // both the process and its group), not a person insisting.
-func handleSignals(cancel context.CancelFunc, g *globals) func() {
+//
+// SIGHUP (reloadSignals) is caught for as long as the agent runs, drain
+// included: left to Go's default it would end the process with no drain. Each
+// one becomes a request on reload; requests coalesce.
+func handleSignals(cancel context.CancelFunc, g *globals) (reload <-chan struct{}, stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	hup := make(chan os.Signal, 1)
+	reqs := make(chan struct{}, 1)
+	if len(reloadSignals) > 0 {
+		signal.Notify(hup, reloadSignals...)
+	}
 	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				select {
+				case reqs <- struct{}{}:
+				default:
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
 	go func() {
 		var first time.Time
 		select {
@@ -95,5 +118,5 @@ func handleSignals(cancel context.CancelFunc, g *globals) func() {
 			}
 		}
 	}()
-	return func() { signal.Stop(ch); close(done) }
+	return reqs, func() { signal.Stop(ch); signal.Stop(hup); close(done) }
 }

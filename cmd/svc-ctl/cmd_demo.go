@@ -101,7 +101,7 @@ func runDemo(ctx context.Context, g *globals, keep bool) error {
 	printDemoIntro(g.stdout, cfgPath, addr)
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	stop := handleSignals(cancel, g)
+	reload, stop := handleSignals(cancel, g)
 	defer stop()
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return err
@@ -113,7 +113,8 @@ func runDemo(ctx context.Context, g *globals, keep bool) error {
 	defer lj.Close()
 	pr, pw := io.Pipe()
 	go narrate(pr, g.stdout)
-	err = agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: "foreground", LogWriter: io.MultiWriter(lj, pw)})
+	err = agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: "foreground", LogWriter: io.MultiWriter(lj, pw),
+		Reload: reload})
 	pw.Close()
 	stopDemoService(g, cfg)
 	if keep {

@@ -1,0 +1,68 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"svcctl/internal/testutil"
+	"svcctl/proc"
+	"svcctl/runtrace"
+)
+
+// SIGHUP asks for a reload; left to Go's default it would end the agent with
+// no drain. The agent says it cannot re-read yet, keeps supervising, and
+// still stops cleanly on SIGTERM afterwards.
+func TestAgentSurvivesSIGHUP(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
+	cmd, errb := startAgentProcess(t, cfg)
+	st := openStore(t, state)
+	testutil.WaitFor(t, 20*time.Second, "the first cycle", func() bool {
+		n, _ := st.Count(context.Background(), runtrace.Filter{JobID: "watchdog:web", Reason: runtrace.ReasonStarted})
+		return n == 1
+	})
+	agentLog := filepath.Join(state, "agent.log")
+	for i := 0; i < 3; i++ {
+		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 10*time.Second, "the reload request in agent.log", func() bool {
+		b, _ := os.ReadFile(agentLog)
+		return strings.Contains(string(b), "agent.reload_unsupported")
+	})
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the agent is gone after SIGHUP: %v\n%s", err, errb)
+	}
+	// Still supervising: a killed instance comes back.
+	old := readPID(t, state, "web")
+	syscall.Kill(old, syscall.SIGKILL)
+	testutil.WaitFor(t, 20*time.Second, "the service restored after SIGHUP", func() bool {
+		n, _ := st.Count(context.Background(), runtrace.Filter{JobID: "watchdog:web", Reason: runtrace.ReasonStarted})
+		return n == 2 && testutil.Healthy(addr)
+	})
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("agent exit after SIGHUP then SIGTERM: %v\n%s", err, errb)
+	}
+	if b, _ := os.ReadFile(agentLog); !strings.Contains(string(b), `"clean":true`) {
+		t.Fatalf("no clean stop in agent.log:\n%s", b)
+	}
+}
+
+// readPID is the pid a service's pid file names.
+func readPID(t *testing.T, state, name string) int {
+	t.Helper()
+	id, err := proc.ReadPidFile(filepath.Join(state, "services", name, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(id.PID)
+}
