@@ -20,11 +20,11 @@ func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	a.draining.Store(true)
 	a.log.Info("agent.draining", "in_flight", len(a.sup.InFlight()), "drain_timeout", a.cfg.Agent.DrainTimeout.String())
 	done := make(chan struct{})
-	go func() {
+	a.goOnce("drain-wait", func() {
 		a.loops.Wait()
 		a.waitJobs()
 		close(done)
-	}()
+	}, nil)
 	timer := time.NewTimer(a.cfg.Agent.DrainTimeout)
 	defer timer.Stop()
 	var errs []error

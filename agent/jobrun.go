@@ -52,6 +52,14 @@ func jobInterrupted(cause error) JobResult {
 		Detail: map[string]any{"why": cause.Error()}}
 }
 
+// jobPanicked is a run the agent's own code broke: the L2 net caught the
+// panic; the stack is kept for the bug report. The panic's value may quote
+// data, so it is redacted like output.
+func jobPanicked(p any, stack string, red *redact.Redactor) JobResult {
+	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonPanic,
+		Detail: map[string]any{"panic": red.String(fmt.Sprint(p)), "stack": stack}}
+}
+
 func jobSpawnFailed(err error, red *redact.Redactor) JobResult {
 	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError,
 		Detail: map[string]any{"error": red.String(err.Error())}}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/redact"
 	"svcctl/runtrace"
 	"svcctl/schedule"
 	"svcctl/state"
@@ -20,13 +21,22 @@ type jobRunner struct {
 	mu       sync.Mutex
 	running  map[string]int64 // job -> run id in flight
 	inflight sync.Map         // run id -> job
+	// run runs one job run: RunJob; a test may replace it (before the loops
+	// start) to plant a fault.
+	run func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult
+}
+
+func newJobRunner(a *Agent) *jobRunner {
+	r := &jobRunner{a: a, wake: map[string]chan struct{}{}, running: map[string]int64{}, run: RunJob}
+	for _, j := range a.cfg.Jobs {
+		r.wake[j.Name] = make(chan struct{}, 1)
+	}
+	return r
 }
 
 func (a *Agent) startJobs(loopCtx, runCtx context.Context) {
-	a.jobs = &jobRunner{a: a, wake: map[string]chan struct{}{}, running: map[string]int64{}}
 	for i := range a.cfg.Jobs {
 		j := &a.cfg.Jobs[i]
-		a.jobs.wake[j.Name] = make(chan struct{}, 1)
 		a.goSafe(loopCtx, runtrace.JobID(j.Name), func(ctx context.Context) { a.jobs.loop(ctx, runCtx, j) })
 	}
 }
@@ -194,20 +204,29 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 		r.inflight.Store(runID, id)
 	}
 	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		defer func() {
+	var once sync.Once
+	done := func() {
+		once.Do(func() {
 			r.mu.Lock()
 			delete(r.running, j.Name)
 			r.mu.Unlock()
 			r.inflight.Delete(runID)
-		}()
-		res := RunJob(ctx, r.a.paths, j, r.a.sup.Redactor())
+			r.wg.Done()
+		})
+	}
+	r.a.goOnce(id, func() {
+		res := r.run(ctx, r.a.paths, j, r.a.sup.Redactor())
 		for k, v := range extra {
 			res.Detail[k] = v
 		}
 		r.finish(j, runID, res)
-	}()
+		done()
+	}, func(p any, stack string) {
+		// The run's row is still open: it is this panic's to finish, before
+		// the job may run again (done) and before a drain may close the ledger.
+		r.finish(j, runID, jobPanicked(p, stack, r.a.sup.Redactor()))
+		done()
+	})
 }
 
 func (r *jobRunner) skip(id string, trigger runtrace.Trigger, slot time.Time, reason runtrace.Reason, detail map[string]any) {

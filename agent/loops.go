@@ -83,10 +83,10 @@ func (a *Agent) skipDraining(name string, req watchdog.Request) {
 // cycle runs at once; the exit is the second look, so confirm is skipped.
 func (a *Agent) onSpawn(name string, c *proc.Child) {
 	a.watched.Store(name, idKey(c.Identity))
-	go func() {
+	a.goOnce("exit-watch:"+name, func() {
 		<-c.Done
-		a.exited(name, c.Identity, fmt.Sprintf("exited with code %d", c.ExitCode()))
-	}()
+		a.onExit(name, c.Identity, fmt.Sprintf("exited with code %d", c.ExitCode()))
+	}, nil)
 }
 
 // adopt watches the recorded instance of a service this process did not
@@ -107,10 +107,10 @@ func (a *Agent) adopt(name string) {
 	}
 	a.watched.Store(name, key)
 	a.log.Debug("service.adopted", "service", name, "service_pid", id.PID)
-	go func() {
+	a.goOnce("exit-watch:"+name, func() {
 		<-done
-		a.exited(name, id, "exited")
-	}()
+		a.onExit(name, id, "exited")
+	}, nil)
 }
 
 func (a *Agent) exited(name string, id proc.Identity, how string) {

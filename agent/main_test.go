@@ -24,6 +24,9 @@ import (
 var testsvcBin string
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(envPanicAgent); path != "" {
+		os.Exit(runPanicAgent(path))
+	}
 	dir, err := os.MkdirTemp("", "svcctl-agent-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

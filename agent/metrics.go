@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/netutil"
 
 	"svcctl/runtrace"
 	"svcctl/state"
@@ -108,6 +111,33 @@ func sortedNames[V any](m map[string]V) []string {
 	return ks
 }
 
+// Bounds of the metrics server. A scraper needs one connection every few
+// seconds; everything past that is a misbehaving client or a flood, and each
+// connection is a descriptor that supervision (spawns, log files, probes, the
+// ledger) would otherwise run out of.
+const (
+	metricsReadHeaderTimeout = 5 * time.Second
+	metricsReadTimeout       = 10 * time.Second
+	metricsWriteTimeout      = 10 * time.Second
+	metricsIdleTimeout       = 30 * time.Second
+	metricsMaxHeaderBytes    = 8 << 10
+	// metricsMaxConns caps the open connections; at most 1/metricsFDShare
+	// of the descriptor limit, so the rest stays in reserve for supervision.
+	metricsMaxConns = 64
+	metricsMinConns = 4
+	metricsFDShare  = 8
+)
+
+// metricsConnCap is how many connections the metrics server holds open at
+// once: min(64, nofile/8), at least 4. Past it, new connections wait in the
+// kernel's accept queue, where they cost the agent no descriptor.
+func metricsConnCap(nofile uint64) int {
+	if nofile == 0 {
+		return metricsMaxConns // unknown (Windows has no per-process descriptor limit to speak of)
+	}
+	return int(max(metricsMinConns, min(metricsMaxConns, nofile/metricsFDShare)))
+}
+
 // serveMetrics serves /metrics and /healthz on metrics_listen until ctx ends.
 // A port already taken is a loud error, not a silent lack of metrics.
 func (a *Agent) serveMetrics(ctx context.Context) error {
@@ -119,6 +149,29 @@ func (a *Agent) serveMetrics(ctx context.Context) error {
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		a.log.Warn("metrics.not_loopback", "addr", ln.Addr().String(), "hint", "the metrics are readable by anyone who can reach this address")
 	}
+	conns := metricsConnCap(fdLimit())
+	srv := &http.Server{
+		Handler:           a.recoverHTTP(a.metricsHandler),
+		ReadHeaderTimeout: metricsReadHeaderTimeout,
+		ReadTimeout:       metricsReadTimeout,
+		WriteTimeout:      metricsWriteTimeout,
+		IdleTimeout:       metricsIdleTimeout,
+		MaxHeaderBytes:    metricsMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
+	}
+	a.goOnce("metrics-close", func() {
+		<-ctx.Done()
+		srv.Close()
+	}, nil)
+	a.log.Info("metrics.listening", "addr", ln.Addr().String(), "max_conns", conns)
+	if err := srv.Serve(netutil.LimitListener(ln, conns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newMetricsHandler is /metrics and /healthz.
+func (a *Agent) newMetricsHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
@@ -131,14 +184,5 @@ func (a *Agent) serveMetrics(ctx context.Context) error {
 		}
 		io.WriteString(w, "ok\n")
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	a.log.Info("metrics.listening", "addr", ln.Addr().String())
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return mux
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,15 @@ type Agent struct {
 	fatal    chan error
 	jobs     *jobRunner
 	metrics  *metrics
+	// metricsHandler serves /metrics and /healthz; onExit is told when a
+	// watched instance exits. Both are set in newAgent; a test may replace
+	// them (before the loops start) to plant a fault.
+	metricsHandler http.Handler
+	onExit         func(name string, id proc.Identity, how string)
+	// guarded counts the goroutines started under L2; panics the panics it
+	// recovered.
+	guarded atomic.Int64
+	panics  atomic.Int64
 	// recMu guards the ledger against late writers: exit watchers outlive the
 	// loops, and a process that exits after the agent stopped must not write
 	// to a closed store.
@@ -121,6 +131,9 @@ func newAgent(o Options) (*Agent, error) {
 	a.metrics = newMetrics(a.started)
 	a.metrics.ledgerUp = a.store != nil
 	a.sup.OnResult = a.metrics.cycle
+	a.metricsHandler = a.newMetricsHandler()
+	a.onExit = a.exited
+	a.jobs = newJobRunner(a)
 	if bt, err := host.BootTime(); err == nil {
 		a.boot = time.Unix(int64(bt), 0).UTC()
 	}
@@ -215,13 +228,11 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	}
 	a.startJobs(loopCtx, runCtx)
 	if a.cfg.Agent.MetricsListen != "" {
-		a.loops.Add(1)
-		go func() {
-			defer a.loops.Done()
-			if err := a.serveMetrics(loopCtx); err != nil {
+		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {
+			if err := a.serveMetrics(ctx); err != nil {
 				a.log.Error("metrics.failed", "err", err)
 			}
-		}()
+		})
 	}
 	a.log.Info("agent.running", "services", len(a.cfg.Services), "jobs", len(a.cfg.Jobs), "instance", a.instance)
 }
