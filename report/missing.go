@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,12 +29,27 @@ type JobSlots struct {
 	Registered time.Time
 	Known      bool // registered in the ledger (an agent or `exec` has seen it)
 	Schedule   *schedule.Schedule
-	Count      int         // expected slots in the window
-	Expected   []time.Time // listed only when some are missing
-	Missing    []time.Time
+	// Expected lists the expected slots of the parts of the window that have
+	// a gap, oldest first; the rest of the window is known complete and is
+	// not listed.
+	Expected []time.Time
+	Missing  []time.Time
 }
 
-// SlotsFor computes a job's expected and missing slots in (since, now].
+// SlotsFor computes a job's missing slots in (since, now-grace].
+//
+// It counts, never lists, where it can, and counts only what the ledger
+// does not already vouch for: runtrace keeps per job a coverage, a span of
+// slots each known to have a row, and SlotsFor grows it as it counts (on a
+// read-only store it counts and records nothing). So a check of 40 days
+// counts the slots since the last check and, once, the part of the window
+// before the coverage. Every scheduled_at svc-ctl writes is a slot of the
+// job's current schedule (runs, catch-ups, `exec --scheduled`), and a
+// schedule change is a new registration (which drops the coverage), so
+// equal counts mean equal sets. Only a part whose counts differ is listed
+// and compared. The coverage never hides a slot: it grows only over parts
+// counted complete in the transaction that records it, and a deleted row
+// shrinks it at once (runtrace.Coverage).
 func SlotsFor(ctx context.Context, store *runtrace.Store, j *config.Job, since, now time.Time) (*JobSlots, error) {
 	id := runtrace.JobID(j.Name)
 	reg, known, err := store.Registered(ctx, id)
@@ -49,35 +65,128 @@ func SlotsFor(ctx context.Context, store *runtrace.Store, j *config.Job, since, 
 		return nil, err
 	}
 	js.Schedule = s
-	// Fast path: count the expected slots and the covered ones; only when
-	// some slot has no row are both listed and compared. Expected is then
-	// filled; on the fast path it stays nil and Count says how many. Every
-	// scheduled_at svc-ctl writes is a slot of the job's current schedule
-	// (runs, catch-ups, `exec --scheduled`), and a schedule change is a new
-	// registration, so equal counts mean equal sets.
-	lo := since
+	lo, hi := since, now.Add(-j.Grace)
 	if reg.After(lo) {
 		lo = reg
 	}
-	n, first, last := s.Span(lo, now.Add(-j.Grace))
-	js.Count = n
-	if n == 0 {
+	if !hi.After(lo) {
 		return js, nil
 	}
-	have, err := store.CountSlots(ctx, id, first, last)
+	sl := slotter{store: store, id: id, reg: reg, s: s}
+	// The slots after the coverage, up to hi.
+	after, err := store.CoverThrough(ctx, id, reg, lo, hi, sl.span)
 	if err != nil {
 		return nil, fmt.Errorf("count runs of %s: %w", id, err)
 	}
-	if have >= n {
-		return js, nil
+	var gaps []gap
+	if !after.Complete {
+		// Counted from the coverage's end when it adjoined, else from lo
+		// (runtrace.CoverThrough): either way a tail past the gap's last
+		// missing slot can start a new coverage.
+		gaps = append(gaps, gap{span: after.Counted, base: after.Coverage, hasBase: after.Ok, below: false})
 	}
-	js.Expected = schedule.Expected(s, reg, since, now, j.Grace)
-	covered, err := store.ScheduledSlots(ctx, id, first, last)
-	if err != nil {
-		return nil, fmt.Errorf("read runs of %s: %w", id, err)
+	// The slots before the coverage, from lo.
+	if c := after.Coverage; after.Ok && c.From.After(lo) {
+		end := c.From.Add(-time.Millisecond)
+		adjoins := !end.After(hi)
+		if !adjoins {
+			end = hi // the coverage starts after the window: count the window alone
+		}
+		if bs := sl.span(lo, end); bs.N > 0 {
+			complete, err := sl.count(ctx, c, bs, adjoins)
+			if err != nil {
+				return nil, err
+			}
+			if !complete {
+				gaps = append(gaps, gap{span: bs, base: c, hasBase: true, below: adjoins})
+			}
+		}
 	}
-	js.Missing = schedule.Missing(js.Expected, covered)
+	for _, g := range gaps {
+		exp, miss, err := sl.list(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		js.Expected = append(js.Expected, exp...)
+		js.Missing = append(js.Missing, miss...)
+	}
+	slices.SortFunc(js.Expected, time.Time.Compare)
+	slices.SortFunc(js.Missing, time.Time.Compare)
 	return js, nil
+}
+
+// slotter counts and lists one job's slots against the ledger.
+type slotter struct {
+	store *runtrace.Store
+	id    string
+	reg   time.Time
+	s     *schedule.Schedule
+}
+
+// span is the job's expected slots in (after, through].
+func (sl slotter) span(after, through time.Time) runtrace.SlotSpan {
+	n, first, last := sl.s.Span(after, through)
+	return runtrace.SlotSpan{N: n, First: first, Last: last}
+}
+
+// count says whether every slot of sp has a row, growing the coverage c
+// downwards over sp when sp adjoins it.
+func (sl slotter) count(ctx context.Context, c runtrace.Coverage, sp runtrace.SlotSpan, adjoins bool) (bool, error) {
+	var complete bool
+	var err error
+	if adjoins {
+		complete, _, err = sl.store.ExtendCoverage(ctx, sl.id, sl.reg, c, sp)
+	} else {
+		var have int
+		have, err = sl.store.CountSlots(ctx, sl.id, sp.First, sp.Last)
+		complete = have >= sp.N
+	}
+	if err != nil {
+		return false, fmt.Errorf("count runs of %s: %w", sl.id, err)
+	}
+	return complete, nil
+}
+
+// gap is a span whose counts differ, with the coverage it was counted
+// against: below means it ends just before that coverage's start.
+type gap struct {
+	span    runtrace.SlotSpan
+	base    runtrace.Coverage
+	hasBase bool
+	below   bool
+}
+
+// list compares g's expected slots with its rows and returns both the
+// expected and the missing ones. The slots after the last missing one are
+// complete: they become (or join) the coverage, so the next check does not
+// count them again. A missing slot stays missing, so coverage can never
+// grow over it; it restarts after it.
+func (sl slotter) list(ctx context.Context, g gap) (expected, missing []time.Time, err error) {
+	expected = sl.s.Slots(g.span.First.Add(-time.Millisecond), g.span.Last, 0)
+	covered, err := sl.store.ScheduledSlots(ctx, sl.id, g.span.First, g.span.Last)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read runs of %s: %w", sl.id, err)
+	}
+	missing = schedule.Missing(expected, covered)
+	if len(missing) == 0 {
+		return expected, nil, nil // rows arrived since the count
+	}
+	tail := sl.span(missing[len(missing)-1], g.span.Last)
+	switch {
+	case tail.N == 0:
+	case g.below:
+		_, _, err = sl.store.ExtendCoverage(ctx, sl.id, sl.reg, g.base, tail)
+	default:
+		var base runtrace.Coverage
+		if g.hasBase {
+			base = g.base
+		}
+		_, _, err = sl.store.StartCoverage(ctx, sl.id, sl.reg, base, tail)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("record coverage of %s: %w", sl.id, err)
+	}
+	return expected, missing, nil
 }
 
 // Missing lists every expected slot with no row, for the jobs named (all

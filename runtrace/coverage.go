@@ -80,8 +80,18 @@ WHERE c.job_id = ?`, jobID).Scan(&reg, &from, &through)
 // was registered again, another process extended it) is not extended:
 // complete is still counted, and the next check starts from what is
 // recorded then.
+//
+// On a read-only store it counts and records nothing.
 func (s *Store) ExtendCoverage(ctx context.Context, jobID string, registered time.Time, base Coverage, span SlotSpan) (complete, recorded bool, err error) {
 	return s.extendCoverage(ctx, jobID, registered, base, span, true)
+}
+
+// StartCoverage is ExtendCoverage for a span that does not adjoin base: when
+// every slot of span has a row and base is still the recorded coverage, the
+// coverage becomes span alone. It is how coverage restarts after a slot that
+// will never get a row (a missed run stays missed).
+func (s *Store) StartCoverage(ctx context.Context, jobID string, registered time.Time, base Coverage, span SlotSpan) (complete, recorded bool, err error) {
+	return s.extendCoverage(ctx, jobID, registered, base, span, false)
 }
 
 // extendCoverage is ExtendCoverage; with adjoins false the coverage becomes
@@ -94,6 +104,10 @@ func (s *Store) extendCoverage(ctx context.Context, jobID string, registered tim
 	if span.Last.Before(span.First) {
 		return false, false, fmt.Errorf("extend slot coverage of %s: span ends (%s) before it starts (%s)",
 			jobID, span.Last.UTC().Format(time.RFC3339), span.First.UTC().Format(time.RFC3339))
+	}
+	if s.w == nil {
+		have, err := s.CountSlots(ctx, jobID, span.First, span.Last)
+		return err == nil && have >= span.N, false, err
 	}
 	err = s.tx(ctx, "extend slot coverage", func(tx *sql.Tx) error {
 		complete, recorded = false, false
@@ -142,44 +156,48 @@ covered_from = excluded.covered_from, covered_through = excluded.covered_through
 // of the job's schedule as registered.
 type SpanFunc func(after, through time.Time) SlotSpan
 
+// Covered is what CoverThrough did: the coverage recorded afterwards (Ok
+// false: none), the slots it counted, and whether each of them has a row.
+type Covered struct {
+	Coverage Coverage
+	Ok       bool
+	Counted  SlotSpan
+	Complete bool
+}
+
 // CoverThrough brings jobID's coverage up to through, counting only the
-// slots after its end: the periodic refresh that keeps a later check of 40
-// days down to the last few slots. A job without coverage is counted from
-// `from` (exclusive: a window's start or the registration); so is one whose
-// coverage ends before from, which is then replaced rather than grown, so no
-// uncounted slots fall between. complete says whether every slot counted
-// had a row; cov (ok) is the coverage recorded afterwards. On a read-only
-// store it counts and records nothing.
-func (s *Store) CoverThrough(ctx context.Context, jobID string, registered, from, through time.Time, span SpanFunc) (cov Coverage, ok, complete bool, err error) {
+// slots after its end: the refresh that keeps a later check of 40 days down
+// to the last few slots. A job without coverage is counted from `from`
+// (exclusive: a window's start or the registration); so is one whose
+// coverage ends before from, which is then replaced rather than grown, so
+// no uncounted slots fall between. On a read-only store it counts and
+// records nothing.
+func (s *Store) CoverThrough(ctx context.Context, jobID string, registered, from, through time.Time, span SpanFunc) (Covered, error) {
 	base, has, err := s.Coverage(ctx, jobID)
 	if err != nil {
-		return Coverage{}, false, false, err
+		return Covered{}, err
 	}
+	res := Covered{Coverage: base, Ok: has, Complete: true}
 	after, adjoins := from, has
 	switch {
 	case has && !base.Through.Before(through):
-		return base, true, true, nil
+		return res, nil
 	case has && !base.Through.Before(from):
 		after = base.Through
 	case has:
 		adjoins = false // ends before the window: restart the coverage in it
 	}
-	sp := span(after, through)
-	if sp.N == 0 {
-		return base, has, true, nil
-	}
-	if s.w == nil {
-		have, err := s.CountSlots(ctx, jobID, sp.First, sp.Last)
-		return base, has, have >= sp.N, err
+	if res.Counted = span(after, through); res.Counted.N == 0 {
+		return res, nil
 	}
 	if !has {
 		base = Coverage{}
 	}
-	if complete, _, err = s.extendCoverage(ctx, jobID, registered, base, sp, adjoins); err != nil {
-		return Coverage{}, false, false, err
+	if res.Complete, _, err = s.extendCoverage(ctx, jobID, registered, base, res.Counted, adjoins); err != nil {
+		return Covered{}, err
 	}
-	cov, ok, err = s.Coverage(ctx, jobID)
-	return cov, ok, complete, err
+	res.Coverage, res.Ok, err = s.Coverage(ctx, jobID)
+	return res, err
 }
 
 func sameCoverage(a, b Coverage) bool {

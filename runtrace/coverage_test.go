@@ -245,6 +245,17 @@ func TestMigrateV2AddsCoverage(t *testing.T) {
 	}
 }
 
+// After a slot that will never get a row, coverage restarts past it.
+func TestStartCoverageReplaces(t *testing.T) {
+	s, reg := coverageFixture(t, 5)
+	extend(t, s, reg, Coverage{}, span(1, 4))
+	base, _ := coverageOf(t, s)
+	if complete, recorded, err := s.StartCoverage(ctxb, "job:pull", reg, base, span(6, 10)); err != nil || !complete || !recorded {
+		t.Fatalf("StartCoverage: complete %v recorded %v err %v", complete, recorded, err)
+	}
+	wantCoverage(t, s, 6, 10)
+}
+
 func TestExtendCoverageRefusesABackwardSpan(t *testing.T) {
 	s, reg := coverageFixture(t)
 	_, _, err := s.ExtendCoverage(ctxb, "job:pull", reg, Coverage{}, SlotSpan{N: 2, First: slot(5), Last: slot(1)})
@@ -279,11 +290,11 @@ func everyMinute(after, through time.Time) SlotSpan {
 
 func coverThrough(t *testing.T, s *Store, reg, from, through time.Time) (Coverage, bool, bool) {
 	t.Helper()
-	c, ok, complete, err := s.CoverThrough(ctxb, "job:pull", reg, from, through, everyMinute)
+	r, err := s.CoverThrough(ctxb, "job:pull", reg, from, through, everyMinute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, ok, complete
+	return r.Coverage, r.Ok, r.Complete
 }
 
 func TestCoverThrough(t *testing.T) {
@@ -334,11 +345,14 @@ func TestCoverThroughReadOnlyCountsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	_, ok, complete, err := ro.CoverThrough(ctxb, "job:pull", reg, t0, slot(3), everyMinute)
-	if err != nil || ok || !complete {
-		t.Fatalf("read-only: ok %v complete %v err %v; want counted complete, nothing recorded", ok, complete, err)
+	r, err := ro.CoverThrough(ctxb, "job:pull", reg, t0, slot(3), everyMinute)
+	if err != nil || r.Ok || !r.Complete || r.Counted != span(1, 3) {
+		t.Fatalf("read-only: %+v, %v; want slots 1..3 counted complete, nothing recorded", r, err)
 	}
-	if _, _, complete, _ := ro.CoverThrough(ctxb, "job:pull", reg, t0, slot(4), everyMinute); complete {
+	if r, _ := ro.CoverThrough(ctxb, "job:pull", reg, t0, slot(4), everyMinute); r.Complete {
 		t.Fatal("read-only: slot 4 has no row but counted complete")
+	}
+	if complete, recorded, err := ro.ExtendCoverage(ctxb, "job:pull", reg, Coverage{}, span(1, 3)); err != nil || !complete || recorded {
+		t.Fatalf("read-only ExtendCoverage: complete %v recorded %v err %v; want counted, not recorded", complete, recorded, err)
 	}
 }
