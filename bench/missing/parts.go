@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime"
-	"sync"
 	"time"
 
 	"svcctl/bench/internal/benchkit"
@@ -25,11 +23,11 @@ type step struct {
 	fn   func() (int, error)
 }
 
-// parts times, in this process, what the command does and the two changes
-// that would bring it under its aim. report.Missing counts first: per job,
-// the expected slots (Schedule.Span) and the distinct covered ones
-// (runtrace CountSlots, inside SQLite); it lists and compares slots only for
-// a job whose counts differ (the slow path, timed too).
+// parts times, in this process, what the command does with and without the
+// slot coverage, and what the counting it saves would cost: per job, the
+// expected slots (Schedule.Span) and the distinct covered ones (runtrace
+// CountSlots, inside SQLite); it lists and compares slots only for a part
+// whose counts differ (the slow path, timed too).
 func parts(ctx context.Context, k *benchkit.Kit, cfgPath string) error {
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
@@ -86,9 +84,11 @@ func parts(ctx context.Context, k *benchkit.Kit, cfgPath string) error {
 			}
 			return n, nil
 		}},
-		{"suggested: only the last 24 h (a per-job \"complete through\" mark) [missing]", missing(now.Add(-24 * time.Hour))},
-		{fmt.Sprintf("suggested: 40 days, jobs counted on %d goroutines [missing]", runtime.NumCPU()), func() (int, error) {
-			return parallel(ctx, st, cfg, since, now, runtime.NumCPU())
+		{"report.Missing over 40 days, no slot coverage yet (records it) [missing]", func() (int, error) {
+			if err := setCoverage(st.Path(), -1); err != nil {
+				return 0, err
+			}
+			return missing(since)()
 		}},
 	}
 	fmt.Println("in-process ([n] = slots found):")
@@ -156,35 +156,4 @@ func windows(ctx context.Context, st *runtrace.Store, cfg *config.Config, since,
 		out = append(out, w)
 	}
 	return out, nil
-}
-
-// parallel is report.Missing with the jobs spread over `workers` goroutines
-// (the store's reader pool allows concurrent reads).
-func parallel(ctx context.Context, st *runtrace.Store, cfg *config.Config, since, now time.Time, workers int) (int, error) {
-	jobs := make(chan *config.Job)
-	var mu sync.Mutex
-	var n int
-	var firstErr error
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for j := range jobs {
-				js, err := report.SlotsFor(ctx, st, j, since, now)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				if js != nil {
-					n += len(js.Missing)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	for i := range cfg.Jobs {
-		jobs <- &cfg.Jobs[i]
-	}
-	close(jobs)
-	wg.Wait()
-	return n, firstErr
 }
