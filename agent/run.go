@@ -226,6 +226,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	if a.o.Reload != nil {
 		a.goSafe(loopCtx, "reload", a.reloadLoop)
 	}
+	if len(a.cfg.Jobs) > 0 {
+		a.goSafe(loopCtx, "coverage", a.coverageLoop)
+	}
 	a.startJobs(loopCtx, runCtx)
 	if a.cfg.Agent.MetricsListen != "" {
 		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {
