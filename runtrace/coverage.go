@@ -109,7 +109,10 @@ func (s *Store) extendCoverage(ctx context.Context, jobID string, registered tim
 		have, err := s.CountSlots(ctx, jobID, span.First, span.Last)
 		return err == nil && have >= span.N, false, err
 	}
-	err = s.tx(ctx, "extend slot coverage", func(tx *sql.Tx) error {
+	// Lazy: coverage is a cache. A commit lost to a power loss leaves an
+	// older, smaller coverage (lazy commits are lost only as a tail), which
+	// is still true; a check then counts a little more.
+	err = s.lazyTx(ctx, "extend slot coverage", func(tx *sql.Tx) error {
 		complete, recorded = false, false
 		var have int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(DISTINCT scheduled_at) FROM run_trace
