@@ -207,7 +207,7 @@ func cli(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, cfgPath s
 // back by age: a coverage may always claim less than it could, never more,
 // so this leaves the ledger as a check `age` ago would have.
 func setCoverage(db string, age time.Duration) error {
-	h, err := sql.Open("sqlite", db)
+	h, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return err
 	}
