@@ -1,6 +1,8 @@
 package proc
 
 import (
+	"svcctl/internal/testutil"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -36,7 +38,7 @@ func BenchmarkStopTree3Level(b *testing.B) {
 					b.Fatal(err)
 				}
 				waitLog(b, log, "listening on")
-				waitFor(b, 10*time.Second, "3 members", func() bool { t, _ := Members(c.Instance); return t.Len() == 3 })
+				testutil.WaitFor(b, 10*time.Second, "3 members", func() bool { t, _ := Members(c.Instance); return t.Len() == 3 })
 				b.StartTimer()
 				res, err := StopTree(context.Background(), c.Instance, 10*time.Second)
 				b.StopTimer()
