@@ -1,13 +1,13 @@
 package proc
 
 import (
-	"svcctl/internal/testutil"
-
 	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // BenchmarkStopTree3Level is the figure "stop of a 3-level tree":
