@@ -79,55 +79,88 @@ func (a *Agent) skipDraining(name string, req watchdog.Request) {
 		map[string]any{"why": "the agent is stopping"})
 }
 
-// onSpawn is the fast path: when an instance we spawned exits, its service's
-// cycle runs at once; the exit is the second look, so confirm is skipped.
+// onSpawn is the fast path: when an instance we spawned ends, its service's
+// cycle runs at once; the end is the second look, so confirm is skipped. The
+// end of the leader is the end of the instance only when no process of its
+// tree lives on: a launcher that forked the server and exited is watched
+// through its tree instead.
 func (a *Agent) onSpawn(name string, c *proc.Child) {
 	a.watched.Store(name, idKey(c.Identity))
 	a.goOnce("exit-watch:"+name, func() {
 		<-c.Done
-		a.onExit(name, c.Identity, fmt.Sprintf("exited with code %d", c.ExitCode()))
+		a.leaderExited(name, c.Instance, c.Exit())
+	}, nil)
+}
+
+// leaderExited decides what the leader's exit means: the end of the
+// instance (no member left: a cycle now), or a launcher that left its tree
+// running (watch the tree; the periodic cycle judges its health).
+func (a *Agent) leaderExited(name string, inst proc.Instance, how string) {
+	if !a.current(name, inst.Identity) {
+		return
+	}
+	t, err := proc.Members(inst)
+	if err != nil || t.Len() == 0 {
+		a.onExit(name, inst.Identity, how)
+		return
+	}
+	done, err := proc.WatchTree(inst)
+	if err != nil {
+		a.onExit(name, inst.Identity, how)
+		return
+	}
+	a.log.Info("service.leader_exited", "service", name, "service_pid", inst.PID, "how", how, "live", t.Len())
+	a.goOnce("tree-watch:"+name, func() {
+		<-done
+		a.onExit(name, inst.Identity, how+"; then every process of its tree ended")
 	}, nil)
 }
 
 // adopt watches the recorded instance of a service this process did not
-// spawn (after an agent restart, or one started by `svc-ctl start`), where
-// the OS can wait on a foreign process; elsewhere the periodic cycle covers it.
+// spawn (after an agent restart, or one started by `svc-ctl start`): every
+// process of its tree, through the OS (pidfd, kqueue, process handle).
+// Where the OS cannot wait on a foreign process the periodic cycle covers it.
 func (a *Agent) adopt(name string) {
-	id, err := proc.ReadPidFile(a.paths.Pid(name))
+	inst, err := proc.ReadInstance(a.paths.Pid(name))
 	if err != nil {
 		return
 	}
-	key := idKey(id)
+	key := idKey(inst.Identity)
 	if v, ok := a.watched.Load(name); ok && v.(string) == key {
 		return
 	}
-	done, err := proc.WatchExit(id)
+	done, err := proc.WatchTree(inst)
 	if err != nil {
-		return // not ours any more, or the OS cannot watch: the periodic cycle covers it
+		return // no process of it left, or the OS cannot watch: the periodic cycle covers it
 	}
 	a.watched.Store(name, key)
-	a.log.Debug("service.adopted", "service", name, "service_pid", id.PID)
+	a.log.Debug("service.adopted", "service", name, "service_pid", inst.PID)
 	a.goOnce("exit-watch:"+name, func() {
 		<-done
-		a.onExit(name, id, "exited")
+		a.onExit(name, inst.Identity, "every process of its tree exited")
 	}, nil)
 }
 
-func (a *Agent) exited(name string, id proc.Identity, how string) {
+// current reports whether id is still the service's recorded instance and
+// the agent still runs: an instance a cycle replaced on purpose, or one the
+// pid file no longer names, is not news.
+func (a *Agent) current(name string, id proc.Identity) bool {
 	a.recMu.RLock()
 	closed := a.closed
 	a.recMu.RUnlock()
 	if closed {
-		return // the agent has stopped; the next one adopts or restarts it
+		return false // the agent has stopped; the next one adopts or restarts it
 	}
-	// Only the current instance's exit matters: one we replaced ourselves
-	// (stopped during a restart) is not news.
 	if _, ok := a.replaced.LoadAndDelete(idKey(id)); ok {
 		a.watched.CompareAndDelete(name, idKey(id))
-		return
+		return false
 	}
 	cur, err := proc.ReadPidFile(a.paths.Pid(name))
-	if err == nil && idKey(cur) != idKey(id) {
+	return err != nil || idKey(cur) == idKey(id)
+}
+
+func (a *Agent) exited(name string, id proc.Identity, how string) {
+	if !a.current(name, id) {
 		return
 	}
 	a.watched.CompareAndDelete(name, idKey(id))
@@ -135,7 +168,11 @@ func (a *Agent) exited(name string, id proc.Identity, how string) {
 	a.trigger(name, watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited: " + how})
 }
 
-func idKey(id proc.Identity) string { return fmt.Sprintf("%d/%d/%s", id.PID, id.CreateTime, id.Exe) }
+// idKey names one instance: its leader's PID and start stamp (an exec keeps
+// both, so a shim that exec'd is the same key).
+func idKey(id proc.Identity) string {
+	return fmt.Sprintf("%d/%d/%d/%s", id.PID, id.Start, id.CreateTime, id.Boot)
+}
 
 // heartbeatLoop renews this agent's heartbeat row; a clean stop deletes it, so
 // "stopped" and "stale" are different answers.

@@ -46,6 +46,10 @@ type Options struct {
 	// Reload delivers requests to re-read the config (SIGHUP, `svc-ctl
 	// reload`); nil = none. A request never stops the agent.
 	Reload <-chan struct{}
+	// Cgroup is the cgroup v2 directory under which each service instance
+	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
+	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
+	Cgroup string
 }
 
 // Agent is the long-running supervisor: one loop per service, the fast path
@@ -128,6 +132,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup = watchdog.NewSupervisor(cfg, a.rec, a.log)
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
+	a.sup.Cgroup = a.cgroup()
 	a.metrics = newMetrics(a.started)
 	a.metrics.ledgerUp = a.store != nil
 	a.sup.OnResult = a.metrics.cycle
@@ -238,4 +243,25 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		})
 	}
 	a.log.Info("agent.running", "services", len(a.cfg.Services), "jobs", len(a.cfg.Jobs), "instance", a.instance)
+}
+
+// cgroup is where instances get cgroups of their own: the option, else the
+// agent's own cgroup when systemd delegated it (Delegate=yes in the unit
+// svc-ctl installs). Without one a tree is owned by its session only, and a
+// service that daemonizes out of it cannot be stopped: the log says so once.
+func (a *Agent) cgroup() string {
+	switch a.o.Cgroup {
+	case "-":
+		return ""
+	case "":
+	default:
+		return a.o.Cgroup
+	}
+	dir, ok, why := proc.DelegatedCgroup()
+	if !ok {
+		a.log.Info("cgroup.none", "why", why)
+		return ""
+	}
+	a.log.Info("cgroup.delegated", "cgroup", dir)
+	return dir
 }

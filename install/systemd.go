@@ -20,7 +20,8 @@ func human(d time.Duration) string { return config.FormatDuration(d) }
 // renderSystemdUnit is the agent's unit. Restart=always with no start limit:
 // a supervisor must never be given up on. KillMode=process: the services the
 // agent spawned live in its cgroup and must keep running when it stops or
-// restarts. TimeoutStopSec exceeds drain_timeout, so the drain completes.
+// restarts. Delegate=yes: the agent may create cgroups below its own, one per
+// service instance (proc.DelegatedCgroup), which no fork or setsid leaves. TimeoutStopSec exceeds drain_timeout, so the drain completes.
 func renderSystemdUnit(s Spec) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
@@ -41,6 +42,9 @@ func renderSystemdUnit(s Spec) string {
 	w("TimeoutStopSec=%d", seconds(s.StopTimeout()))
 	w("# Stop only the agent: the services it supervises run in its cgroup and keep running.")
 	w("KillMode=process")
+	w("# The agent gives each service instance a cgroup of its own under this one, so that even a")
+	w("# service that daemonizes (fork, setsid, exit) stays owned and can be stopped as a whole.")
+	w("Delegate=yes")
 	w("")
 	w("[Install]")
 	if s.User {

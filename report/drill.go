@@ -18,7 +18,8 @@ import (
 // the killed service back, and the run row and snapshot that prove it.
 type DrillReport struct {
 	Service  string          `json:"service"`
-	Killed   proc.Identity   `json:"killed"`
+	Killed   proc.Identity   `json:"killed"`            // the instance's leader
+	Members  int             `json:"members,omitempty"` // processes of its tree that were killed
 	KilledAt time.Time       `json:"killed_at"`
 	Restored bool            `json:"restored"`
 	TookMS   int64           `json:"took_ms,omitempty"`
@@ -28,8 +29,9 @@ type DrillReport struct {
 	Why      string          `json:"why,omitempty"`
 }
 
-// Drill kills the service's recorded instance (identity-checked) and waits for
-// the agent — not this process — to bring it back healthy.
+// Drill kills every process of the service's recorded instance (each
+// identity-checked) and waits for the agent — not this process — to bring
+// it back healthy.
 func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Duration) (*DrillReport, error) {
 	svc := cfg.Service(name)
 	if svc == nil {
@@ -40,21 +42,25 @@ func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Du
 	if a := agentStatusQuick(ctx, cfg, p); a != "running" {
 		return nil, fmt.Errorf("the agent is %s: the drill rehearses the agent bringing a service back; start it first ('svc-ctl install' or 'svc-ctl agent')", a)
 	}
-	id, err := proc.ReadPidFile(p.Pid(name))
+	inst, err := proc.ReadInstance(p.Pid(name))
 	if err != nil {
 		return nil, fmt.Errorf("no recorded instance of %s to kill (%w): is it running? 'svc-ctl start %s'", name, err, name)
 	}
-	if ok, _ := proc.Match(id); !ok {
-		return nil, fmt.Errorf("the recorded instance of %s (pid %d) is not running or not ours: nothing to kill", name, id.PID)
+	tree, err := proc.Members(inst)
+	if err != nil {
+		return nil, fmt.Errorf("the recorded instance of %s (pid %d): %w", name, inst.PID, err)
+	}
+	if tree.Len() == 0 {
+		return nil, fmt.Errorf("no process of the recorded instance of %s (pid %d) is running: nothing to kill", name, inst.PID)
 	}
 	store, err := openForRead(p.DB())
 	if err != nil {
 		return nil, fmt.Errorf("the drill reads its evidence from run_trace: %w", err)
 	}
 	defer store.Close()
-	rep.Killed, rep.KilledAt = id, time.Now().UTC()
-	if err := proc.Kill(id); err != nil {
-		return nil, fmt.Errorf("kill pid %d: %w", id.PID, err)
+	rep.Killed, rep.Members, rep.KilledAt = inst.Identity, tree.Len(), time.Now().UTC()
+	if err := proc.KillTree(inst); err != nil {
+		return nil, fmt.Errorf("kill pid %d: %w", inst.PID, err)
 	}
 	rep.Restored = waitRestored(ctx, store, svc, p, rep, timeout)
 	if !rep.Restored && rep.Why == "" {

@@ -11,6 +11,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/probe"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -54,7 +55,9 @@ type ServiceStatus struct {
 	Name          string         `json:"name"`
 	State         string         `json:"state"`
 	Health        string         `json:"health,omitempty"`
+	HealthAt      time.Time      `json:"health_at,omitzero"` // when that verdict was taken (never presented as current)
 	LatencyMS     float64        `json:"latency_ms,omitempty"`
+	Instance      *Instance      `json:"instance,omitempty"`
 	Probe         []probe.Result `json:"probe,omitempty"`
 	LastCycle     *CycleBrief    `json:"last_cycle,omitempty"`
 	LastRestart   time.Time      `json:"last_restart,omitzero"`
@@ -64,6 +67,48 @@ type ServiceStatus struct {
 	Interval      string         `json:"interval"`
 	Depends       []probe.Result `json:"depends,omitempty"`
 	RecordedError string         `json:"record_error,omitempty"`
+}
+
+// Instance is the service's recorded instance as it is now: its tree,
+// read from the OS at the time of the report.
+type Instance struct {
+	LeaderPID   int32     `json:"leader_pid"`
+	LeaderAlive bool      `json:"leader_alive"`
+	Processes   int       `json:"processes"` // live processes of the tree; 0: the instance is gone
+	StartedAt   time.Time `json:"started_at,omitzero"`
+	UptimeS     int64     `json:"uptime_s,omitempty"`
+	RSSBytes    uint64    `json:"rss_bytes,omitempty"`   // resident memory of the whole tree
+	CPUSeconds  float64   `json:"cpu_seconds,omitempty"` // user+system CPU of the live processes
+	PIDs        []int32   `json:"pids,omitempty"`
+	Via         []string  `json:"via,omitempty"` // what owns the tree: session, cgroup, job
+	Cgroup      string    `json:"cgroup,omitempty"`
+	Job         string    `json:"job,omitempty"`
+	Error       string    `json:"error,omitempty"`
+}
+
+// instanceOf reads the recorded instance and its tree now.
+func instanceOf(p state.Paths, name string, now time.Time) *Instance {
+	inst, err := proc.ReadInstance(p.Pid(name))
+	if err != nil {
+		return nil
+	}
+	in := &Instance{LeaderPID: inst.PID, StartedAt: inst.StartedAt, Cgroup: inst.Cgroup, Job: inst.Job}
+	tf, err := proc.TreeFactsOf(inst, false)
+	switch {
+	case errors.Is(err, proc.ErrGone):
+		return in
+	case err != nil:
+		in.Error = err.Error()
+		return in
+	}
+	in.LeaderAlive, in.Processes, in.RSSBytes, in.CPUSeconds, in.Via = tf.LeaderAlive, tf.Count, tf.RSSBytes, tf.CPUSeconds, tf.Via
+	for _, m := range tf.Members {
+		in.PIDs = append(in.PIDs, m.PID)
+	}
+	if !inst.StartedAt.IsZero() {
+		in.UptimeS = int64(now.Sub(inst.StartedAt).Seconds())
+	}
+	return in
 }
 
 // CycleBrief is a cycle's verdict in short.
@@ -188,8 +233,10 @@ func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, stor
 		Failures: st.Failures, Interval: svc.Interval.String()}
 	if len(st.LastProbe) > 0 {
 		s.Health = probe.Summary(st.LastProbe)
+		s.HealthAt = st.LastCycle
 		s.LatencyMS = st.LastProbe[0].LatencyMS
 	}
+	s.Instance = instanceOf(p, svc.Name, now)
 	if pz, _ := state.ReadPause(p.Paused(svc.Name)); pz.Active(now) {
 		s.Pause, s.State = pz, state.Paused
 	}

@@ -48,7 +48,8 @@ type Entry struct {
 	NoProgressMS int64        `json:"no_progress_ms"`           // ms since the last healthy verdict (-1 unknown)
 	Transitions  []Transition `json:"transitions"`              // the last MaxTransitions
 	Probes       any          `json:"probes"`                   // first and second look results
-	Process      any          `json:"process,omitempty"`        // facts of the recorded instance if it still exists
+	Process      any          `json:"process,omitempty"`        // facts of the recorded instance's tree if it still exists
+	PortHolder   any          `json:"port_holder,omitempty"`    // who held the health port (pid, program, user, whether ours)
 	LogTail      []string     `json:"log_tail"`                 // last LogTailLines lines of runtime.log
 	LogTailError string       `json:"log_tail_error,omitempty"` // why LogTail is empty when the log could not be read
 	EnvNames     []string     `json:"env_names"`                // names only, never values

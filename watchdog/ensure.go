@@ -32,6 +32,10 @@ type Supervisor struct {
 	OnReplace func(service string, id proc.Identity)
 	// OnResult, when set, is told of every finished cycle (metrics).
 	OnResult func(Result)
+	// Cgroup is a delegated cgroup v2 directory (proc.DelegatedCgroup) under
+	// which every instance this process spawns gets a cgroup of its own, so
+	// that even a daemonizing service stays owned. Empty: sessions only.
+	Cgroup string
 
 	recErr   recordErrors
 	red      *redact.Redactor // every secret of the config (SecretValues), scrubbed wherever the cycle writes
@@ -91,23 +95,28 @@ type Result struct {
 
 // Detail is what a cycle saw and did; it becomes the run row's detail.
 type Detail struct {
-	Message        string         `json:"message,omitempty"`
-	State          string         `json:"state"`
-	Failures       int            `json:"consecutive_failures"`
-	BackoffUntil   *time.Time     `json:"backoff_until,omitempty"`
-	NextTry        *time.Time     `json:"next_try,omitempty"`
-	Probe          []probe.Result `json:"probe,omitempty"`
-	SecondLook     []probe.Result `json:"second_look,omitempty"`
-	Flap           bool           `json:"flap,omitempty"`
-	Depends        []probe.Result `json:"depends,omitempty"`
-	PID            int32          `json:"pid,omitempty"`
-	HealthyAfterMS int64          `json:"healthy_after_ms,omitempty"`
-	OldInstance    string         `json:"old_instance,omitempty"`
-	Snapshot       string         `json:"snapshot,omitempty"`
-	Pause          *state.Pause   `json:"pause,omitempty"`
-	ExitCode       *int           `json:"exit_code,omitempty"`
-	LogTail        []string       `json:"log_tail,omitempty"`
-	Error          string         `json:"error,omitempty"`
+	Message        string           `json:"message,omitempty"`
+	State          string           `json:"state"`
+	Failures       int              `json:"consecutive_failures"`
+	BackoffUntil   *time.Time       `json:"backoff_until,omitempty"`
+	NextTry        *time.Time       `json:"next_try,omitempty"`
+	Probe          []probe.Result   `json:"probe,omitempty"`
+	SecondLook     []probe.Result   `json:"second_look,omitempty"`
+	Flap           bool             `json:"flap,omitempty"`
+	Depends        []probe.Result   `json:"depends,omitempty"`
+	PID            int32            `json:"pid,omitempty"`
+	HealthyAfterMS int64            `json:"healthy_after_ms,omitempty"`
+	OldInstance    string           `json:"old_instance,omitempty"`
+	Snapshot       string           `json:"snapshot,omitempty"`
+	Pause          *state.Pause     `json:"pause,omitempty"`
+	ExitCode       *int             `json:"exit_code,omitempty"`
+	Exit           string           `json:"exit,omitempty"`      // how the new instance's leader ended: "killed by SIGKILL"
+	Instance       string           `json:"instance,omitempty"`  // the new instance's tree: "launcher exited 0, 2 processes live on"
+	Ownership      []string         `json:"ownership,omitempty"` // where the new instance is owned less than asked (no cgroup...)
+	OldStop        *proc.StopResult `json:"old_stop,omitempty"`  // every process of the old tree and how it ended
+	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
+	LogTail        []string         `json:"log_tail,omitempty"`
+	Error          string           `json:"error,omitempty"`
 }
 
 // Ensure runs one L3 cycle for the named service (DESIGN.md, "The L3 cycle")
@@ -267,10 +276,11 @@ func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
 	if c.req.SkipConfirm || c.svc.Health.Confirm <= 0 {
 		return nil, false
 	}
-	// The recorded instance is provably gone: that is the second look (as on
-	// the agent's fast path), and waiting `confirm` would only delay a start.
-	if id, err := proc.ReadPidFile(c.s.Paths.Pid(c.svc.Name)); err == nil {
-		if ok, err := proc.Match(id); err == nil && !ok {
+	// No process of the recorded instance is left: that is the second look
+	// (as on the agent's fast path), and waiting `confirm` would only delay
+	// a start.
+	if inst, err := proc.ReadInstance(c.s.Paths.Pid(c.svc.Name)); err == nil {
+		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
 			return nil, false
 		}
 	}

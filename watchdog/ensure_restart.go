@@ -24,16 +24,21 @@ func (c *cycle) restart(ctx context.Context) {
 	now := c.s.now()
 	c.st.LastStartTry = now
 	c.st.MoveTo(state.Starting, "restart", now)
-	c.evidence()
+	c.evidence(ctx)
 	c.stopOld(ctx)
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log})
+	if c.portTaken(ctx) {
+		return
+	}
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log,
+		Name: c.svc.Name, Cgroup: c.s.Cgroup})
 	if err != nil {
 		c.res.Detail.Error = err.Error()
 		c.startFailed(runtrace.ReasonSpawnError, "spawn-error: "+err.Error())
 		return
 	}
 	c.res.Detail.PID = child.PID
-	if err := proc.WritePidFile(c.s.Paths.Pid(c.svc.Name), child.Identity); err != nil {
+	c.res.Detail.Ownership = child.Notes
+	if err := proc.WriteInstance(c.s.Paths.Pid(c.svc.Name), child.Instance); err != nil {
 		c.log.Error("pidfile.write_failed", "err", err)
 	}
 	if c.s.OnSpawn != nil {
@@ -46,7 +51,7 @@ func (c *cycle) restart(ctx context.Context) {
 // evidence writes the snapshot line and rotates runtime.log. A snapshot that
 // cannot be written leaves runtime.log in place (the evidence stays there) and
 // the restart goes on: a dead service is worse than a missing snapshot line.
-func (c *cycle) evidence() {
+func (c *cycle) evidence(ctx context.Context) {
 	e := snapshot.Entry{
 		Time:         c.s.now(),
 		Service:      c.svc.Name,
@@ -61,10 +66,15 @@ func (c *cycle) evidence() {
 	if c.lastGap > 0 {
 		e.NoProgressMS = c.lastGap.Milliseconds()
 	}
-	if id, err := proc.ReadPidFile(c.s.Paths.Pid(c.svc.Name)); err == nil {
-		if f, err := proc.FactsOf(id); err == nil {
-			e.Process = f
+	var tree *proc.TreeFacts
+	if inst, err := proc.ReadInstance(c.s.Paths.Pid(c.svc.Name)); err == nil {
+		if tf, err := proc.TreeFactsOf(inst, true); err == nil {
+			tree, e.Process = tf, tf
 		}
+	}
+	if addr, port, ok := healthPort(c.svc.Health); ok && portHeld(ctx, addr) {
+		h := holderOf(ctx, port, tree)
+		c.res.Detail.PortHolder, e.PortHolder = h, h
 	}
 	if err := fsutil.EnsureDir(c.s.Paths.ServiceDir(c.svc.Name)); err != nil {
 		c.log.Error("snapshot.failed", "err", err)
@@ -96,10 +106,11 @@ func envNames(env map[string]string) []string {
 	return names
 }
 
-// stopOld stops the instance recorded in the pid file if, and only if, its
-// identity still matches: a PID reused by another program is never signalled.
+// stopOld stops every process of the recorded instance's tree, each only
+// after its identity is proven: a PID reused by another program is never
+// signalled, nor is a process that left the tree.
 func (c *cycle) stopOld(ctx context.Context) {
-	id, err := proc.ReadPidFile(c.s.Paths.Pid(c.svc.Name))
+	inst, err := proc.ReadInstance(c.s.Paths.Pid(c.svc.Name))
 	if errors.Is(err, os.ErrNotExist) {
 		c.res.Detail.OldInstance = "none recorded"
 		return
@@ -109,37 +120,64 @@ func (c *cycle) stopOld(ctx context.Context) {
 		return
 	}
 	if c.s.OnReplace != nil {
-		c.s.OnReplace(c.svc.Name, id)
+		c.s.OnReplace(c.svc.Name, inst.Identity)
 	}
-	r, err := proc.Stop(ctx, id, c.svc.StopTimeout)
+	r, err := proc.StopTree(ctx, inst, c.svc.StopTimeout)
 	switch {
 	case errors.Is(err, proc.ErrNotOurs):
-		c.res.Detail.OldInstance = fmt.Sprintf("pid %d is no longer our instance (reused or replaced): not signalled", id.PID)
+		c.res.Detail.OldInstance = fmt.Sprintf("pid %d is no longer our instance (reused after the instance ended): not signalled", inst.PID)
 	case err != nil:
-		c.res.Detail.OldInstance = fmt.Sprintf("stop pid %d: %v", id.PID, err)
-		c.log.Warn("service.stop_failed", "service_pid", id.PID, "err", err)
+		c.res.Detail.OldInstance = fmt.Sprintf("stop pid %d: %v", inst.PID, err)
+		c.log.Warn("service.stop_failed", "service_pid", inst.PID, "err", err)
 	case r.AlreadyGone:
-		c.res.Detail.OldInstance = fmt.Sprintf("pid %d already gone", id.PID)
+		c.res.Detail.OldInstance = fmt.Sprintf("pid %d: no process of the instance left", inst.PID)
 	default:
-		c.res.Detail.OldInstance = fmt.Sprintf("pid %d stopped (%s)", id.PID, r)
-		c.log.Info("service.stopped", "service_pid", id.PID, "how", r.String())
+		c.res.Detail.OldStop = &r
+		c.res.Detail.OldInstance = fmt.Sprintf("pid %d stopped (%s)", inst.PID, r)
+		c.log.Info("service.stopped", "service_pid", inst.PID, "how", r.String())
 	}
+	if c.res.Detail.PortHolder != nil && c.res.Detail.PortHolder.Ours && r.AlreadyGone {
+		c.res.Detail.PortHolder.Ours = false // it was not stopped with the tree after all
+	}
+}
+
+// portTaken is true when, with the old instance stopped, the health port
+// is still held: by a process outside this service's tree (a daemon that
+// left its session, another program). A new instance could not bind it,
+// and the stranger may answer the health check in its place, so no spawn:
+// the holder is named, never signalled.
+func (c *cycle) portTaken(ctx context.Context) bool {
+	addr, port, ok := healthPort(c.svc.Health)
+	if !ok || !portHeld(ctx, addr) {
+		return false
+	}
+	h := holderOf(ctx, port, nil)
+	c.res.Detail.PortHolder = h
+	c.res.Detail.LogTail = c.tail(5)
+	c.startFailed(runtrace.ReasonStartFailed, "start-failed: "+h.String()+": not signalled, no new instance spawned "+
+		"(health: "+probe.Summary(c.lastProbe())+"); stop it, or run the agent under the unit svc-ctl installs "+
+		"(a cgroup keeps daemons owned), then `svc-ctl start "+c.svc.Name+"`")
+	c.log.Warn("service.port_taken", "port", port, "holder_pid", h.PID, "holder_exe", h.Exe)
+	return true
 }
 
 // awaitHealthy polls the probe until start_timeout. It polls fast at first
 // (a service that starts in milliseconds is back in milliseconds) and stops
-// early when the new instance exits: no need to wait out the timeout.
+// early when the new instance ends: no need to wait out the timeout. A
+// launcher that exits 0 while its tree lives on has not ended the instance:
+// the wait goes on.
 func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	spawned := time.Now()
 	deadline := spawned.Add(c.svc.StartTimeout)
 	delay := 5 * time.Millisecond
 	specs := probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir)
+	leader := child.Done
 	var last []probe.Result
 	for {
 		last = probe.RunAll(ctx, clampTimeouts(specs, time.Until(deadline)))
 		c.st.LastProbe = last
 		if probe.Healthy(last) {
-			c.started(child, time.Since(spawned))
+			c.started(ctx, child, time.Since(spawned))
 			return
 		}
 		if !time.Now().Before(deadline) || ctx.Err() != nil {
@@ -147,7 +185,11 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 		}
 		t := time.NewTimer(min(delay, time.Until(deadline)))
 		select {
-		case <-child.Done:
+		case <-leader:
+			if c.launcherLeft(child) {
+				leader = nil // the tree lives on: keep probing it
+				break
+			}
 			t.Stop()
 			c.exitedEarly(child, last)
 			return
@@ -178,11 +220,25 @@ func clampTimeouts(specs []probe.Spec, left time.Duration) []probe.Spec {
 	return out
 }
 
+// launcherLeft reports whether the leader exited 0 leaving processes of its
+// tree running (a launcher that forked the server): not an early exit.
+func (c *cycle) launcherLeft(child *proc.Child) bool {
+	if child.ExitCode() != 0 {
+		return false
+	}
+	t, err := proc.Members(child.Instance)
+	return err == nil && t.Len() > 0
+}
+
+// exitedEarly says how the new instance ended, truly: "exited with code 3",
+// "killed by SIGKILL" (never "code -1").
 func (c *cycle) exitedEarly(child *proc.Child, last []probe.Result) {
-	code := child.ExitCode()
-	c.res.Detail.ExitCode = &code
+	if code := child.ExitCode(); code >= 0 {
+		c.res.Detail.ExitCode = &code
+	}
+	c.res.Detail.Exit = child.Exit()
 	c.res.Detail.LogTail = c.tail(5)
-	msg := fmt.Sprintf("start-failed: new instance exited with code %d before it was healthy", code)
+	msg := fmt.Sprintf("start-failed: new instance %s before it was healthy", child.Exit())
 	if n := len(c.res.Detail.LogTail); n > 0 {
 		msg += " (last output: " + strings.TrimSpace(c.res.Detail.LogTail[n-1]) + ")"
 	}
@@ -197,7 +253,7 @@ func (c *cycle) tail(n int) []string {
 	return c.redactor().Lines(lines)
 }
 
-func (c *cycle) started(child *proc.Child, took time.Duration) {
+func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Duration) {
 	now := c.s.now()
 	c.st.Failures = 0
 	c.st.BackoffUntil = time.Time{}
@@ -206,8 +262,45 @@ func (c *cycle) started(child *proc.Child, took time.Duration) {
 	c.st.LastRestart = now
 	c.st.MoveTo(state.Healthy, "started", now)
 	c.res.Detail.HealthyAfterMS = took.Milliseconds()
-	c.set(runtrace.OutcomeOK, runtrace.ReasonStarted,
-		fmt.Sprintf("started (pid %d, healthy after %s)", child.PID, took.Round(time.Millisecond)))
+	msg := fmt.Sprintf("started (pid %d, healthy after %s)", child.PID, took.Round(time.Millisecond))
+	if note := c.instanceNote(ctx, child); note != "" {
+		c.res.Detail.Instance = note
+		msg = fmt.Sprintf("started (pid %d, healthy after %s; %s)", child.PID, took.Round(time.Millisecond), note)
+	}
+	c.set(runtrace.OutcomeOK, runtrace.ReasonStarted, msg)
+}
+
+// instanceNote says what became of a leader that is already gone when the
+// service answers: a launcher whose tree lives on, or one whose server left
+// the tree (a daemon that called setsid, without a cgroup to keep it), which
+// svc-ctl will not be able to stop or replace.
+func (c *cycle) instanceNote(ctx context.Context, child *proc.Child) string {
+	select {
+	case <-child.Done:
+	default:
+		return "" // the leader runs: the common case
+	}
+	t, err := proc.Members(child.Instance)
+	if err != nil {
+		return "launcher " + child.Exit() + "; its tree could not be listed: " + err.Error()
+	}
+	if n := t.Len(); n > 0 {
+		return fmt.Sprintf("launcher %s, %s live on", child.Exit(), plural(n, "process", "processes"))
+	}
+	note := "launcher " + child.Exit() + " and no process of the instance is left"
+	if addr, port, ok := healthPort(c.svc.Health); ok && portHeld(ctx, addr) {
+		h := holderOf(ctx, port, nil)
+		c.res.Detail.PortHolder = h
+		note += "; " + h.String() + ": it left the instance (daemonized), svc-ctl cannot stop or replace it"
+	}
+	return note
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // startFailed counts a failed start: backoff doubles, and after give_up_after

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -254,11 +255,31 @@ func TestForeignPortHolderIsStartFailedWithReason(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	r := e.ensure("web", Request{})
 	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
-	for _, want := range []string{"exited with code 1", "address already in use", "500"} {
+	// The holder is named (it is this test process), never signalled, and
+	// no instance is spawned beside it: it could not bind the port.
+	self := fmt.Sprintf("held by pid %d ", os.Getpid())
+	for _, want := range []string{self, "not this service's instance", "not signalled", "500"} {
 		if !strings.Contains(r.Message, want) {
 			t.Errorf("reason %q does not say %q", r.Message, want)
 		}
 	}
+	if h := r.Detail.PortHolder; h == nil || h.PID != int32(os.Getpid()) || h.Ours || h.User == "" {
+		t.Errorf("detail port_holder = %+v, want this process, not ours, with its user", h)
+	}
+	if _, err := os.Stat(e.sup.Paths.Pid("web")); !os.IsNotExist(err) {
+		t.Errorf("an instance was spawned next to the port holder (pid file: %v)", err)
+	}
+	if !testutil.Healthy(addr) && !portAnswers(addr) {
+		t.Error("the port holder stopped answering")
+	}
+}
+
+func portAnswers(addr string) bool {
+	c, err := net.Dial("tcp", addr)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }
 
 func TestPausedDoesNothingAndForExpires(t *testing.T) {

@@ -69,7 +69,7 @@ it. Exit 1 when it does not come back in time. The agent must be running.`,
 }
 
 func printDrill(g *globals, r *report.DrillReport) {
-	fmt.Fprintf(g.stdout, "killed %s (pid %d) at %s\n", r.Service, r.Killed.PID, fmtTime(r.KilledAt, false))
+	fmt.Fprintf(g.stdout, "killed %s (pid %d, %d processes of its tree) at %s\n", r.Service, r.Killed.PID, r.Members, fmtTime(r.KilledAt, false))
 	if !r.Restored {
 		fmt.Fprintf(g.stdout, "FAIL: %s; see 'svc-ctl why %s' and 'svc-ctl status'\n", r.Why, r.Service)
 		return

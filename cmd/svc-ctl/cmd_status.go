@@ -139,9 +139,16 @@ func printServices(w io.Writer, r *report.StatusReport) {
 				pause += " until " + p.Until.Local().Format("2006-01-02 15:04 MST")
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.State, dash(s.Health), cycle, restart, s.Restarts24h, pause)
+		health := dash(s.Health)
+		if s.Health != "" && !s.HealthAt.IsZero() {
+			health += ", " + ago(s.HealthAt, r.Now)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.State, health, cycle, restart, s.Restarts24h, pause)
 	}
 	tw.Flush()
+	if len(r.Services) == 1 {
+		printInstance(w, r.Services[0], r.Now)
+	}
 	for _, s := range r.Services {
 		if s.RecordedError != "" {
 			fmt.Fprintf(w, "%s: last cycle not recorded in run_trace: %s\n", s.Name, s.RecordedError)
@@ -197,3 +204,31 @@ func when(t, now time.Time) string {
 }
 
 var _ = errors.New
+
+// printInstance is `status NAME`'s view of the instance as it is now: the
+// tree read from the OS, and the health verdict with its age.
+func printInstance(w io.Writer, s report.ServiceStatus, now time.Time) {
+	in := s.Instance
+	fmt.Fprintln(w)
+	switch {
+	case in == nil:
+		fmt.Fprintln(w, "instance: none recorded")
+	case in.Error != "":
+		fmt.Fprintf(w, "instance: pid %d: %s\n", in.LeaderPID, in.Error)
+	case in.Processes == 0:
+		fmt.Fprintf(w, "instance: pid %d: no process of it is running\n", in.LeaderPID)
+	default:
+		leader := "running"
+		if !in.LeaderAlive {
+			leader = "exited, its tree lives on"
+		}
+		fmt.Fprintf(w, "instance: leader pid %d (%s), %d process(es) %v\n", in.LeaderPID, leader, in.Processes, in.PIDs)
+		if in.UptimeS > 0 {
+			fmt.Fprintf(w, "uptime:   %s (started %s)\n", (time.Duration(in.UptimeS) * time.Second).String(), fmtTime(in.StartedAt, false))
+		}
+		fmt.Fprintf(w, "tree:     RSS %.1f MiB, CPU %.1f s, owned by %s\n", float64(in.RSSBytes)/(1<<20), in.CPUSeconds, strings.Join(in.Via, " + "))
+	}
+	if s.Health != "" {
+		fmt.Fprintf(w, "health:   %s, %s (the last cycle's verdict, not probed now)\n", s.Health, ago(s.HealthAt, now))
+	}
+}
