@@ -163,9 +163,9 @@ func (c *cycle) portTaken(ctx context.Context) bool {
 
 // awaitHealthy polls the probe until start_timeout. It polls fast at first
 // (a service that starts in milliseconds is back in milliseconds) and stops
-// early when the new instance ends: no need to wait out the timeout. A
-// launcher that exits 0 while its tree lives on has not ended the instance:
-// the wait goes on.
+// early when the new instance fails: no need to wait out the timeout. A
+// leader that exits 0 is a launcher (it forked the server, maybe as a
+// daemon): that is not a failed start, and the wait goes on.
 func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	spawned := time.Now()
 	deadline := spawned.Add(c.svc.StartTimeout)
@@ -186,8 +186,10 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 		t := time.NewTimer(min(delay, time.Until(deadline)))
 		select {
 		case <-leader:
-			if c.launcherLeft(child) {
-				leader = nil // the tree lives on: keep probing it
+			if child.ExitCode() == 0 {
+				// A launcher's job is to exit 0: what it started (in its
+				// tree, or a daemon that left it) may still come up.
+				leader = nil
 				break
 			}
 			t.Stop()
@@ -205,6 +207,10 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 		return
 	}
 	msg := fmt.Sprintf("not healthy within start_timeout %s: %s", c.svc.StartTimeout, probe.Summary(last))
+	if note := c.instanceNote(ctx, child); note != "" {
+		c.res.Detail.Instance = note
+		msg += " (" + note + ")"
+	}
 	c.startFailed(runtrace.ReasonStartFailed, "start-failed: "+msg)
 }
 
@@ -218,16 +224,6 @@ func clampTimeouts(specs []probe.Spec, left time.Duration) []probe.Spec {
 		out[i] = s
 	}
 	return out
-}
-
-// launcherLeft reports whether the leader exited 0 leaving processes of its
-// tree running (a launcher that forked the server): not an early exit.
-func (c *cycle) launcherLeft(child *proc.Child) bool {
-	if child.ExitCode() != 0 {
-		return false
-	}
-	t, err := proc.Members(child.Instance)
-	return err == nil && t.Len() > 0
 }
 
 // exitedEarly says how the new instance ended, truly: "exited with code 3",

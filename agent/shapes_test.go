@@ -1,0 +1,274 @@
+//go:build linux
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"svcctl/internal/testutil"
+	"svcctl/proc"
+	"svcctl/report"
+	"svcctl/runtrace"
+)
+
+// The shapes services come in (DESIGN.md, "What a service instance is"),
+// each a sh script in front of testsvc: the service under test, never run
+// by svc-ctl through a shell.
+var treeShapes = []struct {
+	name    string
+	scripts map[string]string
+	live    int // processes of the tree once it serves
+	daemon  bool
+}{
+	{name: "shim", live: 1, scripts: map[string]string{
+		"run": "#!/bin/sh\nn=$(cat \"$0\" | wc -c)\n[ \"$n\" -gt 0 ] || exit 9\nexec \"$@\"\n"}},
+	{name: "wrapper", live: 2, scripts: map[string]string{
+		"run": "#!/bin/sh\n\"$@\"\necho wrapper: server ended with $?\n"}},
+	{name: "npm", live: 3, scripts: map[string]string{
+		"run":    "#!/bin/sh\n/bin/sh \"${0%/*}/level2\" \"$@\"\n",
+		"level2": "#!/bin/sh\n\"$@\"\necho level2: done\n"}},
+	{name: "launcher", live: 1, scripts: map[string]string{
+		"run": "#!/bin/sh\n\"$@\" &\nexit 0\n"}},
+	{name: "daemon", live: 1, daemon: true, scripts: map[string]string{
+		"run": "#!/bin/sh\nsetsid -f \"$@\"\nexit 0\n"}},
+}
+
+// TestShapesUnderTheAgent: for every shape, under a running agent: start,
+// a hang (SIGSTOP of the server) replaced with the whole old tree gone, an
+// agent restart (the new agent adopts the tree), a drill, and a stop that
+// leaves the port free and no member alive. A daemon that leaves its
+// session is owned only with a cgroup; without one it is named, never
+// signalled.
+func TestShapesUnderTheAgent(t *testing.T) {
+	for _, sh := range treeShapes {
+		modes := []string{"session"}
+		if sh.daemon || sh.name == "npm" {
+			modes = append(modes, "cgroup")
+		}
+		for _, mode := range modes {
+			t.Run(sh.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				o := Options{Cgroup: "-"}
+				if mode == "cgroup" {
+					o.Cgroup = testCgroup(t)
+				}
+				if sh.daemon && mode == "session" {
+					daemonStranger(t, sh.scripts, o)
+					return
+				}
+				shapeLifecycle(t, sh.scripts, sh.live, o)
+			})
+		}
+	}
+}
+
+func shapeEnv(t *testing.T, scripts map[string]string) (*testEnv, string) {
+	t.Helper()
+	if _, err := exec.LookPath("setsid"); err != nil && strings.Contains(scripts["run"], "setsid") {
+		t.Skip("no setsid(1)")
+	}
+	dir := t.TempDir()
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1s",
+		Command: []string{filepath.Join(dir, "run"), testsvcBin, "--addr", addr}})
+	return e, addr
+}
+
+func shapeLifecycle(t *testing.T, scripts map[string]string, live int, o Options) {
+	e, addr := shapeEnv(t, scripts)
+	ctx := context.Background()
+	first := startAgent(t, e, o)
+	tree := waitServing(t, e, addr, live, time.Time{})
+	if o.Cgroup != "-" && !strings.Contains(strings.Join(tree.Via, ","), "cgroup") {
+		t.Fatalf("tree %+v: want it owned by a cgroup too", tree)
+	}
+
+	// Hang: SIGSTOP the server. It ignores SIGTERM while stopped, so the
+	// cycle's stop ends it with SIGKILL at stop_timeout.
+	hungAt := time.Now()
+	syscall.Kill(int(server(t, tree).PID), syscall.SIGSTOP)
+	tree2 := waitServing(t, e, addr, live, hungAt)
+	wantGone(t, tree, "the hung instance's tree")
+	r := latestStarted(e, "web", hungAt)
+	if !strings.Contains(string(r.Detail), `"old_stop"`) || !strings.Contains(string(r.Detail), `"SIGKILL"`) {
+		t.Errorf("the restart's detail does not say how the old tree ended: %s", r.Detail)
+	}
+
+	// Restart the agent: the new one adopts the tree it did not spawn.
+	if err := first.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	restartedAt := time.Now()
+	startAgent(t, e, o)
+	testutil.WaitFor(t, 10*time.Second, "the new agent's first cycle", func() bool {
+		rs, _ := e.store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID("web"), Since: restartedAt, Outcome: runtrace.OutcomeOK})
+		return len(rs) > 0
+	})
+
+	// Drill: the whole tree killed, the new agent brings it back.
+	rep, err := report.Drill(ctx, e.cfg, "web", 20*time.Second)
+	if err != nil || !rep.Restored || rep.Members != live {
+		t.Fatalf("drill = %+v, %v; want restored after killing %d processes", rep, err, live)
+	}
+	wantGone(t, tree2, "the drilled tree")
+	tree3 := waitServing(t, e, addr, live, rep.KilledAt)
+
+	// Stop: every member gone, the port free.
+	st, err := e.sup.Stop(ctx, "web")
+	if err != nil || len(st.Members) != live {
+		t.Fatalf("stop = %+v, %v; want %d members ended", st, err, live)
+	}
+	wantGone(t, tree3, "the stopped tree")
+	if portAnswers(addr) {
+		t.Fatalf("port %s still answers after stop", addr)
+	}
+}
+
+// A double fork + setsid daemon without a cgroup leaves the instance: the
+// start is ok (it serves) with a note naming it; a hang is not "fixed" by
+// spawning beside it: the holder is named and never signalled.
+func daemonStranger(t *testing.T, scripts map[string]string, o Options) {
+	e, addr := shapeEnv(t, scripts)
+	startAgent(t, e, o)
+	testutil.WaitFor(t, 15*time.Second, "the first start", func() bool {
+		return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr)
+	})
+	r := latestStarted(e, "web", time.Time{})
+	if !strings.Contains(string(r.Detail), "left the instance") {
+		t.Fatalf("started detail does not say the server left the instance: %s", r.Detail)
+	}
+	h := holder(t, addr)
+	t.Cleanup(func() { syscall.Kill(int(h.PID), syscall.SIGKILL) }) // the test made it; svc-ctl must not
+	hungAt := time.Now()
+	syscall.Kill(int(h.PID), syscall.SIGSTOP)
+	var failed *runtrace.Run
+	testutil.WaitFor(t, 15*time.Second, "a failed start naming the holder", func() bool {
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Since: hungAt, Reason: runtrace.ReasonStartFailed, Limit: 1})
+		if len(rs) > 0 {
+			failed = &rs[0]
+		}
+		return failed != nil
+	})
+	msg := failed.Detail
+	if !strings.Contains(string(msg), fmt.Sprintf("held by pid %d", h.PID)) || !strings.Contains(string(msg), "not signalled") {
+		t.Fatalf("failed start does not name the holder %d: %s", h.PID, msg)
+	}
+	if ok, _ := proc.Match(h.Identity); !ok {
+		t.Fatal("the stranger holding the port was signalled")
+	}
+}
+
+// waitServing waits for an ok/started cycle begun after since whose
+// instance serves with live processes, and returns its tree.
+func waitServing(t *testing.T, e *testEnv, addr string, live int, since time.Time) proc.Tree {
+	t.Helper()
+	var tree proc.Tree
+	testutil.WaitFor(t, 20*time.Second, fmt.Sprintf("a started instance with %d processes", live), func() bool {
+		if latestStarted(e, "web", since) == nil || !testutil.Healthy(addr) {
+			return false
+		}
+		inst, err := proc.ReadInstance(e.sup.Paths.Pid("web"))
+		if err != nil {
+			return false
+		}
+		tree, err = proc.Members(inst)
+		return err == nil && tree.Len() == live
+	})
+	return tree
+}
+
+func server(t *testing.T, tree proc.Tree) proc.Member {
+	t.Helper()
+	want, _ := filepath.EvalSymlinks(testsvcBin)
+	for _, m := range tree.Members {
+		if m.Exe == want || m.Exe == testsvcBin {
+			return m
+		}
+	}
+	t.Fatalf("no testsvc in %+v", tree)
+	return proc.Member{}
+}
+
+func wantGone(t *testing.T, tree proc.Tree, what string) {
+	t.Helper()
+	for _, m := range tree.Members {
+		if ok, _ := proc.Match(m.Identity); ok {
+			t.Errorf("%s: pid %d (%s) still runs", what, m.PID, m.Exe)
+		}
+	}
+}
+
+func holder(t *testing.T, addr string) *proc.Holder {
+	t.Helper()
+	_, port, _ := strings.Cut(addr, ":")
+	var n uint32
+	fmt.Sscan(port, &n)
+	h, err := proc.PortHolder(context.Background(), n)
+	if err != nil || h == nil {
+		t.Fatalf("PortHolder(%d) = %+v, %v", n, h, err)
+	}
+	return h
+}
+
+func portAnswers(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
+}
+
+// testCgroup makes a cgroup v2 directory to stand for the agent's delegated
+// one, or skips where none can be made (not root, no cgroup v2).
+func testCgroup(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Skip(err)
+	}
+	mnt := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
+			if f := strings.Fields(pre); len(f) >= 5 {
+				mnt = f[4]
+			}
+		}
+	}
+	if mnt == "" {
+		t.Skip("no cgroup v2 mounted")
+	}
+	dir := filepath.Join(mnt, fmt.Sprintf("svcctl-agent-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cannot create a cgroup (%v): cgroup ownership untested here", err)
+	}
+	t.Cleanup(func() {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				os.WriteFile(filepath.Join(dir, e.Name(), "cgroup.kill"), []byte("1"), 0)
+			}
+		}
+		testutil.WaitFor(t, 10*time.Second, "the test cgroup to empty", func() bool {
+			for _, e := range entries {
+				syscall.Rmdir(filepath.Join(dir, e.Name()))
+			}
+			return syscall.Rmdir(dir) == nil
+		})
+	})
+	return dir
+}
+
