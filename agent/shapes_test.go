@@ -271,4 +271,3 @@ func testCgroup(t *testing.T) string {
 	})
 	return dir
 }
-
