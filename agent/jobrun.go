@@ -103,7 +103,7 @@ func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
 	for _, d := range j.Depends {
 		specs = append(specs, probe.DependSpec(d, j.Env))
 	}
-	rs := probe.RunAll(ctx, specs)
+	rs := probe.RunAll(ctx, probe.Stamp(specs, j.RunAs, nil))
 	if probe.Healthy(rs) {
 		return JobResult{}, false
 	}
@@ -126,7 +126,11 @@ func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 	if err := rotateJobLog(logPath, p.JobPrevLog(j.Name)); err != nil {
 		return jobSpawnFailed(err, red)
 	}
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, LogPath: logPath})
+	id, err := j.RunAs.Identity()
+	if err != nil {
+		return jobSpawnFailed(fmt.Errorf("run as %s: %w", j.RunAs.User+":"+j.RunAs.Group, err), red)
+	}
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, LogPath: logPath, RunAs: id})
 	if err != nil {
 		return jobSpawnFailed(err, red)
 	}

@@ -52,3 +52,13 @@ func (c *checker) runAs(p, user, group string) RunAs {
 	}
 	return r
 }
+
+// Identity resolves r for a start, now (the user database may have changed
+// since the config was loaded): nil for the zero RunAs (the agent's own
+// user).
+func (r RunAs) Identity() (*runas.Identity, error) {
+	if r.IsZero() {
+		return nil, nil
+	}
+	return runas.Lookup(r.User, r.Group)
+}

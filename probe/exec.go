@@ -3,12 +3,12 @@ package probe
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"svcctl/internal/svcenv"
 )
 
 const (
@@ -35,12 +35,22 @@ func probeExec(ctx context.Context, s Spec) Result {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return unhealthy("no command to run")
 	}
+	if s.RunAsErr != nil {
+		return unhealthy("not run: its user cannot be resolved: %v", s.RunAsErr)
+	}
 	out := &tailBuffer{max: maxOutput}
-	cmd := exec.CommandContext(ctx, s.Argv[0], s.Argv[1:]...)
+	env := svcenv.Build(s.RunAs, s.Env)
+	exe, err := svcenv.LookPath(s.Argv[0], env)
+	if err != nil {
+		return unhealthy("cannot start %s: not found in the service's PATH (%s): give an absolute path", s.Argv[0], svcenv.PathOf(env))
+	}
+	cmd := exec.CommandContext(ctx, exe, s.Argv[1:]...)
+	cmd.Args[0] = s.Argv[0]
 	cmd.Dir = s.Dir
-	cmd.Env = mergeEnv(os.Environ(), s.Env)
+	cmd.Env = env                     // the service's environment, never the caller's (svcenv)
 	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, output in order
 	t := newTree(cmd)
+	runAs(cmd, s.RunAs)
 	cmd.Cancel = t.kill // on timeout: the whole tree, not only the command
 	cmd.WaitDelay = waitDelay
 	if err := t.start(); err != nil {
@@ -48,7 +58,7 @@ func probeExec(ctx context.Context, s Spec) Result {
 	}
 	t.awaitExit()
 	t.kill() // what the command left behind
-	err := cmd.Wait()
+	err = cmd.Wait()
 	t.close()
 	return judgeExit(ctx, s, cmd, err, out)
 }
@@ -82,23 +92,6 @@ func judgeExit(ctx context.Context, s Spec, cmd *exec.Cmd, err error, out *tailB
 	default:
 		return withDetail(unhealthy("cannot start %s: %s", s.Argv[0], innerMessage(err)), d)
 	}
-}
-
-// mergeEnv puts the service env on top of the agent's: os/exec keeps the
-// last value of a duplicated key (case-insensitively on Windows). Sorted so
-// the child's environment does not depend on map order.
-func mergeEnv(base []string, env map[string]string) []string {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(base)+len(keys))
-	out = append(out, base...)
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
 }
 
 // tailBuffer keeps the last max bytes written to it.

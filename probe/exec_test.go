@@ -40,7 +40,7 @@ func TestExecCannotStart(t *testing.T) {
 	r := run(Spec{Kind: KindExec, Argv: []string{"/nonexistent/health-check"}, Timeout: 5 * time.Second})
 	wantUnhealthy(t, r, "cannot start /nonexistent/health-check: no such file or directory")
 	r = run(Spec{Kind: KindExec, Argv: []string{"no-such-health-command-on-path"}, Timeout: 5 * time.Second})
-	wantUnhealthy(t, r, "cannot start no-such-health-command-on-path: executable file not found in $PATH")
+	wantUnhealthy(t, r, "cannot start no-such-health-command-on-path: not found in the service's PATH (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin): give an absolute path")
 	wantUnhealthy(t, run(Spec{Kind: KindExec}), "no command to run")
 }
 
@@ -95,7 +95,7 @@ func TestExecOutputTailCapped(t *testing.T) {
 
 func TestExecEnvAndDir(t *testing.T) {
 	requireLinux(t)
-	t.Setenv("AGENT_ONLY", "from-agent") // the agent's environment is kept under the service env
+	t.Setenv("AGENT_ONLY", "from-agent") // the caller's environment never reaches the check (svcenv)
 	dir := t.TempDir()
 	r := run(Spec{Kind: KindExec, Argv: []string{os.Args[0], "--token", "argv-secret"}, Dir: dir, Timeout: 5 * time.Second,
 		Env: map[string]string{helperEnv: "env", "PROBE_SECRET": "s3cr3t-value"}})

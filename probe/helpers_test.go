@@ -75,7 +75,7 @@ func runHelper(mode string) int {
 		cwd, _ := os.Getwd()
 		fmt.Println("cwd=" + cwd)
 		fmt.Println("secret=" + os.Getenv("PROBE_SECRET")) // must come back scrubbed
-		if os.Getenv("PROBE_SECRET") != "s3cr3t-value" || os.Getenv("AGENT_ONLY") != "from-agent" {
+		if os.Getenv("PROBE_SECRET") != "s3cr3t-value" || os.Getenv("AGENT_ONLY") != "" || os.Getenv("PATH") == "" {
 			fmt.Println("env mismatch")
 			return 1
 		}

@@ -16,7 +16,8 @@ import (
 // internal/winjob, and nothing else of svcctl (no agent, proc, runtrace...).
 func TestImportsPointDown(t *testing.T) {
 	t.Parallel()
-	allowed := map[string]bool{"svcctl/config": true, "svcctl/internal/redact": true, "golang.org/x/net/http/httpproxy": true,
+	allowed := map[string]bool{"svcctl/config": true, "svcctl/internal/redact": true,
+		"svcctl/internal/runas": true, "svcctl/internal/svcenv": true, "golang.org/x/net/http/httpproxy": true,
 		"golang.org/x/sys/unix": true, "golang.org/x/sys/windows": true, "svcctl/internal/winjob": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

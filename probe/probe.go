@@ -9,6 +9,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/internal/redact"
+	"svcctl/internal/runas"
 )
 
 // Probe kinds: the keys of the kinds table and the values of Spec.Kind.
@@ -44,6 +45,12 @@ type Spec struct {
 	MaxAge       time.Duration     // file: 0 = any age
 	MinValid     time.Duration     // cert
 	Timeout      time.Duration     // bounds the whole check; 0 = only the caller's context
+	// RunAs is who an exec check runs as (the service's user); nil: the
+	// agent's user. RunAsErr, when set, is why that user could not be
+	// resolved: the exec check then does not run at all (never as root
+	// instead) and is unhealthy with that reason.
+	RunAs    *runas.Identity
+	RunAsErr error
 	// Redact writes the Result's Target and Detail without secrets; nil: a
 	// rule set that knows only Env's values. The agent passes the one built
 	// from every env and env_file value of its configuration.
@@ -191,6 +198,17 @@ func HealthSpecs(h config.Health, env map[string]string, dir string) []Spec {
 	}
 	if len(h.Exec) > 0 {
 		specs = append(specs, Spec{Kind: KindExec, Argv: h.Exec, Dir: dir, Env: env, Timeout: h.Timeout})
+	}
+	return specs
+}
+
+// Stamp sets what every check of one service or job shares: who its exec
+// checks run as (runAs, resolved now) and the redactor its Results are
+// written with.
+func Stamp(specs []Spec, runAs config.RunAs, red *redact.Redactor) []Spec {
+	id, err := runAs.Identity()
+	for i := range specs {
+		specs[i].RunAs, specs[i].RunAsErr, specs[i].Redact = id, err, red
 	}
 	return specs
 }

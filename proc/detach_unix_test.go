@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"testing"
 	"time"
 
@@ -85,4 +86,21 @@ func TestWatchExitUnrelatedProcess(t *testing.T) {
 	if _, err := FactsOf(id); !errors.Is(err, ErrGone) {
 		t.Fatalf("FactsOf(exited process) = %v, want ErrGone", err)
 	}
+}
+
+// mergeEnv returns base followed by extra's variables in a stable order.
+// exec.Cmd keeps the last value of a duplicated key (case-insensitively on
+// Windows), so extra wins. Values never appear in errors or logs.
+func mergeEnv(base []string, extra map[string]string) []string {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := make([]string, 0, len(base)+len(keys))
+	env = append(env, base...)
+	for _, k := range keys {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
 }

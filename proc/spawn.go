@@ -7,19 +7,30 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
+
+	"svcctl/internal/runas"
+	"svcctl/internal/svcenv"
 )
 
 // SpawnSpec says what to start, where its output goes, and what owns the
 // tree it grows. New needs (credentials, limits) are new fields: a zero
 // value always means "as the agent".
 type SpawnSpec struct {
-	Argv    []string          // argv[0]: absolute, relative to Dir, or a bare name looked up in the agent's PATH; never a shell
-	Dir     string            // working directory; empty = the agent's
-	Env     map[string]string // set on top of os.Environ(); these win
-	LogPath string            // stdout+stderr appended here (0600, parent dir 0700); empty = discarded
+	Argv []string // argv[0]: absolute, relative to Dir, or a bare name looked up in the agent's PATH; never a shell
+	Dir  string   // working directory; empty = the agent's
+	// Env is the service's env_file and env (config merged them): set on
+	// top of the base environment (internal/svcenv), never on the agent's
+	// or the caller's own environment, so a start from a shell and one by
+	// the agent give the same environment.
+	Env     map[string]string
+	LogPath string // stdout+stderr appended here (0600, parent dir 0700; never through a link); empty = discarded
+	// RunAs, when set, is who the instance runs as (Linux, macOS: uid, gid,
+	// supplementary groups; HOME, USER and LOGNAME follow). Its log is
+	// created by the agent, owned by the agent's user and readable by RunAs'
+	// group (0640).
+	RunAs *runas.Identity
 	// Name names the instance's cgroup (Linux) and job object (Windows):
 	// the service or job name, [a-z0-9][a-z0-9._-]{0,62}. Empty = "service".
 	Name string
@@ -86,14 +97,15 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return nil, errors.New("spawn: empty command: give the program as the first element of command")
 	}
-	path, err := resolveExe(s.Argv[0], s.Dir)
+	env := svcenv.Build(s.RunAs, s.Env)
+	path, err := resolveExe(s.Argv[0], s.Dir, env)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkDir(s.Dir); err != nil {
 		return nil, err
 	}
-	logf, err := openLog(s.LogPath)
+	logf, err := openLog(s.LogPath, s.RunAs)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +113,6 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	// it runs, and keeping it would pin the file across a log rotation.
 	defer logf.Close()
 
-	env := mergeEnv(os.Environ(), s.Env)
 	own, err := prepareOwner(s)
 	if err != nil {
 		return nil, err
@@ -166,14 +177,19 @@ func newChild(cmd *exec.Cmd, path string, startedAt time.Time) (*Child, error) {
 	return c, nil
 }
 
-// resolveExe finds the executable exec would run: a bare name on PATH, a
-// relative path against dir (as exec does), an absolute path as is.
-func resolveExe(name, dir string) (string, error) {
+// resolveExe finds the executable exec would run: a bare name on the PATH
+// of env (the service's environment, never the caller's), a relative path
+// against dir (as exec does), an absolute path as is.
+func resolveExe(name, dir string, env []string) (string, error) {
 	p := name
 	if !filepath.IsAbs(name) && strings.ContainsAny(name, `/\`) && dir != "" {
 		p = filepath.Join(dir, name)
 	}
-	found, err := exec.LookPath(p)
+	lookup := exec.LookPath
+	if !strings.ContainsAny(name, `/\`) {
+		lookup = func(n string) (string, error) { return svcenv.LookPath(n, env) }
+	}
+	found, err := lookup(p)
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		if p == name && !strings.ContainsAny(name, `/\`) {
@@ -208,35 +224,26 @@ func checkDir(dir string) error {
 }
 
 // openLog opens path for appending (never truncating: earlier output is
-// evidence), creating it 0600 and its directory 0700.
-func openLog(path string) (*os.File, error) {
+// evidence), creating it 0600 and its directory 0700, and never through a
+// symbolic link: a link planted as the log would have root append the
+// service's output to any file (issue 11, finding 3). For a service run as
+// another user the log stays the agent's, readable by that user's group.
+func openLog(path string, id *runas.Identity) (*os.File, error) {
 	if path == "" {
-		path = os.DevNull
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("spawn: log directory: %w", err)
 	}
 	f, err := openAppend(path) // renamable while the service writes (logfile_*.go)
 	if err != nil {
 		return nil, fmt.Errorf("spawn: open log: %w", err)
 	}
+	if err := shareLog(f, id); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("spawn: log %s: %w", path, err)
+	}
 	return f, nil
-}
-
-// mergeEnv returns base followed by extra's variables in a stable order.
-// exec.Cmd keeps the last value of a duplicated key (case-insensitively on
-// Windows), so extra wins. Values never appear in errors or logs.
-func mergeEnv(base []string, extra map[string]string) []string {
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	env := make([]string, 0, len(base)+len(keys))
-	env = append(env, base...)
-	for _, k := range keys {
-		env = append(env, k+"="+extra[k])
-	}
-	return env
 }
 
 // startError explains a failed start; the path is named, the argv and env

@@ -4,19 +4,20 @@ package proc
 
 import (
 	"os/exec"
-	"syscall"
+
+	"svcctl/internal/runas"
 )
 
 // sessionOwner starts the leader in a session of its own (setsid): no
 // controlling terminal, no tie to the agent, and the session id that owns
 // its tree.
-type sessionOwner struct{}
+type sessionOwner struct{ runAs *runas.Identity }
 
-func prepareOwner(SpawnSpec) (owner, error) { return sessionOwner{}, nil }
+func prepareOwner(s SpawnSpec) (owner, error) { return sessionOwner{runAs: s.RunAs}, nil }
 
-func (sessionOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (o sessionOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
 	cmd := newCmd()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = sessionAttr(o.runAs)
 	return cmd, cmd.Start()
 }
 

@@ -2,7 +2,8 @@ package proc
 
 import (
 	"os/exec"
-	"syscall"
+
+	"svcctl/internal/runas"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,13 +13,14 @@ import (
 // its tree) and, when the caller named a cgroup parent, inside a new cgroup
 // of its own from its first instruction (clone3 CLONE_INTO_CGROUP).
 type linuxOwner struct {
-	dir  string // the instance cgroup, "" if none
-	fd   int
-	note []string
+	dir   string // the instance cgroup, "" if none
+	fd    int
+	note  []string
+	runAs *runas.Identity
 }
 
 func prepareOwner(s SpawnSpec) (owner, error) {
-	o := &linuxOwner{fd: -1}
+	o := &linuxOwner{fd: -1, runAs: s.RunAs}
 	if s.Cgroup == "" {
 		return o, nil
 	}
@@ -33,7 +35,7 @@ func prepareOwner(s SpawnSpec) (owner, error) {
 
 func (o *linuxOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
 	cmd := newCmd()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = sessionAttr(o.runAs)
 	if o.fd < 0 {
 		return cmd, cmd.Start()
 	}
@@ -46,7 +48,7 @@ func (o *linuxOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
 	// filter): start plainly, then move the leader in. Anything it forks
 	// before the move stays outside the cgroup, still in the session.
 	cmd = newCmd()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = sessionAttr(o.runAs)
 	if err := cmd.Start(); err != nil {
 		return cmd, err
 	}

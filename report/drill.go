@@ -92,7 +92,7 @@ func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Servic
 				if r.Trigger == runtrace.TriggerManual || r.StartedAt.Before(rep.KilledAt.Add(-time.Second)) {
 					continue
 				}
-				hs := probe.RunAll(ctx, probe.HealthSpecs(svc.Health, svc.Env, svc.Dir))
+				hs := probe.RunAll(ctx, probe.Stamp(probe.HealthSpecs(svc.Health, svc.Env, svc.Dir), svc.RunAs, nil))
 				if !probe.Healthy(hs) {
 					continue
 				}

@@ -258,7 +258,7 @@ func (c *cycle) saveState() {
 
 // look probes health once; the probe timeout bounds the whole check.
 func (c *cycle) look(ctx context.Context) []probe.Result {
-	rs := probe.RunAll(ctx, probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir))
+	rs := probe.RunAll(ctx, c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir)))
 	c.st.LastProbe = rs
 	return rs
 }
@@ -326,7 +326,7 @@ func (c *cycle) dependsFail(ctx context.Context) bool {
 	for _, d := range c.svc.Depends {
 		specs = append(specs, probe.DependSpec(d, c.svc.Env))
 	}
-	rs := probe.RunAll(ctx, specs)
+	rs := probe.RunAll(ctx, c.stamp(specs))
 	c.res.Detail.Depends = rs
 	if probe.Healthy(rs) {
 		return false

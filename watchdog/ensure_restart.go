@@ -9,7 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"io/fs"
+	"path/filepath"
+	"svcctl/config"
 	"svcctl/internal/fsutil"
+	"svcctl/internal/runas"
 	"svcctl/probe"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -29,8 +33,7 @@ func (c *cycle) restart(ctx context.Context) {
 	if c.portTaken(ctx) {
 		return
 	}
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log,
-		Name: c.svc.Name, Cgroup: c.s.Cgroup})
+	child, err := c.spawn()
 	if err != nil {
 		c.res.Detail.Error = err.Error()
 		c.startFailed(runtrace.ReasonSpawnError, "spawn-error: "+err.Error())
@@ -170,7 +173,7 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	spawned := time.Now()
 	deadline := spawned.Add(c.svc.StartTimeout)
 	delay := 5 * time.Millisecond
-	specs := probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir)
+	specs := c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir))
 	leader := child.Done
 	var last []probe.Result
 	for {
@@ -337,4 +340,47 @@ func backoffFor(failures int, initial, max time.Duration) time.Duration {
 		return max
 	}
 	return d
+}
+
+// spawn starts the service as its `user`/`group` (resolved now: the user
+// database may have changed since the config was loaded), with the base
+// environment plus env_file and env, its output appended to its log
+// without following a link.
+func (c *cycle) spawn() (*proc.Child, error) {
+	id, err := c.svc.RunAs.Identity()
+	if err != nil {
+		return nil, fmt.Errorf("run as %s: %w", c.svc.RunAs.User+":"+c.svc.RunAs.Group, err)
+	}
+	if err := checkLogDir(c.svc.Log, id); err != nil {
+		return nil, err
+	}
+	return proc.Spawn(proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log,
+		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id})
+}
+
+// privileged is whether this process acts as root (or an elevated
+// administrator); tests swap it.
+var privileged = func() bool { return !config.UserMode() }
+
+// checkLogDir refuses, for a privileged agent, a log directory another user
+// can write or replace, unless that user is the one the service runs as:
+// they could otherwise swap the log for a link to any file between the
+// check and the open (issue 11, finding 3). The open itself never follows a
+// link either (proc).
+func checkLogDir(logPath string, id *runas.Identity) error {
+	if logPath == "" || !privileged() {
+		return nil
+	}
+	dir := filepath.Dir(logPath)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil // proc creates it 0700, as the agent's user
+	}
+	var uids []int
+	if id != nil {
+		uids = append(uids, int(id.UID))
+	}
+	if err := fsutil.CheckDirChain(dir, uids...); err != nil {
+		return fmt.Errorf("refusing log %s: %w", logPath, err)
+	}
+	return nil
 }

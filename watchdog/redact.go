@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"svcctl/internal/redact"
+	"svcctl/probe"
 	"svcctl/snapshot"
 )
 
@@ -11,6 +12,11 @@ import (
 // watchdog.last.json, the snapshot and its log tail, the logs.
 
 func (c *cycle) redactor() *redact.Redactor { return c.s.red }
+
+// stamp gives the service's checks its user and the redactor.
+func (c *cycle) stamp(specs []probe.Spec) []probe.Spec {
+	return probe.Stamp(specs, c.svc.RunAs, c.redactor())
+}
 
 // Redactor is the supervisor's redactor, for what runs beside its cycles
 // (the agent's jobs, `svc-ctl exec`, the log handler) and must scrub the

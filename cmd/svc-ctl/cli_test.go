@@ -332,3 +332,27 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusEnvListsNamesNotValues: `status NAME --env` shows what a start
+// gives the service (base, env_file, env), the same whoever runs it, and no
+// value (issue 11, finding 7).
+func TestStatusEnvListsNamesNotValues(t *testing.T) {
+	body := strings.Replace(webService("web", testutil.FreeAddr(t), "10m"), "stop_timeout",
+		"env = { API_TOKEN = \"tok-5551212\" }\nstop_timeout", 1)
+	cfg, _ := writeConfig(t, "", body)
+	cmd := exec.Command(svcctlBin, "--config", cfg, "status", "web", "--env")
+	cmd.Env = append(os.Environ(), "SVCCTL_FROM_MY_SHELL=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("status --env: %v\n%s", err, out)
+	}
+	s := string(out)
+	for _, want := range []string{"API_TOKEN", "config", "PATH", "HOME", "base"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("status --env lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "tok-5551212") || strings.Contains(s, "SVCCTL_FROM_MY_SHELL") {
+		t.Errorf("status --env shows a value or the caller's environment:\n%s", s)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"svcctl/config"
+	"svcctl/internal/svcenv"
 	"svcctl/report"
 	"svcctl/watchdog"
 
@@ -17,14 +19,18 @@ import (
 func init() { addCommand(newStatusCommand) }
 
 func newStatusCommand(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, env bool
 	cmd := &cobra.Command{
-		Use:         "status [NAME]",
+		Use:         "status [NAME] [--env]",
 		Annotations: trust(trustRead),
 		Short:       "Show the agent, every service and every job, from the evidence on disk",
 		Long: `Show the agent (running, stopped or stale, from its heartbeat and lock), the
 ledger's health, and per service: state, last probe, last cycle, last restart,
 restarts in 24 h, pause. Per job: next slot, last run, missing slots in 7 days.
+
+With --env, list the names of the variables a start of NAME gives it (the
+base environment, then env_file, then env; values are never shown). It is
+the same whoever starts it: the agent at boot or you from this shell.
 
 Exit status: 0 when the agent runs and every service that is not paused is
 healthy; 1 otherwise. It works when the agent is not running (and says so).`,
@@ -33,6 +39,12 @@ healthy; 1 otherwise. It works when the agent is not running (and says so).`,
 			cfg, err := loadConfig(g)
 			if err != nil {
 				return err
+			}
+			if env {
+				if len(args) != 1 {
+					return usageError{errors.New("--env needs the NAME of a service or job")}
+				}
+				return printEnv(g, cfg, args[0], asJSON)
 			}
 			rep, err := report.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
 			if err != nil {
@@ -59,7 +71,50 @@ healthy; 1 otherwise. It works when the agent is not running (and says so).`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&env, "env", false, "list the environment variable names a start of NAME gives it (values are never shown)")
 	return cmd
+}
+
+// envVar is one variable a start gives, without its value.
+type envVar struct {
+	Name string `json:"name"`
+	From string `json:"from"` // base | config (env_file and env)
+}
+
+// printEnv lists what `svc-ctl start NAME` (or the agent) gives NAME: the
+// base environment (internal/svcenv) and the config's env_file and env.
+func printEnv(g *globals, cfg *config.Config, name string, asJSON bool) error {
+	var env map[string]string
+	var runAs config.RunAs
+	switch {
+	case cfg.Service(name) != nil:
+		env, runAs = cfg.Service(name).Env, cfg.Service(name).RunAs
+	case cfg.Job(name) != nil:
+		env, runAs = cfg.Job(name).Env, cfg.Job(name).RunAs
+	default:
+		return usageError{fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)}
+	}
+	id, err := runAs.Identity()
+	if err != nil {
+		return fmt.Errorf("%s runs as %s: %w", name, runAs.User, err)
+	}
+	var vars []envVar
+	for _, n := range svcenv.Names(id, env) {
+		from := "base"
+		if _, ok := env[n]; ok {
+			from = "config"
+		}
+		vars = append(vars, envVar{Name: n, From: from})
+	}
+	if asJSON {
+		return writeJSON(g.stdout, map[string]any{"name": name, "env": vars})
+	}
+	fmt.Fprintf(g.stdout, "%s gets these variables, whoever starts it (values not shown):\n", name)
+	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	for _, v := range vars {
+		fmt.Fprintf(w, "  %s\t%s\n", v.Name, v.From)
+	}
+	return w.Flush()
 }
 
 func narrow(rep *report.StatusReport, name string) error {

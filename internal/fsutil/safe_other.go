@@ -46,3 +46,6 @@ func userName(uid int) string { return "the agent's user" }
 // NoFollow is the open flag that refuses a symbolic link as the last path
 // element, for opens svc-ctl does not make itself (a lock library's): none here; the state dir's access list keeps links out.
 const NoFollow = 0
+
+// CheckDirChain only refuses a link here.
+func CheckDirChain(dir string, uids ...int) error { return CheckPrivate(dir, 0) }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"syscall"
 )
@@ -119,3 +120,47 @@ func userName(uid int) string {
 // NoFollow is the open flag that refuses a symbolic link as the last path
 // element, for opens svc-ctl does not make itself (a lock library's): O_NOFOLLOW.
 const NoFollow = syscall.O_NOFOLLOW
+
+// CheckDirChain refuses dir when another user could write into it or
+// replace it: dir and each of its parents must be owned by root or one of
+// uids, and not writable by group or others unless sticky (like /tmp,
+// where only an entry's owner may rename it). dir itself must not be a
+// link. Each problem names the directory and the fix.
+func CheckDirChain(dir string, uids ...int) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if isLink(fi) {
+		return symlinkError(dir)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if err := chainProblem(d, fi, uids); err != nil {
+			return err
+		}
+		if parent := filepath.Dir(d); parent == d {
+			return nil
+		}
+	}
+}
+
+func chainProblem(d string, fi fs.FileInfo, uids []int) error {
+	owner, _ := Owner(fi)
+	ok := owner == 0
+	for _, u := range uids {
+		ok = ok || owner == u
+	}
+	if !ok {
+		return fmt.Errorf("%s is owned by %s, who could replace what svc-ctl writes in it: it %w; run: chown %s %s",
+			d, describeUID(owner), ErrUntrusted, userName(append(uids, 0)[0]), d)
+	}
+	if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+		return fmt.Errorf("%s is writable by its group or by everyone (mode %#o): another user could replace what svc-ctl writes in it (it %w); run: chmod go-w %s",
+			d, fi.Mode().Perm(), ErrUntrusted, d)
+	}
+	return nil
+}

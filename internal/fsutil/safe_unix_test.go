@@ -170,3 +170,34 @@ func TestCheckOwnedBy(t *testing.T) {
 		t.Fatalf("owned by none: %v", err)
 	}
 }
+
+func TestCheckDirChain(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("ownership by another user needs root to set up")
+	}
+	base := t.TempDir()
+	logs := filepath.Join(base, "home", "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(base, "home"), 0o755)
+	if err := CheckDirChain(logs); err != nil {
+		t.Fatalf("a root-owned chain: %v", err)
+	}
+	os.Chown(filepath.Join(base, "home"), 4242, 4242)
+	err := CheckDirChain(logs)
+	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), filepath.Join(base, "home")+" is owned by uid 4242") {
+		t.Fatalf("a parent owned by another user: %v", err)
+	}
+	if err := CheckDirChain(logs, 4242); err != nil {
+		t.Fatalf("owned by the service's user: %v", err)
+	}
+	os.Chmod(logs, 0o777)
+	if err := CheckDirChain(logs, 4242); !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "chmod go-w "+logs) {
+		t.Fatalf("a world-writable log dir: %v", err)
+	}
+	os.Chmod(logs, 0o777|os.ModeSticky)
+	if err := CheckDirChain(logs, 4242); err != nil {
+		t.Fatalf("a sticky dir: %v", err)
+	}
+}

@@ -199,3 +199,7 @@ func userName(uid int) string { return "Administrators" }
 // NoFollow is the open flag that refuses a symbolic link as the last path
 // element, for opens svc-ctl does not make itself (a lock library's): none here; the state dir's access list keeps links out.
 const NoFollow = 0
+
+// CheckDirChain checks dir as CheckPrivate does (its access list); owners
+// and parents are not weighed on Windows.
+func CheckDirChain(dir string, uids ...int) error { return CheckPrivate(dir, 0) }

@@ -66,3 +66,13 @@ func localeFrom(data string) string {
 	}
 	return ""
 }
+
+// PathOf returns the PATH of env (KEY=VALUE lines as Build gives them).
+func PathOf(env []string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			return v
+		}
+	}
+	return ""
+}

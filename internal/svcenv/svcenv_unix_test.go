@@ -30,3 +30,22 @@ func TestBaseUnix(t *testing.T) {
 		t.Errorf("Build(svc) = %q", env)
 	}
 }
+
+func TestLookPathUsesTheServicePath(t *testing.T) {
+	dir := t.TempDir()
+	shim := dir + "/python3"
+	if err := os.WriteFile(shim, []byte("#!/bin/false\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+":/usr/bin:/bin") // the caller's shell
+	got, err := LookPath("env", []string{"PATH=/usr/bin:/bin"})
+	if err != nil || (got != "/usr/bin/env" && got != "/bin/env") {
+		t.Fatalf("LookPath(env) = %q, %v", got, err)
+	}
+	if p, err := LookPath("python3", []string{"PATH=/nonexistent"}); err == nil {
+		t.Fatalf("the caller's PATH was searched: %s", p)
+	}
+	if p, _ := LookPath("./x", nil); p != "./x" {
+		t.Fatalf("a path with a slash changed: %s", p)
+	}
+}
