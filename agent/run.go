@@ -43,6 +43,8 @@ type Options struct {
 	CatchUpSpread time.Duration
 	// Ready, when set, is closed once the agent runs its loops.
 	Ready chan<- struct{}
+	// ReapEvery is the reaper's period (default ReapEvery: a minute).
+	ReapEvery time.Duration
 	// Reload delivers requests to re-read the config (SIGHUP, `svc-ctl
 	// reload`); nil = none. A request never stops the agent.
 	Reload <-chan struct{}
@@ -110,6 +112,9 @@ func newAgent(o Options) (*Agent, error) {
 	if o.SleepTick <= 0 {
 		o.SleepTick = 5 * time.Second
 	}
+	if o.ReapEvery <= 0 {
+		o.ReapEvery = ReapEvery
+	}
 	if o.CatchUpSpread <= 0 {
 		o.CatchUpSpread = 30 * time.Second
 	}
@@ -162,7 +167,7 @@ func (a *Agent) setupLog() {
 // supervision: the agent logs it loudly once and keeps cycling, with every
 // result kept in watchdog.last.json.
 func (a *Agent) openLedger() {
-	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log})
+	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log, Instance: a.instance})
 	if err != nil {
 		a.log.Error("ledger.unavailable", "err", err, "path", a.paths.DB(),
 			"hint", "supervision goes on; results are kept in watchdog.last.json; move the file aside to start a new ledger")
@@ -227,7 +232,8 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
-	a.goSafe(loopCtx, "housekeeping", a.housekeepingLoop)
+	a.goSafe(loopCtx, "reaper", a.reapLoop)
+	a.goSafe(loopCtx, "prune", a.pruneLoop)
 	if a.o.Reload != nil {
 		a.goSafe(loopCtx, "reload", a.reloadLoop)
 	}

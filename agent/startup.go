@@ -73,17 +73,61 @@ func (a *Agent) reportCrash() {
 	f.Close() // SetCrashOutput keeps its own duplicate
 }
 
-// housekeeping reaps abandoned runs and prunes old ones; it runs at start and
-// then daily.
+// ReapEvery is how often the agent reaps runs that cannot finish any more:
+// a row left running by a killed agent must not wait a day for a verdict.
+const ReapEvery = time.Minute
+
+// heartbeatsStale is how many missed heartbeats prove an agent instance gone.
+const heartbeatsStale = 3
+
+// housekeeping runs at start: the reaper, then the daily prune.
 func (a *Agent) housekeeping(ctx context.Context) {
+	a.reap(ctx)
+	a.prune(ctx)
+}
+
+// reap finishes as failed/abandoned the runs that cannot finish any more: at
+// once those of agent instances that are gone (heartbeat deleted or older
+// than 3 heartbeats), the others past started_at + their timeout; then it
+// prunes the heartbeats of the gone instances.
+func (a *Agent) reap(ctx context.Context) {
 	if a.store == nil {
 		return
 	}
-	n, err := a.store.Reap(ctx, runtrace.ReapPolicy{Now: time.Now().UTC(), Timeout: a.runTimeout, Skip: a.isPausedJob})
+	now := time.Now().UTC()
+	stale := heartbeatsStale * a.cfg.Agent.Heartbeat
+	busy := a.runningHere()
+	n, err := a.store.Reap(ctx, runtrace.ReapPolicy{Now: now, Self: a.instance, Stale: stale, Timeout: a.runTimeout,
+		Skip: func(jobID string) bool { return busy[jobID] || a.isPausedJob(jobID) }})
 	if err != nil {
 		a.log.Warn("ledger.reap_failed", "err", err)
 	} else if n > 0 {
 		a.log.Warn("ledger.reaped", "abandoned", n)
+	}
+	if n, err := a.store.PruneHeartbeats(ctx, now.Add(-stale)); err != nil {
+		a.log.Warn("ledger.heartbeats_prune_failed", "err", err)
+	} else if n > 0 {
+		a.log.Info("ledger.heartbeats_pruned", "instances", n, "stale_after", stale.String())
+	}
+}
+
+// runningHere is the set of job ids with a run in flight in this process:
+// their rows are not the reaper's to judge by the clock.
+func (a *Agent) runningHere() map[string]bool {
+	busy := map[string]bool{}
+	for _, name := range a.sup.InFlight() {
+		busy[runtrace.WatchdogID(name)] = true
+	}
+	for _, id := range a.jobsInFlight() {
+		busy[id] = true
+	}
+	return busy
+}
+
+// prune deletes the runs older than retention.
+func (a *Agent) prune(ctx context.Context) {
+	if a.store == nil {
+		return
 	}
 	before := time.Now().Add(-a.cfg.Agent.Retention).UTC()
 	if n, err := a.store.Prune(ctx, before); err != nil {
@@ -93,7 +137,8 @@ func (a *Agent) housekeeping(ctx context.Context) {
 	}
 }
 
-func (a *Agent) housekeepingLoop(ctx context.Context) { every(ctx, 24*time.Hour, a.housekeeping) }
+func (a *Agent) reapLoop(ctx context.Context)  { every(ctx, a.o.ReapEvery, a.reap) }
+func (a *Agent) pruneLoop(ctx context.Context) { every(ctx, 24*time.Hour, a.prune) }
 
 // runTimeout is how long a run of jobID may take before a `running` row is
 // judged abandoned (the store applies a floor of 60 s).

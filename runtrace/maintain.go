@@ -10,59 +10,126 @@ import (
 )
 
 // MinReapAge is the least time a run must have been running before the
-// reaper may call it abandoned, whatever its job's timeout.
+// reaper may call it abandoned by its timeout, whatever its job's timeout. A
+// run whose writer is provably gone needs no such wait.
 const MinReapAge = 60 * time.Second
 
-// ReapPolicy says which running rows are abandoned. Timeout gives a job's
-// timeout (nil or <= MinReapAge means MinReapAge); Skip exempts a job (e.g.
-// one this process is running right now). A zero Now means time.Now().
+// ReapBatch bounds the rows one reaping transaction reads and finishes, so
+// the write lock is held briefly even after a crash left thousands running.
+const ReapBatch = 500
+
+// ReapPolicy says which running rows are abandoned. A zero Now means
+// time.Now().
 type ReapPolicy struct {
-	Now     time.Time
+	Now time.Time
+	// Self is the instance reaping (its own runs are never "gone").
+	Self string
+	// Stale is how old a heartbeat may be before its instance counts as
+	// gone (3 heartbeats); zero: only a deleted heartbeat proves it.
+	Stale time.Duration
+	// Timeout gives a job's timeout (nil or <= MinReapAge means MinReapAge).
 	Timeout func(jobID string) time.Duration
-	Skip    func(jobID string) bool
+	// Skip exempts a job from the timeout rule (one this process is running
+	// right now, a paused one). A gone writer is gone whatever Skip says.
+	Skip func(jobID string) bool
+	// Batch bounds each transaction (default ReapBatch).
+	Batch int
 }
 
 type runningRow struct {
-	id      int64
-	jobID   string
-	started int64
+	id       int64
+	jobID    string
+	started  int64
+	instance sql.NullString
+	beatAt   sql.NullInt64 // the writer's last heartbeat; NULL when deleted
 }
 
-// Reap marks as failed/abandoned every running row whose started_at plus
-// max(Timeout(job), MinReapAge) is before Now, and returns how many. It
-// judges by started_at only: no later write can make a dead run look alive.
+// Reap finishes as failed/abandoned every running row that cannot finish any
+// more, and returns how many:
+//   - at once, a row whose writer instance is gone: its heartbeat was deleted
+//     (it stopped, or was pruned) or is older than Stale;
+//   - any other row once started_at plus max(Timeout(job), MinReapAge) is
+//     past. It judges by started_at only: no later write can make a dead
+//     run look alive.
+//
+// It works in transactions of at most Batch rows, in id order.
 func (s *Store) Reap(ctx context.Context, p ReapPolicy) (int, error) {
-	now := p.Now
-	if now.IsZero() {
-		now = time.Now()
+	if p.Now.IsZero() {
+		p.Now = time.Now()
 	}
-	var reaped []runningRow
-	err := s.tx(ctx, "reap runs", func(tx *sql.Tx) error {
-		reaped = reaped[:0]
-		rows, err := runningRows(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			limit := p.limit(r.jobID)
-			if (p.Skip != nil && p.Skip(r.jobID)) || r.started+limit.Milliseconds() >= now.UnixMilli() {
-				continue
-			}
-			if err := abandon(ctx, tx, r, limit, now); err != nil {
+	if p.Batch <= 0 {
+		p.Batch = ReapBatch
+	}
+	total := 0
+	var after int64
+	for {
+		var reaped []abandoned
+		var last int64
+		var full bool
+		err := s.tx(ctx, "reap runs", func(tx *sql.Tx) error {
+			reaped = reaped[:0]
+			rows, err := runningRows(ctx, tx, after, p.Batch)
+			if err != nil {
 				return err
 			}
-			reaped = append(reaped, r)
+			full = len(rows) == p.Batch
+			for _, r := range rows {
+				last = r.id
+				why, ok := p.verdict(r)
+				if !ok {
+					continue
+				}
+				if err := abandon(ctx, tx, r.id, why, p.Now); err != nil {
+					return err
+				}
+				reaped = append(reaped, abandoned{r, why})
+			}
+			return nil
+		})
+		if err != nil {
+			return total, fmt.Errorf("reap abandoned runs: %w", err)
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("reap abandoned runs: %w", err)
+		for _, a := range reaped {
+			s.log.Warn("runtrace.reaped", "run_id", a.row.id, "job", a.row.jobID,
+				"started_at", time.UnixMilli(a.row.started).UTC().Format(time.RFC3339), "why", a.why["why"])
+		}
+		total += len(reaped)
+		if !full {
+			return total, nil
+		}
+		after = last
+		if err := ctx.Err(); err != nil {
+			return total, fmt.Errorf("reap abandoned runs: %w", err)
+		}
 	}
-	for _, r := range reaped {
-		s.log.Warn("runtrace.reaped", "run_id", r.id, "job", r.jobID,
-			"started_at", time.UnixMilli(r.started).UTC().Format(time.RFC3339))
+}
+
+type abandoned struct {
+	row runningRow
+	why map[string]any
+}
+
+// verdict says whether r is abandoned, and why.
+func (p ReapPolicy) verdict(r runningRow) (map[string]any, bool) {
+	if inst := r.instance.String; r.instance.Valid && inst != "" && inst != p.Self {
+		switch {
+		case !r.beatAt.Valid:
+			return map[string]any{"why": "the agent that ran it is gone: its heartbeat was deleted (it stopped or died before finishing the run)",
+				"instance": inst}, true
+		case p.Stale > 0 && r.beatAt.Int64 < p.Now.Add(-p.Stale).UnixMilli():
+			return map[string]any{"why": "the agent that ran it is gone: its last heartbeat is older than " + p.Stale.String(),
+				"instance": inst, "last_beat": time.UnixMilli(r.beatAt.Int64).UTC().Format(time.RFC3339)}, true
+		}
 	}
-	return len(reaped), nil
+	if p.Skip != nil && p.Skip(r.jobID) {
+		return nil, false
+	}
+	limit := p.limit(r.jobID)
+	if r.started+limit.Milliseconds() >= p.Now.UnixMilli() {
+		return nil, false
+	}
+	return map[string]any{"why": "no finish recorded within the job's timeout: the process running it died or hung",
+		"limit_ms": limit.Milliseconds()}, true
 }
 
 func (p ReapPolicy) limit(jobID string) time.Duration {
@@ -72,9 +139,12 @@ func (p ReapPolicy) limit(jobID string) time.Duration {
 	return max(p.Timeout(jobID), MinReapAge)
 }
 
-func runningRows(ctx context.Context, tx *sql.Tx) ([]runningRow, error) {
-	rows, err := tx.QueryContext(ctx,
-		`SELECT id, job_id, started_at FROM run_trace WHERE outcome = 'running' ORDER BY started_at`)
+// runningRows reads up to n running rows after id after, with their
+// writer's last heartbeat.
+func runningRows(ctx context.Context, tx *sql.Tx, after int64, n int) ([]runningRow, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.job_id, r.started_at, r.instance_id, h.beat_at
+FROM run_trace r LEFT JOIN heartbeats h ON h.instance_id = r.instance_id
+WHERE r.outcome = 'running' AND r.id > ? ORDER BY r.id LIMIT ?`, after, n)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +152,7 @@ func runningRows(ctx context.Context, tx *sql.Tx) ([]runningRow, error) {
 	var out []runningRow
 	for rows.Next() {
 		var r runningRow
-		if err := rows.Scan(&r.id, &r.jobID, &r.started); err != nil {
+		if err := rows.Scan(&r.id, &r.jobID, &r.started, &r.instance, &r.beatAt); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -90,18 +160,15 @@ func runningRows(ctx context.Context, tx *sql.Tx) ([]runningRow, error) {
 	return out, rows.Err()
 }
 
-func abandon(ctx context.Context, tx *sql.Tx, r runningRow, limit time.Duration, now time.Time) error {
-	detail, err := json.Marshal(map[string]any{
-		"why":      "no finish recorded within the job's timeout: the process running it died or hung",
-		"limit_ms": limit.Milliseconds(),
-	})
+func abandon(ctx context.Context, tx *sql.Tx, id int64, why map[string]any, now time.Time) error {
+	detail, err := json.Marshal(why)
 	if err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE run_trace
 SET outcome = 'failed', reason = ?, finished_at = ?, duration_ms = MAX(0, ? - started_at), detail = ?
 WHERE id = ? AND outcome = 'running'`,
-		ReasonAbandoned, now.UnixMilli(), now.UnixMilli(), string(detail), r.id)
+		ReasonAbandoned, now.UnixMilli(), now.UnixMilli(), string(detail), id)
 	return err
 }
 

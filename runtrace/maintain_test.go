@@ -2,6 +2,7 @@ package runtrace
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,5 +93,118 @@ func TestIntegrityCheckPassesOnHealthyFile(t *testing.T) {
 	bulkInsert(t, s, "job:a", t0, 100)
 	if err := s.IntegrityCheck(ctxb); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A run whose writer instance is gone — its heartbeat deleted, or older than
+// Stale — is abandoned at once, however young; a live writer's runs and runs
+// with no writer (a CLI's) wait for their timeout.
+func TestReapGoneInstanceAtOnce(t *testing.T) {
+	s := newStore(t)
+	now := t0.Add(time.Hour)
+	as := func(inst string) *Store {
+		o, err := Open(s.Path(), Options{Instance: inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { o.Close() })
+		return o
+	}
+	begin := func(st *Store, job string) int64 {
+		id, err := st.Begin(ctxb, job, TriggerSchedule, time.Time{}, now.Add(-time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	beat := func(inst string, at time.Time) {
+		if err := s.Beat(ctxb, Heartbeat{InstanceID: inst, PID: 1, Version: "t", StartedAt: at, BeatAt: at, Mode: ModeService, Hostname: "h"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beat("alive", now.Add(-10*time.Second))
+	beat("stale", now.Add(-5*time.Minute))
+	beat("me", now.Add(-time.Hour)) // our own beat failing is no proof that we are gone
+	deleted := begin(as("deleted"), "job:a")
+	stale := begin(as("stale"), "watchdog:web")
+	alive := begin(as("alive"), "job:a")
+	mine := begin(as("me"), "job:a")
+	cli := begin(s, "job:a")
+	skipped := begin(as("deleted"), "job:paused") // Skip is for the timeout rule only
+
+	n, err := s.Reap(ctxb, ReapPolicy{Now: now, Self: "me", Stale: 90 * time.Second,
+		Skip: func(j string) bool { return j == "job:paused" }})
+	if err != nil || n != 3 {
+		t.Fatalf("Reap = %d, %v; want 3", n, err)
+	}
+	for id, want := range map[int64]string{deleted: "heartbeat was deleted", stale: "older than 1m30s", skipped: "heartbeat was deleted"} {
+		r := getRun(t, s, id)
+		if r.Reason != ReasonAbandoned || !strings.Contains(string(r.Detail), want) {
+			t.Errorf("run %d: %s %s; want abandoned saying %q", id, r.Verdict(), r.Detail, want)
+		}
+	}
+	for _, id := range []int64{alive, mine, cli} {
+		if r := getRun(t, s, id); r.Outcome != OutcomeRunning {
+			t.Errorf("run %d reaped: %+v %s", id, r, r.Detail)
+		}
+	}
+}
+
+// Reap pages through the running rows in bounded transactions and still
+// reaches every one, keeping the live ones between.
+func TestReapInBatches(t *testing.T) {
+	s := newStore(t)
+	gone, err := Open(s.Path(), Options{Instance: "gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gone.Close()
+	now := t0.Add(time.Hour)
+	var kept []int64
+	for i := range 250 {
+		if _, err := gone.Begin(ctxb, "job:a", TriggerSchedule, time.Time{}, now); err != nil {
+			t.Fatal(err)
+		}
+		if i%50 == 0 {
+			id, _ := s.Begin(ctxb, "job:b", TriggerSchedule, time.Time{}, now)
+			kept = append(kept, id)
+		}
+	}
+	n, err := s.Reap(ctxb, ReapPolicy{Now: now, Self: "me", Batch: 7})
+	if err != nil || n != 250 {
+		t.Fatalf("Reap = %d, %v; want 250", n, err)
+	}
+	for _, id := range kept {
+		if r := getRun(t, s, id); r.Outcome != OutcomeRunning {
+			t.Errorf("run %d reaped: %+v", id, r)
+		}
+	}
+}
+
+// A ledger of schema v3 gets run_trace.instance_id; its running rows have
+// no writer named, so the reaper judges them by their timeout, as before.
+func TestMigrateV3AddsInstance(t *testing.T) {
+	path := dbPath(t)
+	s := openT(t, path)
+	id, err := s.Begin(ctxb, "job:a", TriggerSchedule, time.Time{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	raw := rawDB(t, path)
+	mustExec(t, raw, "ALTER TABLE run_trace DROP COLUMN instance_id", "PRAGMA user_version = 3")
+	raw.Close()
+	s = openT(t, path)
+	if st := schemaOf(t, s); st.version != schemaVersion {
+		t.Fatalf("after migration: %+v", st)
+	}
+	if n, err := s.Reap(ctxb, ReapPolicy{Now: t0.Add(30 * time.Second), Self: "me", Stale: time.Second}); err != nil || n != 0 {
+		t.Fatalf("Reap before the timeout = %d, %v; want 0 (no writer named: not provably gone)", n, err)
+	}
+	if n, err := s.Reap(ctxb, ReapPolicy{Now: t0.Add(2 * MinReapAge), Self: "me"}); err != nil || n != 1 {
+		t.Fatalf("Reap after the timeout = %d, %v; want 1", n, err)
+	}
+	if r := getRun(t, s, id); r.Reason != ReasonAbandoned {
+		t.Fatalf("run %+v", r)
 	}
 }

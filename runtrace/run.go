@@ -117,3 +117,11 @@ func (r Run) Verdict() string {
 	}
 	return string(r.Outcome) + "/" + string(r.Reason)
 }
+
+// nullString stores an empty string as NULL.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

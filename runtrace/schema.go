@@ -134,6 +134,13 @@ BEGIN
   WHERE job_id = OLD.job_id AND OLD.scheduled_at BETWEEN covered_from AND covered_through;
 END`,
 	},
+	// v4: each run names the agent instance that wrote it (its heartbeat's
+	// instance_id; NULL for a CLI process, which has none), so the reaper
+	// can finish the runs of an agent that is provably gone at once instead
+	// of waiting out their timeout.
+	{
+		`ALTER TABLE run_trace ADD COLUMN instance_id TEXT`,
+	},
 }
 
 var schemaVersion = len(migrations)
@@ -141,7 +148,7 @@ var schemaVersion = len(migrations)
 // wantColumns is the shape verifySchema insists on after migrating.
 var wantColumns = map[string][]string{
 	"run_trace": {"id", "job_id", "trigger", "scheduled_at", "started_at", "finished_at",
-		"outcome", "reason", "duration_ms", "detail"},
+		"outcome", "reason", "duration_ms", "detail", "instance_id"},
 	"heartbeats":        {"instance_id", "pid", "version", "started_at", "boot_time", "beat_at", "mode", "hostname"},
 	"job_registrations": {"job_id", "spec", "registered_at"},
 	"outbox":            {"id", "run_id", "kind", "subject", "created_at", "event"},

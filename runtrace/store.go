@@ -22,6 +22,10 @@ type Options struct {
 	ReadOnly bool
 	// Logger receives runtrace.* events. Default slog.Default().
 	Logger *slog.Logger
+	// Instance is the agent instance writing through this store (its
+	// heartbeat's id); every run it begins names it. Empty for a CLI
+	// process: its runs are reaped by their timeout only.
+	Instance string
 }
 
 // DefaultBusyTimeout is Options.BusyTimeout when left zero.
@@ -37,6 +41,7 @@ type Store struct {
 	r    *sql.DB
 	busy time.Duration
 	log  *slog.Logger
+	inst string
 }
 
 // Open opens (creating unless o.ReadOnly) the database at path, checks it
@@ -47,7 +52,7 @@ func Open(path string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run_trace database path %q: %w", path, err)
 	}
-	s := &Store{path: abs, busy: o.BusyTimeout, log: o.Logger}
+	s := &Store{path: abs, busy: o.BusyTimeout, log: o.Logger, inst: o.Instance}
 	if s.busy <= 0 {
 		s.busy = DefaultBusyTimeout
 	}

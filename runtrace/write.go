@@ -18,8 +18,8 @@ func (s *Store) Begin(ctx context.Context, jobID string, trigger Trigger, schedu
 	var id int64
 	err := s.tx(ctx, "begin run", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome) VALUES (?, ?, ?, ?, 'running')`,
-			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli())
+			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome, instance_id) VALUES (?, ?, ?, ?, 'running', ?)`,
+			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli(), nullString(s.inst))
 		if err != nil {
 			return err
 		}
