@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 }
 
 func setup() (int, error) {
+	noteSources()
 	var err error
 	if work, err = os.MkdirTemp("", "svcctl-e2e-priv-"); err != nil {
 		return 1, err
@@ -315,4 +316,26 @@ health.http = "http://%s/health"
 start_timeout = "10s"
 %s
 `, name, testsvcBin, addr, addr, extra)
+}
+
+// noteSources stats every Go file of the module, so that go test's result
+// cache (which records what a test stats) is invalidated by any change to
+// the svc-ctl these tests build, not only by a change to the tests.
+func noteSources() {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return
+	}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && p != root {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, ".go") {
+			os.Stat(p)
+		}
+		return nil
+	})
 }
