@@ -9,7 +9,13 @@
 //   - hang: make /health hang (/control/hang); time until a new instance
 //     answers, at interval 1s, probe timeout 2s, confirm 0s. Aim: < 2.7 s.
 //
-//     go run ./bench/agent-restart [-trials 5] [-scenario kill,hang]
+//     go run ./bench/agent-restart [-trials 5] [-scenario kill,hang] [-shape direct,shim,wrapper]
+//
+// -shape puts testsvc behind what real services are behind: "shim" is a
+// pyenv-like script that does some work (a subshell) and then execs the
+// server (same PID); "wrapper" is a script that runs the server and stays
+// its parent (a tree of two). The kill always hits the server, found by
+// its /pid, whatever the leader is.
 //
 // Each figure is split using the cycle's own records (run_trace row, pid
 // file): failure -> the cycle began -> the new
@@ -24,6 +30,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -36,9 +44,39 @@ import (
 func main() {
 	c := benchkit.CommonFlags()
 	scenarios := flag.String("scenario", "kill,hang", "comma-separated: kill, hang")
+	shapes := flag.String("shape", "direct", "comma-separated: direct, shim, wrapper")
 	benchkit.Main("bench/agent-restart", c, func(ctx context.Context, k *benchkit.Kit) error {
-		return run(ctx, k, strings.Split(*scenarios, ","))
+		return run(ctx, k, strings.Split(*scenarios, ","), strings.Split(*shapes, ","))
 	})
+}
+
+// shapeScripts are the launchers of -shape (the service under test; svc-ctl
+// itself never runs a shell).
+var shapeScripts = map[string]string{
+	"direct":  "",
+	"shim":    "#!/bin/sh\n# pyenv-like: look around, then exec the real program\nprog=$(basename \"$1\")\n[ -x \"$1\" ] || exit 127\nexport SHIM_PROG=\"$prog\"\nexec \"$@\"\n",
+	"wrapper": "#!/bin/sh\n\"$@\"\necho wrapper: server ended with $?\n",
+}
+
+// launcher writes the shape's script and returns the argv to put in front
+// of testsvc.
+func launcher(k *benchkit.Kit, shape string) ([]string, error) {
+	body, ok := shapeScripts[shape]
+	if !ok {
+		return nil, fmt.Errorf("-shape %q: want direct, shim or wrapper", shape)
+	}
+	if body == "" {
+		return nil, nil
+	}
+	dir, err := k.SubDir("shape-" + shape)
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, shape)
+	if err := os.WriteFile(p, []byte(body), 0o700); err != nil {
+		return nil, err
+	}
+	return []string{p}, nil
 }
 
 // scenario is one way of breaking the service.
@@ -67,7 +105,7 @@ var scenarios = map[string]scenario{
 	},
 }
 
-func run(ctx context.Context, k *benchkit.Kit, names []string) error {
+func run(ctx context.Context, k *benchkit.Kit, names, shapes []string) error {
 	fmt.Println(benchkit.Machine())
 	bins, err := k.Build(ctx)
 	if err != nil {
@@ -78,13 +116,22 @@ func run(ctx context.Context, k *benchkit.Kit, names []string) error {
 		return err
 	}
 	benchkit.Figure("testsvc alone: fork to /health 200", base, "ms", 1, "")
-	for _, n := range names {
-		sc, ok := scenarios[strings.TrimSpace(n)]
-		if !ok {
-			return fmt.Errorf("-scenario %q: want kill or hang", n)
+	for _, shape := range shapes {
+		shape = strings.TrimSpace(shape)
+		argv, err := launcher(k, shape)
+		if err != nil {
+			return err
 		}
-		if err := measure(ctx, k, bins, sc); err != nil {
-			return fmt.Errorf("%s: %w", n, err)
+		for _, n := range names {
+			sc, ok := scenarios[strings.TrimSpace(n)]
+			if !ok {
+				return fmt.Errorf("-scenario %q: want kill or hang", n)
+			}
+			sc.svc.Launcher = argv
+			sc.name = "[" + shape + "] " + sc.name
+			if err := measure(ctx, k, bins, sc); err != nil {
+				return fmt.Errorf("%s %s: %w", shape, n, err)
+			}
 		}
 	}
 	benchkit.PrintLoad()
@@ -107,11 +154,13 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 		return err
 	}
 	defer a.Stop(30 * time.Second)
-	first, err := settled(ctx, a, svc, 0)
+	if _, err := settled(ctx, a, svc, time.Time{}); err != nil {
+		return err
+	}
+	pid, err := benchkit.PIDOf(ctx, svc.Addr) // the server, whatever leads its tree
 	if err != nil {
 		return err
 	}
-	pid := first.detail.PID
 	var totals, detect, toSpawn, healthy []float64
 	for i := range k.Common.Trials {
 		if err := phase(ctx, sc.phase, i, k.Common.Trials); err != nil {
@@ -126,7 +175,7 @@ func measure(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, sc sc
 			return fmt.Errorf("%w (agent stderr: %s)", err, a.Stderr())
 		}
 		totals = append(totals, benchkit.Ms(at.Sub(t0)))
-		run, err := settled(ctx, a, svc, newPID)
+		run, err := settled(ctx, a, svc, t0)
 		if err != nil {
 			return err
 		}
@@ -199,13 +248,13 @@ type startedRun struct {
 	}
 }
 
-// settled waits until run_trace holds the finished ok/started cycle that
-// spawned instance pid (the newest such cycle when pid is 0) and the service
-// answers, so the next trial starts with the agent's exit watch armed. It
+// settled waits until run_trace holds a finished ok/started cycle begun
+// after since (any, when since is zero) and the service answers, so the next
+// trial starts with the agent's exit watch armed. It
 // reads run_trace, not watchdog.last.json: another cycle may follow at once
 // and overwrite the latter (see the doc: the agent runs an "event" cycle for
 // the instance it stopped itself).
-func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid int) (startedRun, error) {
+func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, since time.Time) (startedRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var got startedRun
@@ -232,7 +281,7 @@ func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, pid i
 				continue
 			}
 			got = startedRun{row: r}
-			if json.Unmarshal(r.Detail, &got.detail) != nil || (pid != 0 && got.detail.PID != pid) {
+			if json.Unmarshal(r.Detail, &got.detail) != nil || r.StartedAt.Before(since) {
 				continue
 			}
 			return benchkit.Healthy(ctx, svc.Addr, time.Second)

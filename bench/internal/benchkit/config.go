@@ -16,6 +16,9 @@ type Service struct {
 	Timeout  string // health timeout; "" = "2s"
 	Confirm  string // "" = "0s"
 	Extra    []string
+	// Launcher goes in front of testsvc in the command: a shim or wrapper
+	// script (argv), so the service has the shape real ones have.
+	Launcher []string
 }
 
 // Job is one [[job]].
@@ -59,7 +62,7 @@ func (k *Kit) WriteConfig(name, testsvc string, agentExtra []string, svcs []Serv
 }
 
 func writeService(b *strings.Builder, testsvc string, s Service) {
-	argv := append([]string{testsvc, "--addr", s.Addr}, s.Extra...)
+	argv := append(append(append([]string{}, s.Launcher...), testsvc, "--addr", s.Addr), s.Extra...)
 	fmt.Fprintf(b, "\n[[service]]\nname = %q\ncommand = %s\ninterval = %q\nstart_timeout = \"5s\"\nstop_timeout = \"2s\"\n",
 		s.Name, tomlList(argv), s.Interval)
 	fmt.Fprintf(b, "  [service.health]\n  http = \"http://%s/health\"\n  timeout = %q\n  confirm = %q\n",

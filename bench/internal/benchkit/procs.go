@@ -80,17 +80,17 @@ func ServiceIdentity(stateDir, name string) (proc.Identity, error) {
 	return proc.ReadPidFile(state.Paths{State: stateDir}.Pid(name))
 }
 
-// KillRecorded stops every service instance recorded under state whose
-// identity (pid + start stamp + boot) still matches, by its PID, and waits
-// for each to be gone. A PID reused by another program is never signalled.
+// KillRecorded kills every process of every service instance recorded
+// under state (each identity-checked: a PID reused by another program is
+// never signalled) and waits for each tree to be gone.
 func KillRecorded(state string) {
 	ms, _ := filepath.Glob(filepath.Join(state, "services", "*", "pid"))
 	for _, m := range ms {
-		id, err := proc.ReadPidFile(m)
+		inst, err := proc.ReadInstance(m)
 		if err != nil {
 			continue
 		}
-		KillIdentity(id, 5*time.Second)
+		proc.KillTree(inst)
 	}
 }
 
