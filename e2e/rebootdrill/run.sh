@@ -137,7 +137,9 @@ heartbeat = "5s"
 
 [[service]]
 name          = "$service"
-command       = ["/usr/local/bin/testsvc", "--addr", "127.0.0.1:$port"]
+# Through a wrapper script that stays the server's parent, as real services
+# are started: the instance is the tree of both (issue 10).
+command       = ["/usr/local/bin/testsvc-wrapper", "--addr", "127.0.0.1:$port"]
 interval      = "2s"
 start_timeout = "5s"
 
@@ -147,6 +149,18 @@ start_timeout = "5s"
 EOF
 	chmod 0644 "$1"
 	"$bin/svc-ctl" config check --config "$1" >/dev/null || die "the drill's config $1 does not load (see above)"
+}
+
+# write_wrapper: the service's wrapper script (the service under test; svc-ctl
+# itself never runs a shell). It does not exec: the tree is sh + testsvc.
+write_wrapper() {
+	cat >"$1" <<'WRAPPER'
+#!/bin/sh
+# reboot drill: a wrapper that stays the server's parent (e2e/rebootdrill/run.sh)
+/usr/local/bin/testsvc "$@"
+echo "testsvc-wrapper: testsvc ended with $?"
+WRAPPER
+	chmod 0755 "$1"
 }
 
 # write_unit: the oneshot that drives the guest on every boot. After= only:
@@ -196,6 +210,7 @@ make_image() {
 		[ -d "$rootfs/etc/systemd/system/multi-user.target.wants" ] || echo "mkdir /etc/systemd/system/multi-user.target.wants"
 		echo "write $bin/svc-ctl /usr/local/bin/svc-ctl"
 		echo "write $bin/testsvc /usr/local/bin/testsvc"
+		echo "write $work/testsvc-wrapper /usr/local/bin/testsvc-wrapper"
 		echo "write $bin/drill-guest /usr/local/sbin/drill-guest"
 		echo "mkdir /etc/svc-ctl"
 		echo "write $work/svc-ctl.toml /etc/svc-ctl/svc-ctl.toml"
@@ -284,6 +299,7 @@ guest=$(guest_cache)
 bin=$work/bin
 mkdir -p "$bin"
 build_binaries "$bin"
+write_wrapper "$work/testsvc-wrapper"
 write_config "$work/svc-ctl.toml"
 
 failed=()

@@ -23,9 +23,11 @@ func firstBoot(disable bool) func(context.Context, *drill) {
 		}
 		d.units(ctx, "units")
 		d.serviceUp(ctx, "service-up", d.o.wait)
+		d.tree(ctx, "tree", d.o.wait)
 		d.verify(ctx, "verify")
 		if old := d.kill("kill"); old > 0 {
 			d.restored(ctx, "restored", old, d.o.wait)
+			d.tree(ctx, "tree-restored", d.o.wait)
 		}
 		d.svcctl(ctx, "status", "status", "--json", "--config", d.o.config)
 		d.svcctl(ctx, "runs", "runs", "--json", "--config", d.o.config)
@@ -36,6 +38,7 @@ func firstBoot(disable bool) func(context.Context, *drill) {
 func laterBoot(ctx context.Context, d *drill) {
 	d.units(ctx, "units")
 	d.serviceUp(ctx, "service-up", d.o.wait)
+	d.tree(ctx, "tree", d.o.wait)
 	d.verify(ctx, "verify")
 	d.svcctl(ctx, "status", "status", "--json", "--config", d.o.config)
 	d.svcctl(ctx, "runs", "runs", "--json", "--config", d.o.config)

@@ -121,3 +121,45 @@ func (d *drill) emitWait(step string, ok bool, start time.Time, data map[string]
 	b, _ := json.Marshal(data)
 	d.emit(marker.Marker{Step: step, OK: ok, RC: -1, Data: b, Note: note})
 }
+
+// tree checks the service as svc-ctl sees it now (`status NAME --json`):
+// the wrapper and the server it runs, both in the instance's tree, owned by
+// the instance's cgroup (the agent runs under its unit with Delegate=yes).
+// It waits a little: right after a restart the tree may still be forming.
+func (d *drill) tree(ctx context.Context, step string, wait time.Duration) {
+	start := time.Now()
+	var last string
+	for {
+		r := d.command(ctx, d.o.svcctl, "status", d.o.service, "--json", "--config", d.o.config)
+		var st struct {
+			Services []struct {
+				Instance *struct {
+					Processes int      `json:"processes"`
+					Via       []string `json:"via"`
+					Cgroup    string   `json:"cgroup"`
+					PIDs      []int32  `json:"pids"`
+				} `json:"instance"`
+			} `json:"services"`
+		}
+		err := json.Unmarshal(r.stdout, &st)
+		switch {
+		case err != nil:
+			last = "status --json: " + err.Error()
+		case len(st.Services) != 1 || st.Services[0].Instance == nil:
+			last = "status shows no instance"
+		default:
+			in := st.Services[0].Instance
+			data := map[string]any{"processes": in.Processes, "via": in.Via, "cgroup": in.Cgroup, "pids": in.PIDs}
+			if in.Processes == 2 && strings.Contains(strings.Join(in.Via, ","), "cgroup") {
+				d.emitWait(step, true, start, data, "")
+				return
+			}
+			last = fmt.Sprintf("tree of %d processes via %v (cgroup %q): want the wrapper and the server, via cgroup", in.Processes, in.Via, in.Cgroup)
+		}
+		if time.Since(start) > wait {
+			d.emitWait(step, false, start, nil, last)
+			return
+		}
+		time.Sleep(pollEvery)
+	}
+}

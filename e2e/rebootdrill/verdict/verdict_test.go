@@ -77,6 +77,7 @@ func (f *fixture) mainRun(defect bool) {
 		f.mark(1, "disable", true, b1.Add(15*time.Second), nil)
 	}
 	f.mark(1, "service-up", true, b1.Add(16*time.Second), map[string]any{"pid": 300, "waited_ms": 900})
+	f.mark(1, "tree", true, b1.Add(16500*time.Millisecond), map[string]any{"processes": 2, "via": []string{"session", "cgroup"}})
 	if defect {
 		f.verifyStep(1, b1.Add(18*time.Second), "agent installed") // installed but not enabled
 	} else {
@@ -84,6 +85,7 @@ func (f *fixture) mainRun(defect bool) {
 	}
 	f.mark(1, "kill", true, b1.Add(19*time.Second), map[string]any{"pid": 300, "killed_at_ms": b1.Add(19 * time.Second).UnixMilli()})
 	f.mark(1, "restored", true, b1.Add(21*time.Second), map[string]any{"pid": 310, "old_pid": 300, "waited_ms": 1500})
+	f.mark(1, "tree-restored", true, b1.Add(21500*time.Millisecond), map[string]any{"processes": 2, "via": []string{"session", "cgroup"}})
 	f.mark(1, "reboot", true, b1.Add(25*time.Second), nil)
 	f.run("agent", "startup", b1.Add(14*time.Second), "ok", "started")
 	f.run("watchdog:drillsvc", "startup", b1.Add(15*time.Second), "ok", "started")
@@ -93,11 +95,13 @@ func (f *fixture) mainRun(defect bool) {
 	f.mark(2, "boot", true, b2.Add(12*time.Second), map[string]any{"btime": b2.Unix()})
 	if defect {
 		f.mark(2, "service-up", false, b2.Add(70*time.Second), map[string]any{"waited_ms": 60000})
+		f.mark(2, "tree", false, b2.Add(71*time.Second), nil)
 		f.verifyStep(2, b2.Add(130*time.Second), "agent started since boot", "heartbeat fresh")
 	} else {
 		f.run("agent", "startup", b2.Add(9*time.Second), "ok", "started")
 		f.run("watchdog:drillsvc", "startup", b2.Add(10*time.Second), "ok", "started")
 		f.mark(2, "service-up", true, b2.Add(13*time.Second), map[string]any{"pid": 250, "waited_ms": 100})
+		f.mark(2, "tree", true, b2.Add(13500*time.Millisecond), map[string]any{"processes": 2, "via": []string{"session", "cgroup"}})
 		f.verifyStep(2, b2.Add(14*time.Second))
 	}
 	f.mark(2, "poweroff", true, b2.Add(140*time.Second), nil)
