@@ -55,6 +55,9 @@ func (r *Redactor) String(s string) string {
 			s = replaceToken(s, v)
 		}
 	}
+	if !mayNameSecret(s) {
+		return s // no key or flag in it can be secret: skip the regexps
+	}
 	if strings.Contains(s, "-") {
 		s = replaceValues(s, flagRE, IsSecretFlag)
 	}
@@ -62,6 +65,22 @@ func (r *Redactor) String(s string) string {
 		s = replaceValues(s, keyValueRE, IsSecretKey)
 	}
 	return s
+}
+
+// nameHints are substrings every secret key or flag name holds (see
+// secretWord), lower case.
+var nameHints = []string{"pass", "pw", "secret", "token", "cookie", "credential", "private", "key", "dsn", "auth"}
+
+// mayNameSecret is a cheap first look: false when no word of s can make a
+// key or flag secret, so most log lines skip the key and flag rules.
+func mayNameSecret(s string) bool {
+	l := strings.ToLower(s)
+	for _, h := range nameHints {
+		if strings.Contains(l, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // Lines is String over each element, in a new slice.
