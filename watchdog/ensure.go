@@ -147,16 +147,16 @@ type cycle struct {
 	res     Result
 	lastGap time.Duration // since the last healthy verdict
 	// prevState is the state the cycle found: a cycle that ends as it began,
-	// healthy, writes its bookkeeping without fsync (see material).
+	// healthy, writes its bookkeeping without fsync (see mustSync).
 	prevState string
 }
 
-// material reports whether this cycle's outcome must survive a power loss:
+// mustSync reports whether this cycle's bookkeeping must survive a power loss:
 // anything but a healthy service found healthy again. The common cycle —
 // already-running, no change — skips the fsyncs of state.json and
 // watchdog.last.json, which were a third of its CPU; the ledger row is still
 // committed.
-func (c *cycle) material() bool {
+func (c *cycle) mustSync() bool {
 	return !(c.res.Outcome == runtrace.OutcomeOK && c.res.Reason == runtrace.ReasonAlreadyRunning &&
 		c.prevState == state.Healthy && c.st.State == state.Healthy)
 }
@@ -181,12 +181,20 @@ func (c *cycle) run(ctx context.Context) {
 	defer c.saveState()
 	if c.req.Manual {
 		c.clearHolds()
-	} else if c.held() {
-		return
+	} else {
+		p := c.currentPause()
+		if p == nil && c.st.State == state.Paused {
+			c.st.MoveTo(state.Unknown, "pause ended", c.s.now())
+		}
+		if h := c.holdOff(p); h != nil {
+			c.skip(h)
+			return
+		}
 	}
 	first := c.look(ctx)
 	c.res.Detail.Probe = first
-	if c.interrupted(ctx) {
+	if ctx.Err() != nil {
+		c.interrupt(ctx)
 		return
 	}
 	if probe.Healthy(first) {
@@ -204,25 +212,23 @@ func (c *cycle) run(ctx context.Context) {
 			return
 		}
 	}
-	if c.interrupted(ctx) {
+	if ctx.Err() != nil {
+		c.interrupt(ctx)
 		return
 	}
 	c.st.MoveTo(state.Unhealthy, probe.Summary(c.lastProbe()), c.s.now())
-	if c.dependsFail(ctx) {
+	if rs := c.checkDepends(ctx); dependencyDown(rs) {
+		c.dependencyFailed(rs)
 		return
 	}
 	c.restart(ctx)
 }
 
-// interrupted ends the cycle as failed/interrupted when its context is gone
-// (the agent's drain deadline passed, or the person pressed Ctrl-C): a probe
+// interrupt ends the cycle as failed/interrupted: its context is gone (the
+// agent's drain deadline passed, or the person pressed Ctrl-C), and a probe
 // cut short proves nothing, so it must never lead to a restart.
-func (c *cycle) interrupted(ctx context.Context) bool {
-	if ctx.Err() == nil {
-		return false
-	}
+func (c *cycle) interrupt(ctx context.Context) {
 	c.set(runtrace.OutcomeFailed, runtrace.ReasonInterrupted, "interrupted: "+context.Cause(ctx).Error())
-	return true
 }
 
 func (c *cycle) lock(ctx context.Context) (*state.ServiceLock, bool, error) {
@@ -251,7 +257,7 @@ func (c *cycle) saveState() {
 	c.st.LastCycle = c.s.now()
 	c.res.Detail.State = c.st.State
 	c.res.Detail.Failures = c.st.Failures
-	if err := state.SaveService(c.s.Paths.StateFile(c.svc.Name), c.st, c.material()); err != nil {
+	if err := state.SaveService(c.s.Paths.StateFile(c.svc.Name), c.st, c.mustSync()); err != nil {
 		c.log.Error("state.write_failed", "err", err)
 	}
 }
@@ -303,7 +309,8 @@ func (c *cycle) healthy(ctx context.Context, flap bool) {
 	c.st.GivenUpAt = time.Time{}
 	c.st.MoveTo(state.Healthy, "probe healthy", now)
 	c.res.Detail.Flap = flap
-	if c.dependsFail(ctx) {
+	if rs := c.checkDepends(ctx); dependencyDown(rs) {
+		c.dependencyFailed(rs)
 		return
 	}
 	msg := "already-running"
@@ -316,11 +323,11 @@ func (c *cycle) healthy(ctx context.Context, flap bool) {
 	c.set(runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning, msg)
 }
 
-// dependsFail checks the service's dependencies. A failing one is
-// failed/dependency-failed and no restart: restarting cannot fix an upstream.
-func (c *cycle) dependsFail(ctx context.Context) bool {
+// checkDepends probes the service's dependencies (none: nil) and keeps the
+// results in the cycle's detail.
+func (c *cycle) checkDepends(ctx context.Context) []probe.Result {
 	if len(c.svc.Depends) == 0 {
-		return false
+		return nil
 	}
 	specs := make([]probe.Spec, 0, len(c.svc.Depends))
 	for _, d := range c.svc.Depends {
@@ -328,11 +335,16 @@ func (c *cycle) dependsFail(ctx context.Context) bool {
 	}
 	rs := probe.RunAll(ctx, c.stamp(specs))
 	c.res.Detail.Depends = rs
-	if probe.Healthy(rs) {
-		return false
-	}
+	return rs
+}
+
+// dependencyDown reports whether a dependency check failed.
+func dependencyDown(rs []probe.Result) bool { return len(rs) > 0 && !probe.Healthy(rs) }
+
+// dependencyFailed is the verdict when one is down: failed/dependency-failed
+// and no restart, since restarting cannot fix an upstream.
+func (c *cycle) dependencyFailed(rs []probe.Result) {
 	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+probe.FirstFailure(rs))
-	return true
 }
 
 func (c *cycle) givenUp(rs []probe.Result) {

@@ -8,40 +8,55 @@ import (
 	"svcctl/state"
 )
 
-// held applies the preconditions that make the watchdog hold off: a pause
-// (which may have expired by itself) and the backoff after a failed start.
-func (c *cycle) held() bool {
-	now := c.s.now()
+// currentPause returns the pause sentinel in force, nil when there is none.
+// A pause whose --for has passed ends here by itself: its sentinel is
+// removed, and the cycle goes on.
+func (c *cycle) currentPause() *state.Pause {
 	path := c.s.Paths.Paused(c.svc.Name)
 	p, err := state.ReadPause(path)
 	if err != nil {
 		c.log.Warn("pause.unreadable", "err", err)
 	}
-	if p != nil && !p.Active(now) {
-		// --for expired: the pause ends by itself, and the cycle goes on.
-		if err := state.RemovePause(path); err != nil {
-			c.log.Warn("pause.remove_failed", "err", err)
-		}
-		c.log.Info("pause.expired", "reason", p.Reason)
-		p = nil
+	if p == nil || p.Active(c.s.now()) {
+		return p
 	}
+	if err := state.RemovePause(path); err != nil {
+		c.log.Warn("pause.remove_failed", "err", err)
+	}
+	c.log.Info("pause.expired", "reason", p.Reason)
+	return nil
+}
+
+// hold is why the watchdog holds off a cycle.
+type hold struct {
+	reason runtrace.Reason
+	msg    string
+	pause  *state.Pause
+	until  *time.Time // end of the backoff
+}
+
+// holdOff says what holds the watchdog off, given the pause in force: the
+// pause, or the backoff after a failed start. Nil: nothing does. It only
+// reads; skip acts on the answer.
+func (c *cycle) holdOff(p *state.Pause) *hold {
 	if p != nil {
-		c.res.Detail.Pause = p
-		c.st.MoveTo(state.Paused, "paused: "+p.Reason, now)
-		c.set(runtrace.OutcomeSkipped, runtrace.ReasonPaused, pauseMessage(p))
-		return true
+		return &hold{reason: runtrace.ReasonPaused, msg: pauseMessage(p), pause: p}
 	}
-	if c.st.State == state.Paused {
-		c.st.MoveTo(state.Unknown, "pause ended", now)
+	if until := c.st.BackoffUntil; c.s.now().Before(until) {
+		return &hold{reason: runtrace.ReasonBackoff, until: &until,
+			msg: fmt.Sprintf("in backoff until %s after %d failed start(s)", until.Format(time.RFC3339), c.st.Failures)}
 	}
-	if now.Before(c.st.BackoffUntil) {
-		until := c.st.BackoffUntil
-		c.res.Detail.BackoffUntil = &until
-		c.set(runtrace.OutcomeSkipped, runtrace.ReasonBackoff,
-			fmt.Sprintf("in backoff until %s after %d failed start(s)", until.Format(time.RFC3339), c.st.Failures))
-		return true
+	return nil
+}
+
+// skip ends the cycle as skipped for the hold h.
+func (c *cycle) skip(h *hold) {
+	if h.pause != nil {
+		c.res.Detail.Pause = h.pause
+		c.st.MoveTo(state.Paused, "paused: "+h.pause.Reason, c.s.now())
 	}
-	return false
+	c.res.Detail.BackoffUntil = h.until
+	c.set(runtrace.OutcomeSkipped, h.reason, h.msg)
 }
 
 func pauseMessage(p *state.Pause) string {

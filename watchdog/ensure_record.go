@@ -62,7 +62,7 @@ func (c *cycle) finish() {
 	detail, _ := json.Marshal(c.res.Detail) // plain data: it cannot fail
 	last := &state.LastResult{Time: now, Trigger: c.res.Trigger, Outcome: c.res.Outcome, Reason: c.res.Reason,
 		Message: c.res.Message, RunID: c.res.RunID, RecordError: c.res.RecordError, Detail: detail}
-	if err := state.UpdateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last, c.material()); err != nil {
+	if err := state.UpdateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last, c.mustSync()); err != nil {
 		c.log.Error("watchdog_last.write_failed", "err", err)
 	}
 	c.logResult()

@@ -205,7 +205,8 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	}
 	c.res.Detail.Probe = last
 	c.res.Detail.LogTail = c.tail(5)
-	if c.interrupted(ctx) {
+	if ctx.Err() != nil {
+		c.interrupt(ctx)
 		c.res.Message += fmt.Sprintf(" (pid %d spawned, not yet healthy)", child.PID)
 		return
 	}
