@@ -16,6 +16,8 @@
 // looking up user and group names is all), fall back to a
 // default when a written value is invalid (a bad zone is an error, never
 // silent UTC), or put an env value or URL password into an error message.
-// It sits at the bottom of the import graph: it imports only schedule (to
-// check cron with what the agent runs) and internal/redact.
+// It sits at the bottom of the import graph. Of svc-ctl's rooms it imports
+// only schedule (to check cron with the parser the agent runs: the one
+// sideways arrow, which layering_test.go at the root allows by name), and
+// the internal helpers redact and runas.
 package config

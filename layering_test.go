@@ -1,0 +1,224 @@
+package svcctl_test
+
+import (
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The rooms of DESIGN.md ("Packages") and their floors: a package may import
+// a package on a lower floor (a higher number), never one on its own floor or
+// above, except for the arrows listed in sideways. Arrows point down only:
+//
+//	cmd -> {agent, report, ui, install} -> {watchdog, notify}
+//	    -> {probe, proc, snapshot, runtrace, schedule, state} -> config
+var floors = map[string]int{
+	"svcctl/cmd/svc-ctl": 0,
+
+	"svcctl/agent":   1,
+	"svcctl/report":  1,
+	"svcctl/ui":      1,
+	"svcctl/install": 1,
+
+	"svcctl/watchdog": 2,
+	"svcctl/notify":   2,
+
+	"svcctl/probe":    3,
+	"svcctl/proc":     3,
+	"svcctl/snapshot": 3,
+	"svcctl/runtrace": 3,
+	"svcctl/schedule": 3,
+	"svcctl/state":    3,
+	"svcctl/winsvc":   3, // Windows-only pieces of L1, below install
+
+	"svcctl/config": 4,
+}
+
+// sideways are the arrows between packages of one floor that the design
+// allows, each with its reason.
+var sideways = map[[2]string]string{
+	{"svcctl/config", "svcctl/schedule"}:                   "config validates job schedules with the parser the agent uses, so `config check` and the agent never disagree",
+	{"svcctl/state", "svcctl/probe"}:                       "state.json keeps the last probe results",
+	{"svcctl/state", "svcctl/snapshot"}:                    "state.json keeps the transitions snapshots carry; Paths names the prev log as snapshot rotates it",
+	{"svcctl/state", "svcctl/runtrace"}:                    "watchdog.last.json keeps a cycle's trigger, outcome and reason",
+	{"svcctl/probe", "svcctl/config"}:                      "", // down a floor: listed only to say probe reads its specs from config
+	{"svcctl/internal/testsvc", "svcctl/internal/demosvc"}: "the tests' service is the demo service plus faults",
+}
+
+// Packages under svcctl/internal/ are helpers any package may import (one
+// home for an idea several rooms share: redact, fsutil...); a helper imports
+// no room, only other helpers. testOnly helpers are for tests and bench.
+var testOnly = []string{"svcctl/internal/testutil", "svcctl/internal/testsvc", "svcctl/internal/redact/redacttest"}
+
+// thirdParty is what the leaves may import from outside the standard
+// library (import path prefixes); a leaf not listed here may import none.
+// Packages above the leaves are not limited here.
+var thirdParty = map[string][]string{
+	"svcctl/runtrace": {"modernc.org/sqlite"},
+	"svcctl/schedule": {"github.com/robfig/cron/v3"},
+	"svcctl/snapshot": nil,
+	"svcctl/probe":    {"golang.org/x/net/http/httpproxy", "golang.org/x/sys/"},
+	"svcctl/proc":     {"golang.org/x/sys/", "github.com/shirou/gopsutil/v4/", "github.com/tklauser/go-sysconf"},
+	"svcctl/state":    {"github.com/gofrs/flock"},
+	"svcctl/watchdog": nil,
+	"svcctl/winsvc":   {"golang.org/x/sys/"},
+	"svcctl/config":   {"github.com/pelletier/go-toml/v2", "github.com/robfig/cron/v3", "github.com/dustin/go-humanize", "golang.org/x/sys/"},
+}
+
+// TestArrowsPointDown holds the import graph of every package, on every OS
+// svc-ctl builds for, to the table above (go list -deps). An arrow that is
+// not in it fails the test: add it to DESIGN.md first, then here.
+func TestArrowsPointDown(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("go tool not found: %v", err)
+	}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		cmd := exec.Command(goTool, "list", "-deps", "-f", `{{if not .Standard}}{{.ImportPath}}:{{join .Imports " "}}{{end}}`, "./...")
+		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "GOARCH=amd64", "CGO_ENABLED=0")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOOS=%s go list: %v", goos, err)
+		}
+		seen := map[string]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			pkg, imps, _ := strings.Cut(line, ":")
+			if !strings.HasPrefix(pkg, "svcctl/") {
+				continue
+			}
+			seen[pkg] = true
+			for _, imp := range strings.Fields(imps) {
+				if why := forbidden(pkg, imp); why != "" {
+					t.Errorf("GOOS=%s: %s imports %s: %s", goos, pkg, imp, why)
+				}
+			}
+		}
+		for room := range floors {
+			if !seen[room] && room != "svcctl/ui" { // ui is not built yet
+				t.Errorf("GOOS=%s: go list did not see %s: is the table out of date?", goos, room)
+			}
+		}
+	}
+}
+
+// forbidden says why pkg may not import imp, or "" when it may.
+func forbidden(pkg, imp string) string {
+	if !strings.HasPrefix(imp, "svcctl/") {
+		return forbiddenThirdParty(pkg, imp)
+	}
+	if under(pkg, "svcctl/bench", "svcctl/e2e") || under(pkg, testOnly...) {
+		return "" // tools and test helpers may use anything; nothing imports them (checked below)
+	}
+	switch {
+	case under(imp, "svcctl/bench", "svcctl/e2e", "svcctl/cmd"):
+		return "nothing imports a command, a benchmark or an end-to-end harness"
+	case contains(testOnly, imp):
+		return "a test helper is for tests only: it must not be linked into svc-ctl"
+	case under(imp, "svcctl/internal"):
+		return ""
+	case under(pkg, "svcctl/internal"):
+		return "an internal helper imports no room of svc-ctl, only other helpers"
+	case strings.HasPrefix(pkg, imp+"/internal/"):
+		return "" // a room's own internal program, like runtrace/internal/rtload
+	}
+	if _, ok := sideways[[2]string{pkg, imp}]; ok {
+		return ""
+	}
+	from, okFrom := floorOf(pkg)
+	to, okTo := floorOf(imp)
+	switch {
+	case !okFrom:
+		return "the importer is not in the layering table (DESIGN.md Packages): add it there and to floors"
+	case !okTo:
+		return "the imported package is not in the layering table (DESIGN.md Packages): add it there and to floors"
+	case to <= from:
+		return "arrows point down only (DESIGN.md Packages); this one points up or sideways"
+	}
+	return ""
+}
+
+func forbiddenThirdParty(pkg, imp string) string {
+	first, _, _ := strings.Cut(imp, "/")
+	if !strings.Contains(first, ".") {
+		return "" // the standard library
+	}
+	allowed, limited := thirdParty[pkg]
+	if !limited || hasPrefix(imp, allowed) {
+		return ""
+	}
+	return "this package may import only " + strings.Join(sorted(allowed), ", ") + " besides the standard library"
+}
+
+// floorOf is the floor of pkg or of the room it belongs to (a package under
+// another, like runtrace/internal/rtload, shares its floor).
+func floorOf(pkg string) (int, bool) {
+	for p := pkg; p != "svcctl"; p = p[:strings.LastIndex(p, "/")] {
+		if f, ok := floors[p]; ok {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+func under(pkg string, roots ...string) bool {
+	for _, r := range roots {
+		if pkg == r || strings.HasPrefix(pkg, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func sorted(xs []string) []string {
+	out := append([]string(nil), xs...)
+	sort.Strings(out)
+	if len(out) == 0 {
+		return []string{"nothing"}
+	}
+	return out
+}
+
+// TestLayeringTableCatchesAnUpwardArrow: the checker itself fails the arrows
+// it must, so a table that allows everything cannot pass unseen.
+func TestLayeringTableCatchesAnUpwardArrow(t *testing.T) {
+	for _, c := range []struct {
+		pkg, imp string
+		ok       bool
+	}{
+		{"svcctl/watchdog", "svcctl/agent", false},
+		{"svcctl/config", "svcctl/state", false},
+		{"svcctl/state", "svcctl/proc", false},
+		{"svcctl/agent", "svcctl/report", false},
+		{"svcctl/cmd/svc-ctl", "svcctl/internal/testsvc", false},
+		{"svcctl/runtrace", "github.com/spf13/cobra", false},
+		{"svcctl/agent", "svcctl/watchdog", true},
+		{"svcctl/config", "svcctl/schedule", true},
+		{"svcctl/runtrace/internal/rtload", "svcctl/runtrace", true},
+		{"svcctl/runtrace", "modernc.org/sqlite/lib", true},
+		{"svcctl/proc", "svcctl/internal/svcenv", true},
+		{"svcctl/internal/redact", "svcctl/config", false},
+	} {
+		if got := forbidden(c.pkg, c.imp) == ""; got != c.ok {
+			t.Errorf("%s -> %s allowed = %v, want %v", c.pkg, c.imp, got, c.ok)
+		}
+	}
+}
