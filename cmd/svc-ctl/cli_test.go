@@ -219,7 +219,9 @@ func TestAgentDrainTimeoutInterrupts(t *testing.T) {
 	}
 }
 
-func TestSecondAgentExitsTwo(t *testing.T) {
+// A second agent on the same state dir is refused: a check that said no
+// (exit 1, naming the running one), not a usage error.
+func TestSecondAgentIsRefused(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
 	first, _ := startAgentProcess(t, cfg)
@@ -228,7 +230,8 @@ func TestSecondAgentExitsTwo(t *testing.T) {
 		return err == nil
 	})
 	r := svcctl(t, "agent", "--config", cfg)
-	if r.code != 2 || !strings.Contains(r.stderr, "already running") || !strings.Contains(r.stderr, "pid "+strconv.Itoa(first.Process.Pid)) {
+	if r.code != 1 || !strings.Contains(r.stderr, "already running") || !strings.Contains(r.stderr, "pid "+strconv.Itoa(first.Process.Pid)) ||
+		strings.Contains(r.stderr, "--help") {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -325,6 +328,12 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"schedule", "next", "web", "-n", "0"}, "-n 0"},
 		{[]string{"pause", "nosuch"}, `"nosuch"`},
 		{[]string{"start"}, "--all"},
+		{[]string{"bogus"}, `unknown command "bogus"`},
+		{[]string{"config", "bogus"}, `unknown command "bogus"`},
+		{[]string{"schedule"}, "needs a command: [next]"},
+		{[]string{"status", "a", "b"}, "accepts at most 1 arg"},
+		{[]string{"exec", "backup", "/bin/true"}, "the -- is required"},
+		{[]string{"runs", "--bogus"}, "unknown flag: --bogus"},
 	} {
 		r := svcctl(t, append(c.args, "--config", cfg)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,16 +9,20 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/agent"
-	"svcctl/state"
 )
-
-func init() { addCommand(newAgentCommand) }
 
 type agentOptions struct {
 	mode       string
 	maxStagger time.Duration
+}
+
+func (o *agentOptions) addFlags(f *pflag.FlagSet) {
+	f.DurationVar(&o.maxStagger, "max-stagger", 0, "cap the random delay before the first cycles (tests)")
+	f.MarkHidden("max-stagger")
+	f.StringVar(&o.mode, "mode", "", "how the agent was started, for the record: service | user-service | foreground (default: detected)")
 }
 
 func newAgentCommand(g *globals) *cobra.Command {
@@ -31,18 +34,16 @@ func newAgentCommand(g *globals) *cobra.Command {
 		Long: `Run the agent: one watchdog loop per service, the scheduled jobs, the heartbeat.
 It logs JSON lines to <state>/agent.log (and to stderr when that is a terminal).
 SIGINT/SIGTERM stop it cleanly: in-flight runs may finish up to drain_timeout,
-supervised services keep running. A second signal exits at once (non-zero).
+supervised services keep running. A second signal exits at once (status 130).
 SIGHUP asks it to re-read its config; it never stops the agent.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runAgent(cmd.Context(), g, o) },
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runAgent(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().DurationVar(&o.maxStagger, "max-stagger", 0, "cap the random delay before the first cycles (tests)")
-	cmd.Flags().MarkHidden("max-stagger")
-	cmd.Flags().StringVar(&o.mode, "mode", "", "how the agent was started, for the record: service | user-service | foreground (default: detected)")
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 
-func runAgent(ctx context.Context, g *globals, o agentOptions) error {
+func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error {
 	cfg, err := loadConfigToRun(g)
 	if err != nil {
 		return err
@@ -51,72 +52,55 @@ func runAgent(ctx context.Context, g *globals, o agentOptions) error {
 	if mode == "" {
 		mode = detectMode()
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	reload, stopSignals := handleSignals(cancel, g)
-	defer stopSignals()
-	err = runAsService(ctx, func(ctx context.Context) error {
-		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
-			MaxStagger: o.maxStagger, Reload: reload})
+	return untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
+		return runAsService(ctx, func(ctx context.Context) error {
+			return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
+				MaxStagger: o.maxStagger, Reload: reload})
+		})
 	})
-	var running *state.AlreadyRunningError
-	if errors.As(err, &running) {
-		return usageError{err}
-	}
-	return err
 }
 
-// handleSignals: the first SIGINT/SIGTERM starts the drain; a second one
-// during the drain exits at once, non-zero. A second signal within 250 ms of
-// the first is the same request delivered twice (a supervisor that signals
-// both the process and its group), not a person insisting.
+// untilSecondSignal runs fn with a context the first SIGINT/SIGTERM cancels
+// (the agent drains), and returns at once, status 130, on a second one during
+// the drain: the person insists. A second signal within 250 ms of the first
+// is the same request delivered twice (a supervisor that signals both the
+// process and its group), not a person insisting.
 //
-// SIGHUP (reloadSignals) is caught for as long as the agent runs, drain
-// included: left to Go's default it would end the process with no drain. Each
-// one becomes a request on reload; requests coalesce.
-func handleSignals(cancel context.CancelFunc, g *globals) (reload <-chan struct{}, stop func()) {
+// SIGHUP (reloadSignals) is caught for as long as fn runs, drain included:
+// left to Go's default it would end the process with no drain. Each one
+// becomes a request on reload; requests coalesce.
+func untilSecondSignal(ctx context.Context, g *globals, fn func(ctx context.Context, reload <-chan struct{}) error) error {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(ch)
 	hup := make(chan os.Signal, 1)
-	reqs := make(chan struct{}, 1)
 	if len(reloadSignals) > 0 {
 		signal.Notify(hup, reloadSignals...)
+		defer signal.Stop(hup)
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-hup:
-				select {
-				case reqs <- struct{}{}:
-				default:
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	go func() {
-		var first time.Time
+	reload := make(chan struct{}, 1)
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- fn(runCtx, reload) }()
+	var first time.Time
+	for {
 		select {
-		case <-ch:
-			first = time.Now()
-			cancel()
-		case <-done:
-			return
-		}
-		for {
+		case err := <-done:
+			return err
+		case <-hup:
 			select {
-			case s := <-ch:
-				if time.Since(first) < 250*time.Millisecond {
-					continue
-				}
-				fmt.Fprintf(g.stderr, "svc-ctl: second %v during drain: exiting now\n", s)
-				os.Exit(130)
-			case <-done:
-				return
+			case reload <- struct{}{}:
+			default:
+			}
+		case s := <-ch:
+			switch {
+			case first.IsZero():
+				first = time.Now()
+				cancel()
+			case time.Since(first) >= 250*time.Millisecond:
+				return exitStatus{code: 130, msg: fmt.Sprintf("second %v during drain: exiting now", s)}
 			}
 		}
-	}()
-	return reqs, func() { signal.Stop(ch); signal.Stop(hup); close(done) }
+	}
 }

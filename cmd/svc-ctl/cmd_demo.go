@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/agent"
 	"svcctl/config"
@@ -22,11 +23,6 @@ import (
 	"svcctl/proc"
 	"svcctl/state"
 )
-
-func init() {
-	addCommand(newDemoCommand)
-	addCommand(newDemoServiceCommand)
-}
 
 // demoConfig is the embedded default: one demo service built into this very
 // binary, watched every 5 s.
@@ -53,8 +49,14 @@ stop_timeout  = "3s"
   give_up_after   = 5
 `
 
+type demoOptions struct{ keep bool }
+
+func (o *demoOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.keep, "keep", false, "keep the temporary state dir afterwards")
+}
+
 func newDemoCommand(g *globals) *cobra.Command {
-	var keep bool
+	var o demoOptions
 	cmd := &cobra.Command{
 		Use:         "demo",
 		Annotations: trust(trustNone),
@@ -63,13 +65,15 @@ func newDemoCommand(g *globals) *cobra.Command {
 config that supervises a demo service built into this binary. It prints what to
 try in another terminal, and what happens as it happens. Ctrl-C stops the agent
 cleanly and the demo service too.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(cmd.Context(), g, keep) },
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary state dir afterwards")
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 
+// newDemoServiceCommand is the demo service itself, which the demo's config
+// runs as `svc-ctl demo-service --addr A`: its exit status is the service's.
 func newDemoServiceCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:                "demo-service",
@@ -78,20 +82,20 @@ func newDemoServiceCommand(g *globals) *cobra.Command {
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := demosvc.Main(args, os.Stdout, os.Stderr); code != 0 {
-				os.Exit(code)
+			if code := demosvc.Main(cmd.Context(), args, g.stdout, g.stderr); code != 0 {
+				return exitStatus{code: code}
 			}
 			return nil
 		},
 	}
 }
 
-func runDemo(ctx context.Context, g *globals, keep bool) error {
+func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
 	dir, cfgPath, addr, err := writeDemoConfig()
 	if err != nil {
 		return err
 	}
-	if !keep {
+	if !o.keep {
 		defer os.RemoveAll(dir)
 	}
 	cfg, err := config.Load(cfgPath)
@@ -99,10 +103,6 @@ func runDemo(ctx context.Context, g *globals, keep bool) error {
 		return fmt.Errorf("demo config: %w", err)
 	}
 	printDemoIntro(g.stdout, cfgPath, addr)
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	reload, stop := handleSignals(cancel, g)
-	defer stop()
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return err
 	}
@@ -113,11 +113,13 @@ func runDemo(ctx context.Context, g *globals, keep bool) error {
 	defer lj.Close()
 	pr, pw := io.Pipe()
 	go narrate(pr, g.stdout)
-	err = agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: "foreground", LogWriter: io.MultiWriter(lj, pw),
-		Reload: reload})
+	err = untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
+		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: "foreground", LogWriter: io.MultiWriter(lj, pw),
+			Reload: reload})
+	})
 	pw.Close()
 	stopDemoService(g, cfg)
-	if keep {
+	if o.keep {
 		fmt.Fprintf(g.stdout, "state kept in %s\n", dir)
 	}
 	return err

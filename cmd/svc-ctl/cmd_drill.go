@@ -1,24 +1,30 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/config"
 	"svcctl/report"
 	"svcctl/watchdog"
 )
 
-func init() { addCommand(newDrillCommand) }
+type drillOptions struct {
+	timeout string
+	json    bool
+}
+
+func (o *drillOptions) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.timeout, "timeout", "", "how long to wait (default: interval + start_timeout + probe time + 5s)")
+	f.BoolVar(&o.json, "json", false, "print as JSON")
+}
 
 func newDrillCommand(g *globals) *cobra.Command {
-	var (
-		timeoutStr string
-		asJSON     bool
-	)
+	var o drillOptions
 	cmd := &cobra.Command{
 		Use:         "drill NAME",
 		Annotations: trust(trustRun),
@@ -27,45 +33,43 @@ func newDrillCommand(g *globals) *cobra.Command {
 never signalled) and wait for the agent — not this command — to bring it back
 healthy. Prints the time it took, the run_trace row and the snapshot that prove
 it. Exit 1 when it does not come back in time. The agent must be running.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(g)
-			if err != nil {
-				return err
-			}
-			svc := cfg.Service(args[0])
-			if svc == nil {
-				return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
-			}
-			timeout := svc.Interval + svc.StartTimeout + svc.Health.Confirm + 2*svc.Health.Timeout + 5*time.Second
-			if timeoutStr != "" {
-				if timeout, err = config.ParseDuration(timeoutStr); err != nil || timeout <= 0 {
-					return usageError{fmt.Errorf("--timeout %q: want a positive duration like 30s or 2m", timeoutStr)}
-				}
-			}
-			rep, err := report.Drill(ctxOf(cmd.Context()), cfg, args[0], timeout)
-			if errors.Is(err, watchdog.ErrUnknownName) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSON(g.stdout, rep); err != nil {
-					return err
-				}
-			} else {
-				printDrill(g, rep)
-			}
-			if !rep.Restored {
-				return errSilent
-			}
-			return nil
-		},
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runDrill(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().StringVar(&timeoutStr, "timeout", "", "how long to wait (default: interval + start_timeout + probe time + 5s)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+func runDrill(ctx context.Context, g *globals, o drillOptions, args []string) error {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	svc := cfg.Service(args[0])
+	if svc == nil {
+		return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
+	}
+	timeout := svc.Interval + svc.StartTimeout + svc.Health.Confirm + 2*svc.Health.Timeout + 5*time.Second
+	if o.timeout != "" {
+		if timeout, err = config.ParseDuration(o.timeout); err != nil || timeout <= 0 {
+			return usageError{fmt.Errorf("--timeout %q: want a positive duration like 30s or 2m", o.timeout)}
+		}
+	}
+	rep, err := report.Drill(ctx, cfg, args[0], timeout)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if err := writeJSON(g.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printDrill(g, rep)
+	}
+	if !rep.Restored {
+		return errSilent
+	}
+	return nil
 }
 
 func printDrill(g *globals, r *report.DrillReport) {

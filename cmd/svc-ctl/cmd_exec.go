@@ -7,21 +7,21 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/agent"
 	"svcctl/internal/redact"
 	"svcctl/watchdog"
 )
 
-func init() { addCommand(newExecCommand) }
+type execOptions struct{ scheduled bool }
 
-// exitStatus passes a wrapped command's exit code through.
-type exitStatus struct{ code int }
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (o *execOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.scheduled, "scheduled", false, "record the run as serving the slot due now (trigger schedule)")
+}
 
 func newExecCommand(g *globals) *cobra.Command {
-	var scheduled bool
+	var o execOptions
 	cmd := &cobra.Command{
 		Use:         "exec JOB [--scheduled] -- CMD [ARGS...]",
 		Annotations: trust(trustRun),
@@ -34,19 +34,20 @@ then 'svc-ctl missing' and 'why' see its slots too.
 With --scheduled the run is recorded as serving the slot that is due now
 (trigger schedule); without it, as a manual run.`,
 		Example: `  svc-ctl exec nightly-backup --scheduled -- /usr/local/bin/backup --all`,
-		Args:    cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.ArgsLenAtDash() != 1 {
-				return usageError{errors.New("usage: svc-ctl exec JOB -- CMD [ARGS...] (the -- is required)")}
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 || cmd.ArgsLenAtDash() != 1 {
+				return errors.New("usage: svc-ctl exec JOB -- CMD [ARGS...] (the -- is required)")
 			}
-			return runExec(ctxOf(cmd.Context()), g, args[0], args[1:], scheduled)
-		},
+			return nil
+		}),
+		RunE: func(cmd *cobra.Command, args []string) error { return runExec(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&scheduled, "scheduled", false, "record the run as serving the slot due now (trigger schedule)")
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 
-func runExec(ctx context.Context, g *globals, name string, argv []string, scheduled bool) error {
+func runExec(ctx context.Context, g *globals, o execOptions, args []string) error {
+	name, argv := args[0], args[1:]
 	cfg, err := loadConfigToRun(g)
 	if err != nil {
 		return err
@@ -57,7 +58,7 @@ func runExec(ctx context.Context, g *globals, name string, argv []string, schedu
 	}
 	led, closeLedger := openLedger(g, cfg)
 	defer closeLedger()
-	res, recErr := agent.ExecJob(ctx, led, agent.ExecRequest{Job: j, Argv: argv, Scheduled: scheduled,
+	res, recErr := agent.ExecJob(ctx, led, agent.ExecRequest{Job: j, Argv: argv, Scheduled: o.scheduled,
 		Stdin: os.Stdin, Stdout: g.stdout, Stderr: g.stderr, Redactor: redact.New(cfg.SecretValues()...)})
 	if msg, ok := res.Detail["error"].(string); ok {
 		fmt.Fprintf(g.stderr, "svc-ctl: %s\n", msg)
@@ -66,7 +67,7 @@ func runExec(ctx context.Context, g *globals, name string, argv []string, schedu
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: run not recorded in run_trace: %v\n", recErr)
 	}
 	if code := res.ExitStatus(); code != 0 {
-		return exitStatus{code}
+		return exitStatus{code: code}
 	}
 	return nil
 }

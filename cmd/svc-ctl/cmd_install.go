@@ -1,18 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/config"
 	"svcctl/install"
 )
-
-func init() { addCommand(newInstallCommand) }
 
 type installOptions struct {
 	user     bool
@@ -44,18 +44,21 @@ updated by that run: registered is not running.
 
 Exit status: 0 done; 1 installed but not seen running (or the backstop's first
 run left no evidence); 2 a usage or configuration error (nothing was changed).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runInstall(cmd, g, o) },
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runInstall(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&o.user, "user", false, "install a per-user service started at login instead of the system service")
-	cmd.Flags().BoolVar(&o.backstop, "backstop", false, "register the backstop scheduled task instead of the agent service")
-	cmd.Flags().StringVar(&o.every, "every", "", "with --backstop: how often it runs (default 10m)")
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 
-func runInstall(cmd *cobra.Command, g *globals, o installOptions) error {
-	ctx := ctxOf(cmd.Context())
+func (o *installOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.user, "user", false, "install a per-user service started at login instead of the system service")
+	f.BoolVar(&o.backstop, "backstop", false, "register the backstop scheduled task instead of the agent service")
+	f.StringVar(&o.every, "every", "", "with --backstop: how often it runs (default 10m)")
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+}
+
+func runInstall(ctx context.Context, g *globals, o installOptions, _ []string) error {
 	if o.every != "" && !o.backstop {
 		return usageError{errors.New("--every only applies with --backstop")}
 	}
@@ -122,5 +125,5 @@ func classifyInstallError(err error) error {
 	case errors.As(err, &ue):
 		return usageError{err}
 	}
-	return checkFailed{err}
+	return err // exit 1: it failed while changing the system
 }

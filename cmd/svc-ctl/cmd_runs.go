@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,12 +10,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/config"
 	"svcctl/runtrace"
 )
-
-func init() { addCommand(newRunsCommand) }
 
 type runsOptions struct {
 	job, since, until, outcome, reason string
@@ -33,10 +33,14 @@ cycles), job:NAME (a job's runs) and agent (the agent's starts and wakes).
 Times are local with their offset; --utc prints UTC.`,
 		Example: `  svc-ctl runs --job watchdog:proxy --since 24h
   svc-ctl runs --outcome failed --since 7d --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runRuns(cmd, g, o) },
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runRuns(cmd.Context(), g, o, args) },
 	}
-	f := cmd.Flags()
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *runsOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.job, "job", "", "only this job id (watchdog:NAME, job:NAME, agent); a bare service or job name works too")
 	f.StringVar(&o.since, "since", "", "only runs started since: a duration back (24h, 40d) or a time")
 	f.StringVar(&o.until, "until", "", "only runs started before this time")
@@ -45,10 +49,9 @@ Times are local with their offset; --utc prints UTC.`,
 	f.IntVarP(&o.limit, "limit", "n", 50, "at most this many rows (0 = all)")
 	f.BoolVar(&o.json, "json", false, "print as JSON")
 	f.BoolVar(&o.utc, "utc", false, "print times in UTC")
-	return cmd
 }
 
-func runRuns(cmd *cobra.Command, g *globals, o runsOptions) error {
+func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 	now := time.Now()
 	filter, err := runsFilter(o, now)
 	if err != nil {
@@ -64,7 +67,7 @@ func runRuns(cmd *cobra.Command, g *globals, o runsOptions) error {
 		return err
 	}
 	defer st.Close()
-	rows, err := st.Runs(ctxOf(cmd.Context()), filter)
+	rows, err := st.Runs(ctx, filter)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", st.Path(), err)
 	}
@@ -101,7 +104,7 @@ func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
 
 // qualifyJob turns a bare service or job name into its job id.
 func qualifyJob(cfg *config.Config, id string) string {
-	if id == "" || id == "agent" || strings.Contains(id, ":") {
+	if id == "" || id == runtrace.AgentID || strings.Contains(id, ":") {
 		return id
 	}
 	if cfg.Service(id) != nil {

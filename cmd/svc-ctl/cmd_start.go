@@ -1,22 +1,28 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/runtrace"
 	"svcctl/watchdog"
 )
 
-func init() { addCommand(newStartCommand) }
-
 type startOptions struct {
 	all       bool
 	scheduled bool
 	json      bool
+}
+
+func (o *startOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.all, "all", false, "every configured service")
+	f.BoolVar(&o.scheduled, "scheduled", false, "act as the watchdog: respect pause, backoff and given-up (for scheduled tasks)")
+	f.BoolVar(&o.json, "json", false, "print the results as JSON")
 }
 
 func newStartCommand(g *globals) *cobra.Command {
@@ -37,20 +43,19 @@ given-up. With --scheduled it behaves as the watchdog does instead (respects a
 pause, backoff and given-up); the backstop task uses that.
 
 Exit status: 0 when every service is running, 1 when any is not.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			if o.all == (len(args) > 0) {
-				return usageError{errors.New("name one or more services, or pass --all")}
+				return errors.New("name one or more services, or pass --all")
 			}
-			return runStart(cmd, g, o, args)
-		},
+			return nil
+		}),
+		RunE: func(cmd *cobra.Command, args []string) error { return runStart(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&o.all, "all", false, "every configured service")
-	cmd.Flags().BoolVar(&o.scheduled, "scheduled", false, "act as the watchdog: respect pause, backoff and given-up (for scheduled tasks)")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the results as JSON")
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 
-func runStart(cmd *cobra.Command, g *globals, o startOptions, names []string) error {
+func runStart(ctx context.Context, g *globals, o startOptions, names []string) error {
 	sup, closeRec, err := newSupervisor(g)
 	if err != nil {
 		return err
@@ -74,7 +79,7 @@ func runStart(cmd *cobra.Command, g *globals, o startOptions, names []string) er
 	results := make([]watchdog.Result, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
-		wg.Go(func() { results[i], _ = sup.Ensure(ctxOf(cmd.Context()), n, req) }) // every name was checked above
+		wg.Go(func() { results[i], _ = sup.Ensure(ctx, n, req) }) // every name was checked above
 	}
 	wg.Wait()
 	return printResults(g, results, o.json)

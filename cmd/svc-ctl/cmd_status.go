@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,12 +15,18 @@ import (
 	"svcctl/watchdog"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func init() { addCommand(newStatusCommand) }
+type statusOptions struct{ json, env bool }
+
+func (o *statusOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.json, "json", false, "print as JSON")
+	f.BoolVar(&o.env, "env", false, "list the environment variable names a start of NAME gives it (values are never shown)")
+}
 
 func newStatusCommand(g *globals) *cobra.Command {
-	var asJSON, env bool
+	var o statusOptions
 	cmd := &cobra.Command{
 		Use:         "status [NAME] [--env]",
 		Annotations: trust(trustRead),
@@ -34,45 +41,48 @@ the same whoever starts it: the agent at boot or you from this shell.
 
 Exit status: 0 when the agent runs and every service that is not paused is
 healthy; 1 otherwise. It works when the agent is not running (and says so).`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(g)
-			if err != nil {
-				return err
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if o.env && len(args) != 1 {
+				return errors.New("--env needs the NAME of a service or job")
 			}
-			if env {
-				if len(args) != 1 {
-					return usageError{errors.New("--env needs the NAME of a service or job")}
-				}
-				return printEnv(g, cfg, args[0], asJSON)
-			}
-			rep, err := report.BuildStatus(ctxOf(cmd.Context()), cfg, time.Now())
-			if err != nil {
-				return err
-			}
-			info := installInfo(cfg)
-			rep.Install = &info
-			if len(args) == 1 {
-				if err := narrow(rep, args[0]); err != nil {
-					return usageError{err}
-				}
-			}
-			if asJSON {
-				if err := writeJSON(g.stdout, rep); err != nil {
-					return err
-				}
-			} else {
-				printStatus(g.stdout, rep)
-			}
-			if !rep.Healthy() {
-				return errSilent
-			}
-			return nil
-		},
+			return cobra.MaximumNArgs(1)(cmd, args)
+		}),
+		RunE: func(cmd *cobra.Command, args []string) error { return runStatus(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().BoolVar(&env, "env", false, "list the environment variable names a start of NAME gives it (values are never shown)")
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+func runStatus(ctx context.Context, g *globals, o statusOptions, args []string) error {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	if o.env {
+		return printEnv(g, cfg, args[0], o.json)
+	}
+	rep, err := report.BuildStatus(ctx, cfg, time.Now())
+	if err != nil {
+		return err
+	}
+	info := installInfo(cfg)
+	rep.Install = &info
+	if len(args) == 1 {
+		if err := narrow(rep, args[0]); err != nil {
+			return usageError{err}
+		}
+	}
+	if o.json {
+		if err := writeJSON(g.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printStatus(g.stdout, rep)
+	}
+	if !rep.Healthy() {
+		return errSilent
+	}
+	return nil
 }
 
 // envVar is one variable a start gives, without its value.
@@ -257,8 +267,6 @@ func ago(t, now time.Time) string {
 func when(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s)", t.Local().Format("2006-01-02 15:04:05 -0700"), ago(t, now))
 }
-
-var _ = errors.New
 
 // printInstance is `status NAME`'s view of the instance as it is now: the
 // tree read from the OS, and the health verdict with its age.

@@ -1,17 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
-	"svcctl/watchdog"
-
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"svcctl/watchdog"
 )
 
-func init() { addCommand(newStopCommand) }
+type stopOptions struct{ json bool }
+
+func (o *stopOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+}
 
 func newStopCommand(g *globals) *cobra.Command {
-	var asJSON bool
+	var o stopOptions
 	cmd := &cobra.Command{
 		Use:         "stop NAME",
 		Annotations: trust(trustRun),
@@ -20,23 +26,25 @@ func newStopCommand(g *globals) *cobra.Command {
 restarts it, then stop the recorded instance — only if its identity (pid,
 create time and executable) is proven; a reused PID is never signalled.
 SIGTERM first, SIGKILL after stop_timeout. 'svc-ctl start NAME' undoes it.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var rep watchdog.StopReport
-			err := withSupervisor(g, func(sup *watchdog.Supervisor) (err error) {
-				rep, err = sup.Stop(ctxOf(cmd.Context()), args[0])
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.stdout, rep)
-			}
-			fmt.Fprintf(g.stdout, "%s: paused (reason \"stopped\"); %s\n", rep.Service, rep.Result)
-			return nil
-		},
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runStop(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+func runStop(ctx context.Context, g *globals, o stopOptions, args []string) error {
+	var rep watchdog.StopReport
+	err := withSupervisor(g, func(sup *watchdog.Supervisor) (err error) {
+		rep, err = sup.Stop(ctx, args[0])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(g.stdout, rep)
+	}
+	fmt.Fprintf(g.stdout, "%s: paused (reason \"stopped\"); %s\n", rep.Service, rep.Result)
+	return nil
 }

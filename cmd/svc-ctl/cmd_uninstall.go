@@ -1,14 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/install"
 )
-
-func init() { addCommand(newUninstallCommand) }
 
 type uninstallOptions struct {
 	user     bool
@@ -29,31 +29,36 @@ No config is needed.
 
 --user removes the per-user service; --backstop removes the backstop task
 instead of the agent service.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := ctxOf(cmd.Context())
-			var res install.Result
-			var err error
-			if o.backstop {
-				res, err = install.UninstallBackstop(ctx, install.BackstopOptions{User: o.user})
-			} else {
-				res, err = install.Uninstall(ctx, install.UninstallOptions{User: o.user})
-				if err == nil {
-					res.Notes = append(res.Notes, backstopNote(cmd, o.user)...)
-				}
-			}
-			return reportInstall(g, o.asJSON, res, res, err)
-		},
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runUninstall(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&o.user, "user", false, "remove the per-user service instead of the system service")
-	cmd.Flags().BoolVar(&o.backstop, "backstop", false, "remove the backstop scheduled task instead of the agent service")
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 
+func (o *uninstallOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.user, "user", false, "remove the per-user service instead of the system service")
+	f.BoolVar(&o.backstop, "backstop", false, "remove the backstop scheduled task instead of the agent service")
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+}
+
+func runUninstall(ctx context.Context, g *globals, o uninstallOptions, _ []string) error {
+	var res install.Result
+	var err error
+	if o.backstop {
+		res, err = install.UninstallBackstop(ctx, install.BackstopOptions{User: o.user})
+	} else {
+		res, err = install.Uninstall(ctx, install.UninstallOptions{User: o.user})
+		if err == nil {
+			res.Notes = append(res.Notes, backstopNote(ctx, o.user)...)
+		}
+	}
+	return reportInstall(g, o.asJSON, res, res, err)
+}
+
 // backstopNote: a backstop left behind would start the services again.
-func backstopNote(cmd *cobra.Command, user bool) []string {
-	info, err := install.BackstopStatus(ctxOf(cmd.Context()), install.BackstopOptions{User: user})
+func backstopNote(ctx context.Context, user bool) []string {
+	info, err := install.BackstopStatus(ctx, install.BackstopOptions{User: user})
 	if err != nil || !info.Registered {
 		return nil
 	}

@@ -1,19 +1,25 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
-	"svcctl/report"
-
 	"github.com/shirou/gopsutil/v4/host"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"svcctl/report"
 )
 
-func init() { addCommand(newVerifyCommand) }
+type verifyOptions struct{ json bool }
+
+func (o *verifyOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.json, "json", false, "print as JSON")
+}
 
 func newVerifyCommand(g *globals) *cobra.Command {
-	var asJSON bool
+	var o verifyOptions
 	cmd := &cobra.Command{
 		Use:         "verify",
 		Annotations: trust(trustRead),
@@ -31,32 +37,34 @@ func newVerifyCommand(g *globals) *cobra.Command {
   no unread crash.log        no fatal agent crash left unreported
   ledger readable            run_trace passes SQLite's quick_check
   no missing runs (24 h)     every due job slot has a row`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(g)
-			if err != nil {
-				return err
-			}
-			env := report.VerifyEnv{Now: time.Now(), Install: installInfo(cfg)}
-			if bt, err := host.BootTime(); err == nil {
-				env.BootTime = time.Unix(int64(bt), 0).UTC()
-			}
-			rep := report.Verify(ctxOf(cmd.Context()), cfg, env)
-			if asJSON {
-				if err := writeJSON(g.stdout, rep); err != nil {
-					return err
-				}
-			} else {
-				for _, c := range rep.Checks {
-					fmt.Fprintf(g.stdout, "%-4s  %-28s %s\n", c.Status, c.Name, c.Evidence)
-				}
-			}
-			if !rep.OK {
-				return errSilent
-			}
-			return nil
-		},
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+func runVerify(ctx context.Context, g *globals, o verifyOptions, _ []string) error {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	env := report.VerifyEnv{Now: time.Now(), Install: installInfo(cfg)}
+	if bt, err := host.BootTime(); err == nil {
+		env.BootTime = time.Unix(int64(bt), 0).UTC()
+	}
+	rep := report.Verify(ctx, cfg, env)
+	if o.json {
+		if err := writeJSON(g.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range rep.Checks {
+			fmt.Fprintf(g.stdout, "%-4s  %-28s %s\n", c.Status, c.Name, c.Evidence)
+		}
+	}
+	if !rep.OK {
+		return errSilent
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,15 +12,22 @@ import (
 	"svcctl/watchdog"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func init() { addCommand(newWhyCommand) }
+type whyOptions struct {
+	at        string
+	json, utc bool
+}
+
+func (o *whyOptions) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.at, "at", "", "diagnose the slot or cycle at or before this time instead of the latest")
+	f.BoolVar(&o.json, "json", false, "print as JSON")
+	f.BoolVar(&o.utc, "utc", false, "print times in UTC")
+}
 
 func newWhyCommand(g *globals) *cobra.Command {
-	var (
-		atStr       string
-		asJSON, utc bool
-	)
+	var o whyOptions
 	cmd := &cobra.Command{
 		Use:         "why NAME",
 		Annotations: trust(trustRead),
@@ -35,39 +43,39 @@ NAME is a service (its latest cycle), a job (its latest due slot), or
 watchdog:NAME / job:NAME.`,
 		Example: `  svc-ctl why watchdog:proxy
   svc-ctl why job:daily-pull --at "2026-11-28 09:30"`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			at, err := parseTimeFlag("at", atStr)
-			if err != nil {
-				return err
-			}
-			cfg, err := loadConfig(g)
-			if err != nil {
-				return err
-			}
-			st, err := openLedgerForRead(cfg)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			d, err := report.Why(ctxOf(cmd.Context()), st, cfg, args[0], at, time.Now())
-			if errors.Is(err, watchdog.ErrUnknownName) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.stdout, d)
-			}
-			printDiagnosis(g.stdout, d, utc)
-			return nil
-		},
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runWhy(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().StringVar(&atStr, "at", "", "diagnose the slot or cycle at or before this time instead of the latest")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().BoolVar(&utc, "utc", false, "print times in UTC")
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+func runWhy(ctx context.Context, g *globals, o whyOptions, args []string) error {
+	at, err := parseTimeFlag("at", o.at)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	st, err := openLedgerForRead(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, err := report.Why(ctx, st, cfg, args[0], at, time.Now())
+	if errors.Is(err, watchdog.ErrUnknownName) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(g.stdout, d)
+	}
+	printDiagnosis(g.stdout, d, o.utc)
+	return nil
 }
 
 func printDiagnosis(w io.Writer, d *report.Diagnosis, utc bool) {

@@ -2,14 +2,27 @@ package main
 
 import (
 	"errors"
-	"strings"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
 )
 
-// errSilent marks an error whose message was already printed (a failed check
-// whose table is the message); only its exit code matters.
+// Exit codes (DESIGN.md, "Command line"): 0 success / all healthy; 1 a check
+// failed (unhealthy, start-failed, FAIL in verify, missing runs found) or the
+// command could not do its work; 2 a usage or configuration error. `exec`
+// passes its command's own status through.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// errSilent marks a failed check whose output already said so (a table, a
+// FAIL line): only its exit code matters.
 var errSilent = errors.New("check failed")
 
-// usageError is a bad flag or argument: exit 2.
+// usageError is a bad command, flag or argument: exit 2.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -21,42 +34,58 @@ type configError struct{ err error }
 func (e configError) Error() string { return e.err.Error() }
 func (e configError) Unwrap() error { return e.err }
 
-// checkFailed is a check that ran and said no (unhealthy, start-failed, FAIL,
-// missing runs): exit 1.
-type checkFailed struct{ err error }
+// exitStatus is a status to exit with as it is: `exec` passing its command's
+// through, the demo service's, a second signal during the drain. Its text is
+// printed only when it says more than the number.
+type exitStatus struct {
+	code int
+	msg  string
+}
 
-func (e checkFailed) Error() string { return e.err.Error() }
-func (e checkFailed) Unwrap() error { return e.err }
+func (e exitStatus) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return fmt.Sprintf("exit status %d", e.code)
+}
 
-func exitCode(err error) int {
-	var u usageError
-	var c configError
-	var x exitStatus
+// usageArgs makes a cobra argument check's complaint a usage error (exit 2),
+// so no error is ever classified by its text.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
+// exitCode maps a command's error to the process exit code, printing what
+// the person must read: the one place errors become exit codes.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var (
+		x exitStatus
+		u usageError
+		c configError
+	)
 	switch {
 	case errors.As(err, &x):
-		return x.code
-	case errors.As(err, &u), errors.As(err, &c):
-		return 2
-	case isCobraUsage(err):
-		return 2
-	default:
-		return 1
-	}
-}
-
-func isUsage(err error) bool {
-	var u usageError
-	return errors.As(err, &u) || isCobraUsage(err)
-}
-
-// isCobraUsage recognises the argument errors cobra creates itself (unknown
-// command, wrong number of args), which carry no type of their own.
-func isCobraUsage(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires exactly", "unknown flag", "unknown shorthand"} {
-		if strings.HasPrefix(s, p) || strings.Contains(s, " "+p) {
-			return true
+		if x.msg != "" {
+			fmt.Fprintf(stderr, "svc-ctl: %s\n", x.msg)
 		}
+		return x.code
+	case errors.Is(err, errSilent):
+		return exitFailed
+	case errors.As(err, &u):
+		fmt.Fprintf(stderr, "svc-ctl: %v\nRun 'svc-ctl --help' for usage.\n", err)
+		return exitUsage
+	case errors.As(err, &c):
+		fmt.Fprintf(stderr, "svc-ctl: %v\n", err)
+		return exitUsage
 	}
-	return false
+	fmt.Fprintf(stderr, "svc-ctl: %v\n", err)
+	return exitFailed
 }

@@ -1,13 +1,12 @@
 // Command svc-ctl is both the agent (an OS service) and the command line people
-// use. It stays thin: parse flags, call a package, print. Exit codes are mapped
-// in one place, here: 0 success / all healthy, 1 a check failed, 2 usage or
-// configuration error.
+// use. It stays thin: parse flags, call a package, print. Every verb lives in
+// its own cmd_VERB.go as newVERBCommand (the cobra command and its flags),
+// VERBOptions and runVERB(ctx, globals, options, args); newRootCommand lists
+// them. Exit codes are mapped in one place (errors.go), and only main exits.
 package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -25,7 +24,7 @@ var version = "dev"
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// globals are the flags every command takes.
+// globals are the flags every command takes, and where it prints.
 type globals struct {
 	configPath string
 	stdout     io.Writer
@@ -33,12 +32,6 @@ type globals struct {
 	trust      string         // the running command's level (trust.go)
 	cfg        *config.Config // loaded once per command run
 }
-
-// commandFactories is filled by each cmd_*.go file's init, so that commands
-// live one per file and none of them edits a shared list.
-var commandFactories []func(g *globals) *cobra.Command
-
-func addCommand(f func(g *globals) *cobra.Command) { commandFactories = append(commandFactories, f) }
 
 func newRootCommand(g *globals) *cobra.Command {
 	root := &cobra.Command{
@@ -50,6 +43,9 @@ L1 installs the agent as an OS service and proves it really started since boot.
 L2 keeps the agent alive through its own panics and records what they broke.
 L3 is a periodic, idempotent watchdog that judges services by a health check,
 keeps the evidence before every restart, and records every run in run_trace.`,
+		Annotations:   trust(trustNone),
+		Args:          usageArgs(cobra.NoArgs), // `svc-ctl bogus`: an unknown command, exit 2
+		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -58,29 +54,37 @@ keeps the evidence before every restart, and records every run in run_trace.`,
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = declareTrust(g)
-	for _, f := range commandFactories {
-		root.AddCommand(f(g))
-	}
+	root.AddCommand(
+		newAgentCommand(g),
+		newInstallCommand(g),
+		newUninstallCommand(g),
+		newStartCommand(g),
+		newStopCommand(g),
+		newPauseCommand(g),
+		newResumeCommand(g),
+		newStatusCommand(g),
+		newRunsCommand(g),
+		newMissingCommand(g),
+		newWhyCommand(g),
+		newScheduleCommand(g),
+		newExecCommand(g),
+		newSnapshotCommand(g),
+		newVerifyCommand(g),
+		newDrillCommand(g),
+		newConfigCommand(g),
+		newDemoCommand(g),
+		newDemoServiceCommand(g),
+		newVersionCommand(g),
+	)
 	return root
 }
 
+// run executes the command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	g := &globals{stdout: stdout, stderr: stderr}
 	root := newRootCommand(g)
 	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return 0
-	}
-	code := exitCode(err)
-	var passthrough exitStatus
-	if !errors.Is(err, errSilent) && !errors.As(err, &passthrough) {
-		fmt.Fprintf(stderr, "svc-ctl: %v\n", err)
-	}
-	if code == 2 && isUsage(err) {
-		fmt.Fprintln(stderr, "Run 'svc-ctl --help' for usage.")
-	}
-	return code
+	return exitCode(root.ExecuteContext(ctx), stderr)
 }

@@ -6,16 +6,18 @@
 // Control endpoints (any method):
 //
 //	/control/hang    from now on /health never answers (the process stays alive)
-//	/control/crash   exit(3) at once
+//	/control/crash   the process exits with code 3 at once (Main returns 3)
 package demosvc
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -27,13 +29,15 @@ type Service struct {
 	hang   atomic.Bool
 	status atomic.Int64
 	body   atomic.Value // string
+	crash  chan struct{}
+	once   sync.Once
 	Mux    *http.ServeMux
 }
 
 // New returns a service that answers /health with 200 "ok" and writes its
 // lines, prefixed with name, to out.
 func New(name string, out io.Writer) *Service {
-	s := &Service{name: name, out: out, Mux: http.NewServeMux()}
+	s := &Service{name: name, out: out, Mux: http.NewServeMux(), crash: make(chan struct{})}
 	s.status.Store(200)
 	s.body.Store("ok")
 	s.Mux.HandleFunc("/health", s.health)
@@ -44,7 +48,7 @@ func New(name string, out io.Writer) *Service {
 	})
 	s.Mux.HandleFunc("/control/crash", func(w http.ResponseWriter, r *http.Request) {
 		s.Logf("crashing on request")
-		os.Exit(3)
+		s.once.Do(func() { close(s.crash) })
 	})
 	return s
 }
@@ -82,16 +86,32 @@ func (s *Service) Tick(d time.Duration) {
 	}()
 }
 
-// Serve answers on ln until it fails.
-func (s *Service) Serve(ln net.Listener) error {
+// CrashCode is the exit code of a service told to crash.
+const CrashCode = 3
+
+// Run answers on ln until serving fails (exit code 1), /control/crash is
+// requested (CrashCode) or ctx ends (0: stopped, as by SIGTERM), and returns
+// the process exit code: the caller's main exits with it at once.
+func (s *Service) Run(ctx context.Context, ln net.Listener, stderr io.Writer) int {
 	s.Logf("listening on %s", ln.Addr())
 	srv := &http.Server{Handler: s.Mux, ReadHeaderTimeout: 10 * time.Second}
-	return srv.Serve(ln)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "%s: serve: %v\n", s.name, err)
+		return 1
+	case <-s.crash:
+		return CrashCode
+	case <-ctx.Done():
+		s.Logf("stopping: %v", context.Cause(ctx))
+		return 0
+	}
 }
 
-// Main runs the demo service with args (--addr, --tick) and returns the
-// process exit code. It only returns on a usage or listen error.
-func Main(args []string, stdout, stderr io.Writer) int {
+// Main runs the demo service with args (--addr, --tick) until ctx ends and
+// returns the process exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo-service", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "", "listen address")
@@ -111,6 +131,5 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	s.Tick(*tick)
-	fmt.Fprintf(stderr, "demo-service: serve: %v\n", s.Serve(ln))
-	return 1
+	return s.Run(ctx, ln, stderr)
 }

@@ -20,6 +20,7 @@
 package testsvc
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -76,6 +77,5 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "%d\n", os.Getpid())
 	})
 	s.Tick(*tick)
-	fmt.Fprintf(stderr, "testsvc: serve: %v\n", s.Serve(ln))
-	return 1
+	return s.Run(context.Background(), ln, stderr) // a signal ends it as it ends any program
 }
