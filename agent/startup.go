@@ -52,7 +52,9 @@ func (a *Agent) recordSlot(jobID string, trigger runtrace.Trigger, slot time.Tim
 // crash.prev.log: crash.log with content means "not reported yet".
 func (a *Agent) reportCrash() {
 	path := a.paths.CrashLog()
-	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+	// Lstat and fsutil: a crash.log link would copy the tail of any file
+	// into agent.log (issue 11, finding 2); it is reported and replaced.
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
 		tail, _ := fsutil.TailLines(path, 40, 64<<10)
 		a.log.Error("agent.previous_crash", "crash_log", path, "at", st.ModTime().UTC(), "tail", strings.Join(tail, "\n"))
 		a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonPanic, map[string]any{
@@ -62,7 +64,7 @@ func (a *Agent) reportCrash() {
 			a.log.Warn("crash_log.rotate_failed", "err", err)
 		}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, err := fsutil.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fsutil.FilePerm)
 	if err != nil {
 		a.log.Warn("crash_log.open_failed", "err", err)
 		return

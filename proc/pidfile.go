@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"svcctl/internal/fsutil"
 )
 
 // maxPidFile bounds what ReadPidFile reads: a pid file is a few hundred bytes.
@@ -82,7 +84,7 @@ func syncDir(dir string) {
 // time (see Identity). A missing file gives an error that errors.Is(err,
 // os.ErrNotExist); a garbled one names the file.
 func ReadInstance(path string) (Instance, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path) // a planted link must not name another record
 	if err != nil {
 		return Instance{}, fmt.Errorf("read pid file: %w", err)
 	}

@@ -46,9 +46,12 @@ func runSnapshot(_ context.Context, g *globals, o snapshotOptions, args []string
 		return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
 	}
 	path := state.PathsOf(cfg).Snapshots(args[0])
+	if err := state.Readable(state.PathsOf(cfg)); err != nil {
+		return err // "permission denied reading ...", never "no snapshots"
+	}
 	es, corrupt, err := snapshot.Read(path, o.n)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", path, state.Denied(path, err))
 	}
 	if corrupt > 0 {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: %d damaged line(s) in %s skipped\n", corrupt, path)

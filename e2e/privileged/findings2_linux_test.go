@@ -235,7 +235,7 @@ func TestReaderWithoutPermission(t *testing.T) {
 	}
 	db := filepath.Join(state, "svc-ctl.db")
 	denied := "permission denied reading " + db + ": run as root or as the agent's user"
-	for _, args := range [][]string{{"status"}, {"runs"}, {"why", "web"}} {
+	for _, args := range [][]string{{"status"}, {"runs"}, {"why", "web"}, {"missing"}, {"snapshot", "web"}} {
 		r := asAttacker(t, append([]string{"--config", cfg}, args...)...)
 		wantRefused(t, r, 1, denied)
 		if strings.Contains(r.stdout+r.stderr, "stopped") || strings.Contains(r.stdout+r.stderr, "ever run") {
