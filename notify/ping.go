@@ -58,15 +58,15 @@ func NewPinger(cfg *config.Config, store *runtrace.Store, log *slog.Logger) *Pin
 	return p
 }
 
-// Started is told of a run that begins: a job with a ping sends /start.
-func (p *Pinger) Started(jobID string, runID int64) {
+// RunStarted is told of a run that begins: a job with a ping sends /start.
+func (p *Pinger) RunStarted(jobID string, _ runtrace.Trigger, runID int64) {
 	if url, ok := p.urls[jobID]; ok && strings.HasPrefix(jobID, "job:") {
 		p.send(jobID, url, SignalStart, runID, "")
 	}
 }
 
-// Finished is told of every verdict.
-func (p *Pinger) Finished(r runtrace.Run) {
+// RunFinished is told of every verdict.
+func (p *Pinger) RunFinished(r runtrace.Run) {
 	url, ok := p.urls[r.JobID]
 	if !ok {
 		return
@@ -168,6 +168,21 @@ func (p *Pinger) record(jobID, signal, url string, lat time.Duration, err error)
 
 // Wait returns when every ping sent so far has been answered or given up.
 func (p *Pinger) Wait() { p.wg.Wait() }
+
+// WaitFor is Wait bounded by d (a CLI process should not hang on a slow
+// ping server); it reports whether every ping finished.
+func (p *Pinger) WaitFor(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
 
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)

@@ -22,15 +22,15 @@ func TestPinger(t *testing.T) {
 		Env: map[string]string{"API_TOKEN": "tok_9f8e7d6c5b4a"}}}
 	s := newStore(t)
 	p := NewPinger(cfg, s, nil)
-	p.Started("job:pull", 7)
+	p.RunStarted("job:pull", runtrace.TriggerSchedule, 7)
 	p.Wait()
-	p.Finished(runtrace.Run{ID: 7, JobID: "job:pull", Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero,
+	p.RunFinished(runtrace.Run{ID: 7, JobID: "job:pull", Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero,
 		Detail: json.RawMessage(`{"exit_code":2,"output_tail":["using tok_9f8e7d6c5b4a","fetch: 502 Bad Gateway"]}`)})
 	p.Wait()
-	p.Finished(runtrace.Run{ID: 8, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonAlreadyRunning})
+	p.RunFinished(runtrace.Run{ID: 8, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonAlreadyRunning})
 	p.Wait()
-	p.Finished(runtrace.Run{ID: 9, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeSkipped, Reason: runtrace.ReasonPaused})
-	p.Finished(runtrace.Run{ID: 10, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonStartFailed,
+	p.RunFinished(runtrace.Run{ID: 9, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeSkipped, Reason: runtrace.ReasonPaused})
+	p.RunFinished(runtrace.Run{ID: 10, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonStartFailed,
 		Detail: json.RawMessage(`{"probe":[{"kind":"tcp","target":"127.0.0.1:8789","healthy":false,"reason":"connection refused"}]}`)})
 	p.Wait()
 	got := rc.got()
@@ -66,7 +66,7 @@ func TestPingerRecordsFailure(t *testing.T) {
 	s := newStore(t)
 	p := NewPinger(cfg, s, nil)
 	p.timeout = time.Second
-	p.Finished(runtrace.Run{ID: 1, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonAlreadyRunning})
+	p.RunFinished(runtrace.Run{ID: 1, JobID: "watchdog:proxy", Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonAlreadyRunning})
 	p.Wait()
 	cs, _ := s.ChannelStates(ctxb)
 	if len(cs) != 1 || !strings.Contains(cs[0].LastError, "HTTP 404") || cs[0].FailingSince.IsZero() || rc.n.Load() != 1 {
