@@ -41,6 +41,7 @@ func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 		}
 	}
 	cancelRuns(nil)
+	a.waitPings()
 	if a.store != nil {
 		if err := a.store.DeleteHeartbeat(context.Background(), a.instance); err != nil {
 			errs = append(errs, fmt.Errorf("delete heartbeat: %w", err))

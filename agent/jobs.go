@@ -235,7 +235,6 @@ func (r *jobRunner) skip(id string, trigger runtrace.Trigger, slot time.Time, re
 }
 
 func (r *jobRunner) finish(j *config.Job, runID int64, res JobResult) {
-	r.a.metrics.jobRun(j.Name, res)
 	if runID > 0 {
 		err := r.a.rec.Finish(context.Background(), runID, res.Outcome, res.Reason, res.Detail, time.Now().UTC())
 		if err != nil {

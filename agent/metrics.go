@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +18,6 @@ import (
 
 	"svcctl/runtrace"
 	"svcctl/state"
-	"svcctl/watchdog"
 )
 
 // metrics holds the agent's counters for /metrics (opt-in: metrics_listen).
@@ -39,20 +39,30 @@ func newMetrics(started time.Time) *metrics {
 		lastCycle: map[string]time.Time{}, state: map[string]string{}, jobSuccess: map[string]time.Time{}}
 }
 
-func (m *metrics) cycle(r watchdog.Result) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.cycles[[3]string{r.Service, string(r.Outcome), string(r.Reason)}]++
-	m.lastCycle[r.Service] = time.Now()
-	m.state[r.Service] = r.Detail.State
-}
+// RunStarted: metrics count verdicts, not starts.
+func (m *metrics) RunStarted(string, runtrace.Trigger, int64) {}
 
-func (m *metrics) jobRun(job string, res JobResult) {
+// RunFinished counts every verdict that passes the funnel: a watchdog
+// cycle or a job run.
+func (m *metrics) RunFinished(r runtrace.Run) {
+	kind, name := runtrace.SplitID(r.JobID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.jobRuns[[3]string{job, string(res.Outcome), string(res.Reason)}]++
-	if res.Outcome == runtrace.OutcomeOK {
-		m.jobSuccess[job] = time.Now()
+	switch kind {
+	case runtrace.KindWatchdog:
+		m.cycles[[3]string{name, string(r.Outcome), string(r.Reason)}]++
+		m.lastCycle[name] = time.Now()
+		var d struct {
+			State string `json:"state"`
+		}
+		if json.Unmarshal(r.Detail, &d) == nil && d.State != "" {
+			m.state[name] = d.State
+		}
+	case runtrace.KindJob:
+		m.jobRuns[[3]string{name, string(r.Outcome), string(r.Reason)}]++
+		if r.Outcome == runtrace.OutcomeOK {
+			m.jobSuccess[name] = time.Now()
+		}
 	}
 }
 

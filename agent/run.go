@@ -19,6 +19,7 @@ import (
 	"svcctl/config"
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
+	"svcctl/notify"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
@@ -57,18 +58,27 @@ type Options struct {
 // Agent is the long-running supervisor: one loop per service, the fast path
 // on exits, the sleep detector, the heartbeat, and the drain on stop.
 type Agent struct {
-	o        Options
-	cfg      *config.Config
-	paths    state.Paths
-	log      *slog.Logger
-	sup      *watchdog.Supervisor
-	store    *runtrace.Store // nil when the ledger is unavailable
-	rec      watchdog.Recorder
-	instance string
-	started  time.Time
-	boot     time.Time
-	lock     *state.AgentLock
-	closers  []io.Closer
+	o     Options
+	cfg   *config.Config
+	paths state.Paths
+	log   *slog.Logger
+	sup   *watchdog.Supervisor
+	store *runtrace.Store // nil when the ledger is unavailable
+	rec   watchdog.Recorder
+	// funnel is where every run result passes (rec, when the ledger is
+	// usable); sender delivers the events it queues, pinger sends pings.
+	funnel  *notify.Funnel
+	deriver *notify.Deriver
+	sender  *notify.Sender
+	pinger  *notify.Pinger
+	// missingEvery is the period of the job.missing check (a minute; tests
+	// shorten it through startAgentWith's tweak).
+	missingEvery time.Duration
+	instance     string
+	started      time.Time
+	boot         time.Time
+	lock         *state.AgentLock
+	closers      []io.Closer
 
 	draining atomic.Bool
 	triggers map[string]chan watchdog.Request
@@ -123,7 +133,8 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	cfg := o.Config
 	a := &Agent{o: o, cfg: cfg, paths: state.PathsOf(cfg), started: time.Now().UTC(),
-		instance: randomID(), triggers: map[string]chan watchdog.Request{}, fatal: make(chan error, 1)}
+		instance: randomID(), triggers: map[string]chan watchdog.Request{}, fatal: make(chan error, 1),
+		missingEvery: missingEvery}
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir %s: %w", cfg.Agent.StateDir, err)
 	}
@@ -133,14 +144,13 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.lock = lock
 	a.setupLog()
+	a.metrics = newMetrics(a.started)
 	a.openLedger()
+	a.metrics.ledgerUp = a.store != nil
 	a.sup = watchdog.NewSupervisor(cfg, a.rec, a.log)
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
 	a.sup.Cgroup = a.cgroup()
-	a.metrics = newMetrics(a.started)
-	a.metrics.ledgerUp = a.store != nil
-	a.sup.OnResult = a.metrics.cycle
 	a.metricsHandler = a.newMetricsHandler()
 	a.onExit = a.exited
 	a.jobs = newJobRunner(a)
@@ -165,17 +175,27 @@ func (a *Agent) setupLog() {
 
 // openLedger opens run_trace. A damaged or locked ledger does not stop
 // supervision: the agent logs it loudly once and keeps cycling, with every
-// result kept in watchdog.last.json.
+// result kept in watchdog.last.json, and tells people at once (the outbox
+// is in the ledger, so that one message goes out directly, at most once).
 func (a *Agent) openLedger() {
+	host, _ := os.Hostname()
+	a.deriver = notify.NewDeriver(a.cfg, host, time.Local)
 	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log, Instance: a.instance})
 	if err != nil {
 		a.log.Error("ledger.unavailable", "err", err, "path", a.paths.DB(),
 			"hint", "supervision goes on; results are kept in watchdog.last.json; move the file aside to start a new ledger")
 		a.rec = watchdog.NopRecorder{Why: err}
+		a.notifyDirect("the run_trace ledger is unavailable: runs are not recorded and events not queued until it is fixed", err.Error())
 		return
 	}
 	a.store = st
-	a.rec = st
+	a.funnel = notify.NewFunnel(st, a.deriver)
+	a.rec = a.funnel
+	a.sender = notify.NewSender(a.cfg, st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped})
+	a.funnel.OnQueued(a.sender.Wake)
+	a.pinger = notify.NewPinger(a.cfg, st, a.log)
+	a.funnel.Observe(a.metrics)
+	a.funnel.Observe(a.pinger)
 }
 
 func (a *Agent) closeAll() {
@@ -240,6 +260,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	if len(a.cfg.Jobs) > 0 {
 		a.goSafe(loopCtx, "coverage", a.coverageLoop)
 	}
+	a.startNotify(loopCtx)
 	a.startJobs(loopCtx, runCtx)
 	if a.cfg.Agent.MetricsListen != "" {
 		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {

@@ -20,7 +20,7 @@ func (d *Deriver) Missing(j *config.Job, slot, now time.Time) runtrace.OutboxEve
 	local := slot.In(loc)
 	e := Event{
 		ID: stableID("job.missing", d.host, j.Name, slot.UTC().Format(time.RFC3339)), Kind: KindJobMissing,
-		Subject: "job:" + j.Name, Job: j.Name, Host: d.host, Slot: local.Format(time.RFC3339),
+		Subject: runtrace.JobID(j.Name), Job: j.Name, Host: d.host, Slot: local.Format(time.RFC3339),
 		Message: fmt.Sprintf("job %s on %s did not run at its %s slot (grace %s): no run was recorded",
 			j.Name, d.host, local.Format("2006-01-02 15:04 MST"), config.FormatDuration(j.Grace)),
 		Detail: fmt.Sprintf("schedule %q in %s; `svc-ctl why %s` says what to look at", j.Schedule, j.Timezone, j.Name),
@@ -50,11 +50,17 @@ func (d *Deriver) missingMany(j *config.Job, slots []time.Time, now time.Time) r
 	return ev
 }
 
-// Agent is an event about the agent itself: crash.log found at start, the
-// ledger unavailable, verify FAIL at start, a reload refused, events dropped
-// undelivered. detail is redacted here.
+// Agent is an event about the agent itself, for the outbox: see AgentEvent.
 func (d *Deriver) Agent(msg, detail string, now time.Time) runtrace.OutboxEvent {
-	e := Event{ID: d.newID(), Kind: KindAgent, Subject: "agent", Host: d.host,
+	e := d.AgentEvent(msg, detail, now)
+	return d.outbox(&e)
+}
+
+// AgentEvent is an event about the agent itself: crash.log found at start,
+// the ledger unavailable, verify FAIL at start, a reload refused, events
+// dropped undelivered. msg and detail are redacted here.
+func (d *Deriver) AgentEvent(msg, detail string, now time.Time) Event {
+	e := Event{ID: d.newID(), Kind: KindAgent, Subject: runtrace.AgentID, Host: d.host,
 		Message: d.red.String(oneLine(fmt.Sprintf("svc-ctl on %s: %s", d.host, msg)))}
 	if detail != "" {
 		e.Detail = d.red.String(detail)
@@ -63,5 +69,5 @@ func (d *Deriver) Agent(msg, detail string, now time.Time) runtrace.OutboxEvent 
 		}
 	}
 	e.stamp(now, d.loc)
-	return d.outbox(&e)
+	return e
 }

@@ -55,6 +55,9 @@ type runDetail struct {
 	Depends    []probeWords `json:"depends"`
 	LogTail    []string     `json:"log_tail"`
 	OutputTail []string     `json:"output_tail"`
+	// The agent's own rows.
+	Crashed bool     `json:"previous_agent_crashed"`
+	Tail    []string `json:"tail"`
 }
 
 type probeWords struct {
@@ -163,6 +166,9 @@ func (d *Deriver) agentRun(r runtrace.Run, det *runDetail, m runtrace.Mark) ([]r
 		return nil, m
 	}
 	msg := fmt.Sprintf("svc-ctl on %s: %s: %s", d.host, r.Reason, d.why(det, string(r.Reason)))
+	if det.Crashed {
+		msg = fmt.Sprintf("svc-ctl on %s: the previous agent died of a fatal error (its output is in crash.prev.log); a new agent started", d.host)
+	}
 	e := d.base(r, KindAgent, msg, det)
 	return d.events(e), m
 }
@@ -252,6 +258,9 @@ func (d *Deriver) detail(det *runDetail) string {
 	tail := det.OutputTail
 	if len(tail) == 0 {
 		tail = det.LogTail
+	}
+	if len(tail) == 0 {
+		tail = det.Tail
 	}
 	if n := len(tail); n > 0 {
 		b.WriteString(strings.Join(tail[max(0, n-10):], "\n"))

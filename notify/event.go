@@ -136,6 +136,9 @@ func (e *Event) JSON() []byte {
 	return b
 }
 
+// DecodeEvent reads an event as the outbox keeps it.
+func DecodeEvent(b []byte) (Event, error) { return decodeEvent(b) }
+
 func decodeEvent(b []byte) (Event, error) {
 	var e Event
 	if err := json.Unmarshal(b, &e); err != nil {

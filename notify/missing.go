@@ -58,16 +58,15 @@ func (m *MissingCheck) Check(ctx context.Context, now time.Time) (int, error) {
 }
 
 func (m *MissingCheck) checkJob(ctx context.Context, j *config.Job, now time.Time) (int, error) {
-	id := "job:" + j.Name
+	id := runtrace.JobID(j.Name)
 	reg, known, err := m.store.Registered(ctx, id)
 	if err != nil || !known {
 		return 0, err // never registered: no slot was expected yet
 	}
-	s, err := schedule.Parse(j.Schedule, j.Location)
+	s, err := j.Cron(reg)
 	if err != nil {
 		return 0, err
 	}
-	s = s.WithAnchor(reg)
 	key := missingMarkKey(j.Name)
 	mark, err := m.store.GetMark(ctx, key)
 	if err != nil {

@@ -47,12 +47,12 @@ func NewPinger(cfg *config.Config, store *runtrace.Store, log *slog.Logger) *Pin
 		timeout: 10 * time.Second, sem: make(chan struct{}, 4)}
 	for _, s := range cfg.Services {
 		if s.Ping != "" {
-			p.urls["watchdog:"+s.Name] = s.Ping
+			p.urls[runtrace.WatchdogID(s.Name)] = s.Ping
 		}
 	}
 	for _, j := range cfg.Jobs {
 		if j.Ping != "" {
-			p.urls["job:"+j.Name] = j.Ping
+			p.urls[runtrace.JobID(j.Name)] = j.Ping
 		}
 	}
 	return p
@@ -60,7 +60,7 @@ func NewPinger(cfg *config.Config, store *runtrace.Store, log *slog.Logger) *Pin
 
 // RunStarted is told of a run that begins: a job with a ping sends /start.
 func (p *Pinger) RunStarted(jobID string, _ runtrace.Trigger, runID int64) {
-	if url, ok := p.urls[jobID]; ok && strings.HasPrefix(jobID, "job:") {
+	if url, ok := p.urls[jobID]; ok && isJob(jobID) {
 		p.send(jobID, url, SignalStart, runID, "")
 	}
 }
@@ -79,7 +79,7 @@ func (p *Pinger) RunFinished(r runtrace.Run) {
 
 // signal picks the ping of a verdict, and whether there is one.
 func (p *Pinger) signal(r runtrace.Run) (string, bool) {
-	job := strings.HasPrefix(r.JobID, "job:")
+	job := isJob(r.JobID)
 	outcome, reason := string(r.Outcome), string(r.Reason)
 	switch {
 	case outcome == "ok":
@@ -187,4 +187,9 @@ func (p *Pinger) WaitFor(d time.Duration) bool {
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+func isJob(jobID string) bool {
+	kind, _ := runtrace.SplitID(jobID)
+	return kind == runtrace.KindJob
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/config"
+	"svcctl/notify"
 	"svcctl/probe"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -26,6 +27,19 @@ type StatusReport struct {
 	Ledger   LedgerStatus    `json:"ledger"`
 	Services []ServiceStatus `json:"services"`
 	Jobs     []JobStatus     `json:"jobs,omitempty"`
+	Channels []ChannelStatus `json:"channels,omitempty"`
+}
+
+// ChannelStatus is one [[notify]] channel (or a ping) as its deliveries
+// left it.
+type ChannelStatus struct {
+	Name         string    `json:"name"`
+	Kind         string    `json:"kind"` // webhook | ntfy | ... | ping
+	LastOK       time.Time `json:"last_delivery,omitzero"`
+	LastError    string    `json:"last_error,omitempty"`
+	LastErrorAt  time.Time `json:"last_error_at,omitzero"`
+	FailingSince time.Time `json:"failing_since,omitzero"` // zero: the last attempt worked
+	Pending      int       `json:"pending"`
 }
 
 // AgentStatus is the agent as its heartbeat and its lock show it.
@@ -176,7 +190,50 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
 	}
 	r.Jobs = jobStatuses(ctx, cfg, p, store, now)
+	r.Channels = channelStatuses(ctx, cfg, store)
 	return r, nil
+}
+
+// channelStatuses lists the [[notify]] channels and the pings of services
+// and jobs with what their last attempts left in the ledger.
+func channelStatuses(ctx context.Context, cfg *config.Config, store *runtrace.Store) []ChannelStatus {
+	var out []ChannelStatus
+	for _, n := range cfg.Notify {
+		out = append(out, ChannelStatus{Name: n.Name, Kind: n.Kind})
+	}
+	for _, s := range cfg.Services {
+		if s.Ping != "" {
+			out = append(out, ChannelStatus{Name: notify.PingChannel(runtrace.WatchdogID(s.Name)), Kind: "ping"})
+		}
+	}
+	for _, j := range cfg.Jobs {
+		if j.Ping != "" {
+			out = append(out, ChannelStatus{Name: notify.PingChannel(runtrace.JobID(j.Name)), Kind: "ping"})
+		}
+	}
+	if store == nil || len(out) == 0 {
+		return out
+	}
+	states, err := store.ChannelStates(ctx)
+	if err != nil {
+		return out
+	}
+	byName := map[string]runtrace.ChannelState{}
+	for _, c := range states {
+		byName[c.Channel] = c
+	}
+	pending := map[string]int{}
+	if ds, err := store.Deliveries(ctx, 100000, runtrace.DeliveryPending); err == nil {
+		for _, d := range ds {
+			pending[d.Channel]++
+		}
+	}
+	for i := range out {
+		c := byName[out[i].Name]
+		out[i].LastOK, out[i].LastError, out[i].LastErrorAt, out[i].FailingSince = c.LastOK, c.LastError, c.LastErrorAt, c.FailingSince
+		out[i].Pending = pending[out[i].Name]
+	}
+	return out
 }
 
 // openForRead opens the ledger read-only: readers never create, migrate or

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"svcctl/config"
@@ -90,6 +91,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.crashLog()
 	if store != nil {
 		v.missing(ctx, store)
+		v.channels(ctx, store)
 	}
 	v.r.OK = true
 	for _, c := range v.r.Checks {
@@ -339,5 +341,29 @@ func (v *verifier) missing(ctx context.Context, store *runtrace.Store) {
 		v.add("no missing runs (24 h)", Fail, fmt.Sprintf("%d slot(s) with no row, first %s at %s: 'svc-ctl missing'", len(ms), ms[0].Job, ms[0].Slot.Format(time.RFC3339)))
 	default:
 		v.add("no missing runs (24 h)", Pass, "every due slot has a row")
+	}
+}
+
+// channelFailingLong is how long a channel may fail before verify says FAIL:
+// a day of undelivered messages is a day of nobody being told.
+const channelFailingLong = 24 * time.Hour
+
+// channels: WARN on a channel (or ping) whose last delivery failed, FAIL
+// when it has been failing for more than a day.
+func (v *verifier) channels(ctx context.Context, store *runtrace.Store) {
+	for _, c := range channelStatuses(ctx, v.cfg, store) {
+		name := "channel " + c.Name
+		switch {
+		case c.FailingSince.IsZero() && c.LastOK.IsZero():
+			v.add(name, Pass, "no delivery yet ('svc-ctl notify test' tries one)")
+		case c.FailingSince.IsZero():
+			v.add(name, Pass, "last delivery "+c.LastOK.Local().Format(time.RFC3339))
+		case v.env.Now.Sub(c.FailingSince) > channelFailingLong:
+			v.add(name, Fail, fmt.Sprintf("failing since %s (%d waiting): %s; 'svc-ctl notify list', 'svc-ctl notify test %s'",
+				c.FailingSince.Local().Format(time.RFC3339), c.Pending, c.LastError, strings.TrimPrefix(c.Name, "ping:")))
+		default:
+			v.add(name, Warn, fmt.Sprintf("last delivery failed at %s (%d waiting; retried): %s",
+				c.LastErrorAt.Local().Format(time.RFC3339), c.Pending, c.LastError))
+		}
 	}
 }

@@ -50,6 +50,9 @@ const (
 	ReasonAbandoned        Reason = "abandoned"
 	ReasonInterrupted      Reason = "interrupted"
 	ReasonPanic            Reason = "panic"
+	// ReasonUndelivered: notification events were dropped from the outbox
+	// undelivered after their retention (an agent row; detail counts them).
+	ReasonUndelivered Reason = "undelivered"
 )
 
 // Reasons maps each outcome to the reason codes it accepts.
@@ -57,7 +60,7 @@ var Reasons = map[Outcome][]Reason{
 	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonCompleted, ReasonResumed},
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
-		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic},
+		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered},
 }
 
 // ValidReason reports whether reason is allowed with outcome. A running row

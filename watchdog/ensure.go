@@ -30,8 +30,6 @@ type Supervisor struct {
 	// OnReplace, when set, is told of an instance this cycle is about to stop
 	// and replace: its exit is not news (the agent's exit watch ignores it).
 	OnReplace func(service string, id proc.Identity)
-	// OnResult, when set, is told of every finished cycle (metrics).
-	OnResult func(Result)
 	// Cgroup is a delegated cgroup v2 directory (proc.DelegatedCgroup) under
 	// which every instance this process spawns gets a cgroup of its own, so
 	// that even a daemonizing service stays owned. Empty: sessions only.

@@ -66,9 +66,6 @@ func (c *cycle) finish() {
 		c.log.Error("watchdog_last.write_failed", "err", err)
 	}
 	c.logResult()
-	if c.s.OnResult != nil {
-		c.s.OnResult(c.res)
-	}
 }
 
 // recordFailed keeps the recording error with the result. It is logged at

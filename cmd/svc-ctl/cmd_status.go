@@ -183,6 +183,30 @@ func printStatus(w io.Writer, r *report.StatusReport) {
 		fmt.Fprintln(w)
 		printJobs(w, r)
 	}
+	if len(r.Channels) > 0 {
+		fmt.Fprintln(w)
+		printChannels(w, r)
+	}
+}
+
+func printChannels(w io.Writer, r *report.StatusReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHANNEL	KIND	LAST DELIVERY	WAITING	LAST ERROR")
+	for _, c := range r.Channels {
+		last := "never"
+		if !c.LastOK.IsZero() {
+			last = ago(c.LastOK, r.Now)
+		}
+		errText := "-"
+		switch {
+		case c.LastError != "" && !c.FailingSince.IsZero():
+			errText = fmt.Sprintf("%s (failing since %s)", c.LastError, ago(c.FailingSince, r.Now))
+		case c.LastError != "":
+			errText = fmt.Sprintf("%s (%s; delivered since)", c.LastError, ago(c.LastErrorAt, r.Now))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", c.Name, c.Kind, last, c.Pending, errText)
+	}
+	tw.Flush()
 }
 
 func printServices(w io.Writer, r *report.StatusReport) {

@@ -7,9 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"os"
+	"time"
 
 	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/notify"
 	"svcctl/runtrace"
 	"svcctl/state"
 	"svcctl/watchdog"
@@ -69,16 +72,28 @@ func cliLogger(g *globals) *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
-// openLedger opens run_trace for a command that writes runs. A ledger that
-// cannot be opened does not stop the command: the cycle still runs, the
-// failure to record is printed, and the result is kept in watchdog.last.json.
+// openLedger opens run_trace for a command that writes runs. Its runs pass
+// the same funnel as the agent's: the events a verdict raises are queued in
+// the outbox with the row (the agent delivers them), and pings go out before
+// the command exits. A ledger that cannot be opened does not stop the
+// command: the cycle still runs, the failure to record is printed, and the
+// result is kept in watchdog.last.json.
 func openLedger(g *globals, cfg *config.Config) (agent.Ledger, func()) {
 	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
 	if err != nil {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\nsvc-ctl: warning: runs will not be recorded in run_trace; results are kept in watchdog.last.json\n", err)
 		return watchdog.NopRecorder{Why: err}, func() {}
 	}
-	return st, func() { st.Close() }
+	host, _ := os.Hostname()
+	f := notify.NewFunnel(st, notify.NewDeriver(cfg, host, time.Local))
+	pinger := notify.NewPinger(cfg, st, cliLogger(g))
+	f.Observe(pinger)
+	return f, func() {
+		if !pinger.WaitFor(5 * time.Second) {
+			fmt.Fprintln(g.stderr, "svc-ctl: warning: a ping was still unanswered after 5s; not waiting longer")
+		}
+		st.Close()
+	}
 }
 
 // newSupervisor is the common setup of the commands that run cycles.

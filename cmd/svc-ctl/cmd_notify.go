@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svcctl/config"
+	"svcctl/internal/redact"
+	"svcctl/notify"
+	"svcctl/runtrace"
+	"svcctl/state"
+)
+
+func init() { addCommand(newNotifyCommand) }
+
+func newNotifyCommand(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "notify",
+		Short: "Notification channels: send a test message, list what waits in the outbox",
+		Long: `Events (service.down, service.given-up, service.recovered, job.failed,
+job.skipped, job.missing, agent) go through the [[notify]] channels of the config:
+webhook, ntfy, healthchecks, desktop, command. See docs/notifications.md.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newNotifyTestCommand(g), newNotifyListCommand(g))
+	return cmd
+}
+
+func newNotifyTestCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "test [NAME]",
+		Short: "Send a test message through every channel (or NAME) now and say what happened (exit 1 on any failure)",
+		Example: `  svc-ctl notify test
+  svc-ctl notify test phone`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			return runNotifyTest(cmd, g, name)
+		},
+	}
+}
+
+func runNotifyTest(cmd *cobra.Command, g *globals, name string) error {
+	cfg, err := loadConfigToRun(g) // a command channel runs a program
+	if err != nil {
+		return err
+	}
+	if len(cfg.Notify) == 0 {
+		return configError{fmt.Errorf("%s has no [[notify]] channel: add one (docs/notifications.md shows each kind)", cfg.Path)}
+	}
+	host, _ := os.Hostname()
+	attempts, err := notify.Test(ctxOf(cmd.Context()), cfg, name, host)
+	if err != nil {
+		return usageError{err}
+	}
+	recordTestResults(g, cfg, attempts)
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	failed := false
+	for _, a := range attempts {
+		if a.Err != nil {
+			failed = true
+			fmt.Fprintf(tw, "%s\t%s\tfailed: %v\n", a.Channel, a.Kind, a.Err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\tdelivered in %d ms\n", a.Channel, a.Kind, a.Latency.Milliseconds())
+	}
+	tw.Flush()
+	if failed {
+		return errSilent
+	}
+	return nil
+}
+
+// recordTestResults keeps each channel's result as its last delivery or
+// error (status and verify read it), when a ledger exists; a test never
+// creates one.
+func recordTestResults(g *globals, cfg *config.Config, attempts []notify.Attempt) {
+	path := state.PathsOf(cfg).DB()
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	st, err := runtrace.Open(path, runtrace.Options{})
+	if err != nil {
+		fmt.Fprintf(g.stderr, "svc-ctl: warning: results not recorded: %v\n", err)
+		return
+	}
+	defer st.Close()
+	now := time.Now()
+	for _, a := range attempts {
+		errText := ""
+		if a.Err != nil {
+			errText = a.Err.Error()
+		}
+		if err := st.ChannelResult(context.Background(), a.Channel, now, a.Latency, errText); err != nil {
+			fmt.Fprintf(g.stderr, "svc-ctl: warning: result of %s not recorded: %v\n", a.Channel, err)
+		}
+	}
+}
+
+type notifyListOptions struct {
+	all, json bool
+	limit     int
+}
+
+func newNotifyListCommand(g *globals) *cobra.Command {
+	var o notifyListOptions
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Deliveries waiting in the outbox and those that failed, and each channel's last delivery and error",
+		Example: `  svc-ctl notify list
+  svc-ctl notify list --all --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runNotifyList(cmd, g, o) },
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.all, "all", false, "also deliveries that were delivered or held back")
+	f.IntVarP(&o.limit, "limit", "n", 100, "at most this many deliveries")
+	f.BoolVar(&o.json, "json", false, "print as JSON")
+	return cmd
+}
+
+// deliveryView is one delivery as `notify list` shows it; the event's own
+// words are already redacted where it was raised.
+type deliveryView struct {
+	Event     string    `json:"event"`
+	Channel   string    `json:"channel"`
+	Kind      string    `json:"kind"`
+	Subject   string    `json:"subject"`
+	Created   time.Time `json:"created_at"`
+	State     string    `json:"state"`
+	Attempts  int       `json:"attempts"`
+	NextAt    time.Time `json:"next_attempt,omitzero"`
+	HeldBack  int       `json:"held_back,omitempty"`
+	LastError string    `json:"last_error,omitempty"`
+	Message   string    `json:"message"`
+}
+
+type notifyListView struct {
+	Channels   []channelView  `json:"channels"`
+	Deliveries []deliveryView `json:"deliveries"`
+}
+
+type channelView struct {
+	Name         string    `json:"name"`
+	Kind         string    `json:"kind"`
+	Target       string    `json:"target,omitempty"`
+	LastOK       time.Time `json:"last_delivery,omitzero"`
+	LastError    string    `json:"last_error,omitempty"`
+	LastErrorAt  time.Time `json:"last_error_at,omitzero"`
+	FailingSince time.Time `json:"failing_since,omitzero"`
+}
+
+func runNotifyList(cmd *cobra.Command, g *globals, o notifyListOptions) error {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	st, err := openLedgerForRead(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := ctxOf(cmd.Context())
+	states := []string{runtrace.DeliveryPending, runtrace.DeliveryFailed}
+	if o.all {
+		states = nil
+	}
+	ds, err := st.Deliveries(ctx, o.limit, states...)
+	if err != nil {
+		return err
+	}
+	cs, err := st.ChannelStates(ctx)
+	if err != nil {
+		return err
+	}
+	v := notifyListView{Channels: channelViews(cfg, cs), Deliveries: []deliveryView{}}
+	for _, d := range ds {
+		v.Deliveries = append(v.Deliveries, viewDelivery(d))
+	}
+	if o.json {
+		return writeJSON(g.stdout, v)
+	}
+	printNotifyList(g.stdout, v)
+	return nil
+}
+
+func channelViews(cfg *config.Config, cs []runtrace.ChannelState) []channelView {
+	byName := map[string]runtrace.ChannelState{}
+	for _, c := range cs {
+		byName[c.Channel] = c
+	}
+	out := []channelView{}
+	for _, n := range cfg.Notify {
+		c := byName[n.Name]
+		out = append(out, channelView{Name: n.Name, Kind: n.Kind, Target: redact.SecretURL(n.URL), LastOK: c.LastOK,
+			LastError: c.LastError, LastErrorAt: c.LastErrorAt, FailingSince: c.FailingSince})
+	}
+	return out
+}
+
+func viewDelivery(d runtrace.Delivery) deliveryView {
+	v := deliveryView{Event: d.EventID, Channel: d.Channel, Kind: d.Kind, Subject: d.Subject, Created: d.CreatedAt,
+		State: d.State, Attempts: d.Attempts, HeldBack: d.HeldBack, LastError: d.LastError}
+	if d.State == runtrace.DeliveryPending {
+		v.NextAt = d.NextAt
+	}
+	if e, err := notify.DecodeEvent(d.Payload); err == nil {
+		v.Message = e.Message
+	}
+	return v
+}
+
+func printNotifyList(w io.Writer, v notifyListView) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHANNEL\tKIND\tLAST DELIVERY\tLAST ERROR")
+	for _, c := range v.Channels {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, c.Kind, stamp(c.LastOK), channelError(c))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	if len(v.Deliveries) == 0 {
+		fmt.Fprintln(w, "nothing waiting: every event was delivered")
+		return
+	}
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CREATED\tCHANNEL\tEVENT\tSTATE\tTRIES\tNEXT\tMESSAGE / LAST ERROR")
+	for _, d := range v.Deliveries {
+		what := d.Message
+		if d.LastError != "" {
+			what += " — " + d.LastError
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", stamp(d.Created), d.Channel, d.Kind, d.State, d.Attempts, stamp(d.NextAt), what)
+	}
+	tw.Flush()
+}
+
+func channelError(c channelView) string {
+	switch {
+	case c.LastError == "":
+		return "-"
+	case c.FailingSince.IsZero():
+		return fmt.Sprintf("%s (at %s; delivered since)", c.LastError, stamp(c.LastErrorAt))
+	}
+	return fmt.Sprintf("%s (failing since %s)", c.LastError, stamp(c.FailingSince))
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05 MST")
+}

@@ -1,0 +1,137 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"svcctl/internal/testutil"
+	"svcctl/runtrace"
+)
+
+// receivedHook counts what a loopback webhook got, by event id.
+type receivedHook struct {
+	mu  sync.Mutex
+	ids map[string]int
+	evs []map[string]any
+}
+
+func (h *receivedHook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	var e map[string]any
+	json.Unmarshal(b, &e)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ids[r.Header.Get("Idempotency-Key")]++
+	h.evs = append(h.evs, e)
+}
+
+func (h *receivedHook) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.evs)
+}
+
+// TestEventsSurviveAgentSIGKILL: the agent raises service.down while the
+// receiver is down; the event waits in the outbox, the agent is SIGKILLed,
+// the receiver comes up, a new agent delivers it: each id at least once, and
+// none twice (no attempt reached the receiver before).
+func TestEventsSurviveAgentSIGKILL(t *testing.T) {
+	hookAddr := testutil.FreeAddr(t) // nothing listens there yet
+	cfg, state := writeConfig(t, "", webService("bad", testutil.FreeAddr(t), "1s", "--exit-now", "4")+`
+[[notify]]
+name = "hook"
+kind = "webhook"
+url = "http://`+hookAddr+`/hook"
+timeout = "1s"
+`)
+	agent1, _ := startAgentProcess(t, cfg)
+	st := openStore(t, state)
+	var queued []runtrace.Delivery
+	testutil.WaitFor(t, 20*time.Second, "a failed delivery attempt", func() bool {
+		queued, _ = st.Deliveries(context.Background(), 10, runtrace.DeliveryPending)
+		return len(queued) > 0 && queued[0].Attempts > 0
+	})
+	agent1.Process.Kill() // SIGKILL
+	agent1.Wait()
+
+	l, err := net.Listen("tcp", hookAddr)
+	if err != nil {
+		t.Skipf("the receiver's port was taken meanwhile: %v", err)
+	}
+	h := &receivedHook{ids: map[string]int{}}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+
+	startAgentProcess(t, cfg)
+	testutil.WaitFor(t, 30*time.Second, "delivery after the restart", func() bool { return h.count() >= len(queued) })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, d := range queued {
+		if h.ids[d.EventID] != 1 {
+			t.Errorf("event %s (%s) delivered %d times, want 1", d.EventID, d.Kind, h.ids[d.EventID])
+		}
+	}
+	if k, _ := h.evs[0]["kind"].(string); k != "service.down" {
+		t.Errorf("first event %v", h.evs[0])
+	}
+}
+
+// TestNotifyTestAndList: `notify test` says per channel what happened and
+// exits 1 when one failed; `notify list` shows the channel's last error.
+func TestNotifyTestAndList(t *testing.T) {
+	ok := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer ok.Close()
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
+	defer bad.Close()
+	cfg, _ := writeConfig(t, "", `
+[[notify]]
+name = "good"
+kind = "webhook"
+url = "`+ok.URL+`/secret-path"
+
+[[notify]]
+name = "broken"
+kind = "ntfy"
+url = "`+bad.URL+`/topic"
+`)
+	r := svcctl(t, "notify", "test", "good", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "good") || !strings.Contains(r.stdout, "delivered in ") {
+		t.Fatalf("notify test good: %+v", r)
+	}
+	r = svcctl(t, "notify", "test", "--config", cfg)
+	if r.code != 1 || !strings.Contains(r.stdout, "broken") || !strings.Contains(r.stdout, "failed: HTTP 503") {
+		t.Fatalf("notify test: %+v", r)
+	}
+	if r := svcctl(t, "notify", "test", "phone", "--config", cfg); r.code != 2 || !strings.Contains(r.stderr, `no [[notify]] channel "phone"`) {
+		t.Fatalf("unknown channel: %+v", r)
+	}
+	// A ledger exists once a command that writes runs has run.
+	svcctl(t, "start", "--all", "--config", cfg)
+	svcctl(t, "notify", "test", "--config", cfg)
+	r = svcctl(t, "notify", "list", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "HTTP 503") || !strings.Contains(r.stdout, "nothing waiting") ||
+		strings.Contains(r.stdout, "secret-path") {
+		t.Fatalf("notify list: %+v", r)
+	}
+	r = svcctl(t, "status", "--config", cfg)
+	if !strings.Contains(r.stdout, "CHANNEL") || !strings.Contains(r.stdout, "failing since") {
+		t.Fatalf("status: %+v", r)
+	}
+	r = svcctl(t, "verify", "--config", cfg)
+	if !strings.Contains(r.stdout, "WARN  channel broken") || !strings.Contains(r.stdout, "PASS  channel good") {
+		t.Fatalf("verify: %+v", r)
+	}
+}
