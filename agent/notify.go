@@ -22,7 +22,9 @@ func (a *Agent) startNotify(loopCtx context.Context) {
 	if a.sender == nil {
 		return
 	}
-	a.goSafe(loopCtx, "notify", a.sender.Run)
+	for _, l := range a.sender.Loops(loopCtx) {
+		a.goSafe(loopCtx, l.Name, l.Run)
+	}
 	if len(a.cfg.Jobs) > 0 {
 		check := notify.NewMissingCheck(a.cfg, a.store, a.deriver)
 		a.goSafe(loopCtx, "missing-check", func(ctx context.Context) { a.missingLoop(ctx, check) })
@@ -81,7 +83,7 @@ func (a *Agent) notifyDirect(msg, detail string) {
 		return
 	}
 	e := a.deriver.AgentEvent(msg, detail, time.Now())
-	go func() {
+	a.goOnce("notify:direct", func() {
 		for _, at := range notify.SendDirect(context.Background(), a.cfg, &e) {
 			if at.Err != nil {
 				a.log.Warn("notify.direct_failed", "channel", at.Channel, "err", at.Err)
@@ -89,5 +91,5 @@ func (a *Agent) notifyDirect(msg, detail string) {
 				a.log.Info("notify.direct_delivered", "channel", at.Channel, "latency_ms", at.Latency.Milliseconds())
 			}
 		}
-	}()
+	}, nil)
 }

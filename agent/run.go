@@ -194,6 +194,7 @@ func (a *Agent) openLedger() {
 	a.sender = notify.NewSender(a.cfg, st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped})
 	a.funnel.OnQueued(a.sender.Wake)
 	a.pinger = notify.NewPinger(a.cfg, st, a.log)
+	a.pinger.Go = func(name string, fn func()) { a.goOnce(name, fn, nil) }
 	a.funnel.Observe(a.metrics)
 	a.funnel.Observe(a.pinger)
 }

@@ -32,6 +32,9 @@ type Pinger struct {
 	timeout time.Duration
 	wg      sync.WaitGroup
 	sem     chan struct{}
+	// Go starts a ping's goroutine; the agent puts it under its L2 net.
+	// Default: a plain go statement.
+	Go func(name string, fn func())
 }
 
 // PingChannel is the channel name under which a subject's ping results are
@@ -126,7 +129,11 @@ func (p *Pinger) body(r runtrace.Run, signal string) string {
 
 func (p *Pinger) send(jobID, url, signal string, runID int64, body string) {
 	p.wg.Add(1)
-	go func() {
+	start := p.Go
+	if start == nil {
+		start = func(_ string, fn func()) { go fn() }
+	}
+	start("ping:"+jobID, func() {
 		defer p.wg.Done()
 		p.sem <- struct{}{}
 		defer func() { <-p.sem }()
@@ -135,7 +142,7 @@ func (p *Pinger) send(jobID, url, signal string, runID int64, body string) {
 			rid = jobID + "/" + itoa(runID) // pairs a job's /start with its end
 		}
 		var err error
-		start := time.Now()
+		began := time.Now()
 		for attempt := range 2 {
 			if attempt > 0 {
 				time.Sleep(2 * time.Second)
@@ -147,8 +154,8 @@ func (p *Pinger) send(jobID, url, signal string, runID int64, body string) {
 				break
 			}
 		}
-		p.record(jobID, signal, url, time.Since(start), err)
-	}()
+		p.record(jobID, signal, url, time.Since(began), err)
+	})
 }
 
 func (p *Pinger) record(jobID, signal, url string, lat time.Duration, err error) {

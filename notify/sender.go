@@ -97,21 +97,36 @@ func (s *Sender) Wake() {
 	}
 }
 
-// Run delivers until ctx ends. It first releases claims left by a sender
-// that died (the caller holds the agent lock: no other sender runs), then
-// runs one loop per channel and drops expired events hourly.
+// Run delivers until ctx ends: Loops, each in a goroutine of its own.
 func (s *Sender) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, l := range s.Loops(ctx) {
+		wg.Go(func() { l.Run(ctx) })
+	}
+	wg.Wait()
+}
+
+// Loop is one of the sender's loops, for a caller that runs each under its
+// own safety net (the agent's L2): one per channel and the hourly expiry.
+type Loop struct {
+	Name string
+	Run  func(ctx context.Context)
+}
+
+// Loops releases the claims left by a sender that died (the caller holds
+// the agent lock: no other sender of this state dir runs) and returns the
+// loops to run until ctx ends.
+func (s *Sender) Loops(ctx context.Context) []Loop {
 	if n, err := s.store.ReleaseClaims(context.WithoutCancel(ctx), s.opts.Owner); err != nil {
 		s.opts.Log.Warn("notify.release_failed", "err", err)
 	} else if n > 0 {
 		s.opts.Log.Info("notify.claims_released", "count", n)
 	}
-	var wg sync.WaitGroup
+	out := []Loop{{Name: "notify:expire", Run: s.expireLoop}}
 	for _, c := range s.chans {
-		wg.Go(func() { c.run(ctx) })
+		out = append(out, Loop{Name: "notify:" + c.conf.Name, Run: c.run})
 	}
-	s.expireLoop(ctx)
-	wg.Wait()
+	return out
 }
 
 func (s *Sender) expireLoop(ctx context.Context) {

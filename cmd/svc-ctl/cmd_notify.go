@@ -21,8 +21,9 @@ func init() { addCommand(newNotifyCommand) }
 
 func newNotifyCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "notify",
-		Short: "Notification channels: send a test message, list what waits in the outbox",
+		Use:         "notify",
+		Annotations: trust(trustNone),
+		Short:       "Notification channels: send a test message, list what waits in the outbox",
 		Long: `Events (service.down, service.given-up, service.recovered, job.failed,
 job.skipped, job.missing, agent) go through the [[notify]] channels of the config:
 webhook, ntfy, healthchecks, desktop, command. See docs/notifications.md.`,
@@ -34,8 +35,9 @@ webhook, ntfy, healthchecks, desktop, command. See docs/notifications.md.`,
 
 func newNotifyTestCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "test [NAME]",
-		Short: "Send a test message through every channel (or NAME) now and say what happened (exit 1 on any failure)",
+		Use:         "test [NAME]",
+		Annotations: trust(trustRun), // a command channel runs a program
+		Short:       "Send a test message through every channel (or NAME) now and say what happened (exit 1 on any failure)",
 		Example: `  svc-ctl notify test
   svc-ctl notify test phone`,
 		Args: cobra.MaximumNArgs(1),
@@ -114,8 +116,9 @@ type notifyListOptions struct {
 func newNotifyListCommand(g *globals) *cobra.Command {
 	var o notifyListOptions
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "Deliveries waiting in the outbox and those that failed, and each channel's last delivery and error",
+		Use:         "list",
+		Annotations: trust(trustRead),
+		Short:       "Deliveries waiting in the outbox and those that failed, and each channel's last delivery and error",
 		Example: `  svc-ctl notify list
   svc-ctl notify list --all --json`,
 		Args: cobra.NoArgs,
