@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"svcctl/config"
 	"svcctl/internal/redact"
@@ -17,18 +18,12 @@ import (
 	"svcctl/state"
 )
 
-func init() { addCommand(newNotifyCommand) }
-
+// newNotifyCommand is the `notify` group: `notify test` and `notify list`.
+// Events (service.down, service.given-up, service.recovered, job.failed,
+// job.skipped, job.missing, agent) go through the [[notify]] channels of the
+// config: see docs/notifications.md.
 func newNotifyCommand(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:         "notify",
-		Annotations: trust(trustNone),
-		Short:       "Notification channels: send a test message, list what waits in the outbox",
-		Long: `Events (service.down, service.given-up, service.recovered, job.failed,
-job.skipped, job.missing, agent) go through the [[notify]] channels of the config:
-webhook, ntfy, healthchecks, desktop, command. See docs/notifications.md.`,
-		Args: cobra.NoArgs,
-	}
+	cmd := newGroupCommand("notify", "Notification channels: send a test message, list what waits in the outbox")
 	cmd.AddCommand(newNotifyTestCommand(g), newNotifyListCommand(g))
 	return cmd
 }
@@ -40,18 +35,16 @@ func newNotifyTestCommand(g *globals) *cobra.Command {
 		Short:       "Send a test message through every channel (or NAME) now and say what happened (exit 1 on any failure)",
 		Example: `  svc-ctl notify test
   svc-ctl notify test phone`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			name := ""
-			if len(args) == 1 {
-				name = args[0]
-			}
-			return runNotifyTest(cmd, g, name)
-		},
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runNotifyTest(cmd.Context(), g, args) },
 	}
 }
 
-func runNotifyTest(cmd *cobra.Command, g *globals, name string) error {
+func runNotifyTest(ctx context.Context, g *globals, args []string) error {
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
+	}
 	cfg, err := loadConfigToRun(g) // a command channel runs a program
 	if err != nil {
 		return err
@@ -60,7 +53,7 @@ func runNotifyTest(cmd *cobra.Command, g *globals, name string) error {
 		return configError{fmt.Errorf("%s has no [[notify]] channel: add one (docs/notifications.md shows each kind)", cfg.Path)}
 	}
 	host, _ := os.Hostname()
-	attempts, err := notify.Test(ctxOf(cmd.Context()), cfg, name, host)
+	attempts, err := notify.Test(ctx, cfg, name, host)
 	if err != nil {
 		return usageError{err}
 	}
@@ -121,14 +114,17 @@ func newNotifyListCommand(g *globals) *cobra.Command {
 		Short:       "Deliveries waiting in the outbox and those that failed, and each channel's last delivery and error",
 		Example: `  svc-ctl notify list
   svc-ctl notify list --all --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runNotifyList(cmd, g, o) },
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runNotifyList(cmd.Context(), g, o, args) },
 	}
-	f := cmd.Flags()
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *notifyListOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.all, "all", false, "also deliveries that were delivered or held back")
 	f.IntVarP(&o.limit, "limit", "n", 100, "at most this many deliveries")
 	f.BoolVar(&o.json, "json", false, "print as JSON")
-	return cmd
 }
 
 // deliveryView is one delivery as `notify list` shows it; the event's own
@@ -162,7 +158,7 @@ type channelView struct {
 	FailingSince time.Time `json:"failing_since,omitzero"`
 }
 
-func runNotifyList(cmd *cobra.Command, g *globals, o notifyListOptions) error {
+func runNotifyList(ctx context.Context, g *globals, o notifyListOptions, _ []string) error {
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return err
@@ -172,7 +168,6 @@ func runNotifyList(cmd *cobra.Command, g *globals, o notifyListOptions) error {
 		return err
 	}
 	defer st.Close()
-	ctx := ctxOf(cmd.Context())
 	states := []string{runtrace.DeliveryPending, runtrace.DeliveryFailed}
 	if o.all {
 		states = nil
