@@ -105,3 +105,35 @@ func chown(onDir bool, uid int) func(t *testing.T, dir, file string) {
 		}
 	}
 }
+
+// TestLoadToRunChecksEnvFiles: whoever can write an env_file chooses the
+// environment of a root service (LD_PRELOAD): a privileged load refuses it
+// as it refuses the config; a per-user load does not check.
+func TestLoadToRunChecksEnvFiles(t *testing.T) {
+	dir, file := secureConfig(t)
+	env := filepath.Join(dir, "web.env")
+	if err := os.WriteFile(env, []byte("A=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	body := "[[service]]\nname = \"web\"\ncommand = [\"/bin/true\"]\nhealth.tcp = \"127.0.0.1:1\"\nenv_file = \"web.env\"\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := userMode
+	t.Cleanup(func() { userMode = old })
+	userMode = func() bool { return false }
+	if _, err := LoadToRun(file); err != nil {
+		t.Fatalf("a secure config and env_file: %v", err)
+	}
+	if err := os.Chmod(env, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadToRun(file)
+	if !errors.Is(err, ErrInsecurePermissions) || !strings.Contains(err.Error(), "chmod go-w "+env) {
+		t.Fatalf("LoadToRun with a world-writable env_file = %v", err)
+	}
+	userMode = func() bool { return true }
+	if _, err := LoadToRun(file); err != nil {
+		t.Fatalf("a per-user load checks no permissions: %v", err)
+	}
+}

@@ -25,7 +25,7 @@ func Check(p Paths, privileged bool) error {
 	if err := checkParent(filepath.Dir(p.State), privileged); err != nil {
 		return err
 	}
-	if err := fsutil.EnsurePrivateDir(p.State); err != nil {
+	if err := fsutil.EnsureStateDir(p.State, privileged); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	if !privileged {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -56,8 +57,27 @@ func notRegularError(path string, mode os.FileMode) error {
 // EnsurePrivateDir creates dir with mode 0700 (and missing parents) and
 // then checks that dir itself is a directory, not a link to one.
 func EnsurePrivateDir(dir string) error {
+	return ensurePrivateDir(dir, false)
+}
+
+// EnsureStateDir is EnsurePrivateDir for the root of svc-ctl's state. On
+// Windows a privileged process gives a state dir it creates a protected
+// access list (SYSTEM and Administrators only, inherited by everything in
+// it), the counterpart of 0700: %ProgramData% lets every user add files to
+// the folders created in it.
+func EnsureStateDir(dir string, privileged bool) error {
+	return ensurePrivateDir(dir, privileged)
+}
+
+func ensurePrivateDir(dir string, privileged bool) error {
+	_, statErr := os.Lstat(dir)
 	if err := EnsureDir(dir); err != nil {
 		return err
+	}
+	if errors.Is(statErr, fs.ErrNotExist) && privileged {
+		if err := protectNewDir(dir); err != nil {
+			return fmt.Errorf("make %s private: %w", dir, err)
+		}
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {

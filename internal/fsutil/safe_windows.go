@@ -15,6 +15,12 @@ import (
 // openFile opens path with FILE_FLAG_OPEN_REPARSE_POINT, so that a symlink
 // or junction is opened itself rather than followed, and refuses it.
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	// A first look by name as well: the handle's attributes are the proof on
+	// Windows, but some implementations (Wine) resolve a link even with
+	// FILE_FLAG_OPEN_REPARSE_POINT.
+	if fi, err := os.Lstat(path); err == nil && isLink(fi) {
+		return nil, symlinkError(path)
+	}
 	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -183,10 +189,13 @@ func CheckPrivateInfo(path string, fi fs.FileInfo, uid int) error {
 	if err != nil {
 		return fmt.Errorf("check permissions of %s: %w", path, err)
 	}
+	fix := fmt.Sprintf(`icacls "%s" /inheritance:r /grant:r Administrators:F SYSTEM:F`, path)
+	if fi.IsDir() {
+		fix = fmt.Sprintf(`icacls "%s" /inheritance:r /grant:r Administrators:(OI)(CI)F SYSTEM:(OI)(CI)F`, path)
+	}
 	var errs []error
 	for _, n := range names {
-		errs = append(errs, fmt.Errorf(`%s can be changed by %s: it %w; run: icacls "%s" /inheritance:r /grant:r Administrators:F SYSTEM:F`,
-			path, n, ErrUntrusted, path))
+		errs = append(errs, fmt.Errorf(`%s can be changed by %s: it %w; run: %s`, path, n, ErrUntrusted, fix))
 	}
 	return errors.Join(errs...)
 }
@@ -203,3 +212,21 @@ const NoFollow = 0
 // CheckDirChain checks dir as CheckPrivate does (its access list); owners
 // and parents are not weighed on Windows.
 func CheckDirChain(dir string, uids ...int) error { return CheckPrivate(dir, 0) }
+
+// privateDirSDDL: a protected DACL (no inheritance from %ProgramData%) with
+// full control for SYSTEM and Administrators, inherited by every file and
+// folder created inside.
+const privateDirSDDL = "D:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
+
+func protectNewDir(dir string) error {
+	sd, err := windows.SecurityDescriptorFromString(privateDirSDDL)
+	if err != nil {
+		return err
+	}
+	dacl, _, err := sd.DACL()
+	if err != nil {
+		return err
+	}
+	return windows.SetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, dacl, nil)
+}
