@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -111,11 +112,21 @@ func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
 		Detail: map[string]any{"depends": rs, "why": probe.FirstFailure(rs)}}, true
 }
 
-// RunJob runs a job's command once, as the agent does: dependencies first,
-// output to jobs/<name>/last.log (the previous run's kept as last.prev.log),
-// the whole process tree killed at the timeout.
-func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
-	start := time.Now()
+// starter starts a goroutine: the agent's goOnce, so the L2 net covers it.
+type starter func(name string, fn func(), onPanic func(p any, stack string))
+
+// outputDrain is how long a run's output may go on after its command exited:
+// a daemon it left behind that keeps the pipe open is cut off then (it gets
+// EPIPE on its next write), so the run ends.
+const outputDrain = 2 * time.Second
+
+// runJob runs a job's command once, as the agent does: dependencies first,
+// output captured to jobs/<name>/last.log within log_max (jobOutput; the
+// previous run's kept as last.prev.log), the whole process tree killed at
+// the timeout. The output is read through a pipe by a goroutine that start
+// starts.
+func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, start starter) JobResult {
+	began := time.Now()
 	if res, failed := jobDepends(ctx, j); failed {
 		return res
 	}
@@ -130,13 +141,39 @@ func RunJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 	if err != nil {
 		return jobSpawnFailed(fmt.Errorf("run as %s: %w", j.RunAs.User+":"+j.RunAs.Group, err), red)
 	}
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, LogPath: logPath, RunAs: id})
+	out, err := openJobOutput(logPath, p.JobLogTail(j.Name), j.LogMax)
 	if err != nil {
 		return jobSpawnFailed(err, red)
 	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		out.Close()
+		return jobSpawnFailed(fmt.Errorf("output pipe: %w", err), red)
+	}
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, Output: pw, RunAs: id, Name: j.Name})
+	pw.Close() // the child has its own copy; EOF comes when the last holder closes it
+	if err != nil {
+		pr.Close()
+		out.Close()
+		return jobSpawnFailed(err, red)
+	}
+	copied := make(chan struct{})
+	start("job-output:"+j.Name, func() {
+		defer close(copied)
+		io.Copy(out, pr)
+	}, nil)
 	res := waitJob(ctx, child, j.Timeout)
+	select {
+	case <-copied:
+	case <-time.After(outputDrain):
+	}
+	pr.Close() // ends the copy if something the job left behind still holds the pipe
+	<-copied
+	if err := out.Close(); err != nil {
+		res.Detail["output_error"] = red.String(err.Error())
+	}
 	res.Detail["pid"] = child.PID
-	res.Detail["duration_ms"] = time.Since(start).Milliseconds()
+	res.Detail["duration_ms"] = time.Since(began).Milliseconds()
 	if res.Outcome == runtrace.OutcomeFailed {
 		tail, _ := fsutil.TailLines(logPath, outputTailLines, 4<<10)
 		res.keepTail(tail, red)

@@ -21,13 +21,16 @@ type jobRunner struct {
 	mu       sync.Mutex
 	running  map[string]int64 // job -> run id in flight
 	inflight sync.Map         // run id -> job
-	// run runs one job run: RunJob; a test may replace it (before the loops
-	// start) to plant a fault.
+	// run runs one job run (runJob, its goroutines under L2); a test may
+	// replace it (before the loops start) to plant a fault.
 	run func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult
 }
 
 func newJobRunner(a *Agent) *jobRunner {
-	r := &jobRunner{a: a, wake: map[string]chan struct{}{}, running: map[string]int64{}, run: RunJob}
+	r := &jobRunner{a: a, wake: map[string]chan struct{}{}, running: map[string]int64{}}
+	r.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
+		return runJob(ctx, p, j, red, a.goOnce)
+	}
 	for _, j := range a.cfg.Jobs {
 		r.wake[j.Name] = make(chan struct{}, 1)
 	}

@@ -12,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/config"
 	"svcctl/internal/redact"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/report"
 	"svcctl/runtrace"
+	"svcctl/state"
 )
 
 func jobRuns(e *testEnv, name string) []runtrace.Run {
@@ -115,7 +117,7 @@ timezone = "UTC"
 command = ["/bin/sh", "-c", "sleep 300 & echo $! > %s; wait"]
 timeout = "1s"
 `, childPID))
-	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("hang"), redact.New(e.cfg.SecretValues()...))
+	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("hang"), redact.New(e.cfg.SecretValues()...))
 	if res.Outcome != runtrace.OutcomeFailed || res.Reason != runtrace.ReasonTimeout {
 		t.Fatalf("got %s/%s %v", res.Outcome, res.Reason, res.Detail)
 	}
@@ -135,7 +137,7 @@ schedule = "@daily"
 timezone = "Asia/Shanghai"
 command = ["/bin/sh", "-c", "echo upstream said 503; exit 7"]
 `)
-	res := RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
+	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
 	if res.Reason != runtrace.ReasonExitNonzero || res.Detail["exit_code"] != 7 {
 		t.Fatalf("%+v", res)
 	}
@@ -143,7 +145,7 @@ command = ["/bin/sh", "-c", "echo upstream said 503; exit 7"]
 		t.Fatalf("output tail %q", tail)
 	}
 	// The previous run's output is kept as last.prev.log.
-	RunJob(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
+	runJobT(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
 	if _, err := os.Stat(filepath.Join(e.sup.Paths.JobDir("fails"), "last.prev.log")); err != nil {
 		t.Fatal(err)
 	}
@@ -171,4 +173,10 @@ grace = "5s"
 	if err != nil || len(ms) != 0 {
 		t.Fatalf("missing across a restart: %v %v", ms, err)
 	}
+}
+
+// runJobT runs a job as the agent does, its output reader on a plain
+// goroutine (the agent's own runs start it under L2).
+func runJobT(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
+	return runJob(ctx, p, j, red, func(_ string, fn func(), _ func(any, string)) { go fn() })
 }

@@ -231,3 +231,15 @@ func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 		a.wakeJobs(runCtx)
 	}
 }
+
+// logCapLoop holds every service's runtime log to its log_max between
+// cycles: a cycle every `interval` (10 minutes by default) is far too rare
+// for a service that writes 150 MB a second. A stat per service per tick
+// when nothing is to be done.
+func (a *Agent) logCapLoop(ctx context.Context) {
+	every(ctx, a.o.LogCheckEvery, func(context.Context) {
+		for _, s := range a.cfg.Services {
+			a.sup.CapLog(s.Name)
+		}
+	})
+}

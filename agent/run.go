@@ -44,6 +44,9 @@ type Options struct {
 	CatchUpSpread time.Duration
 	// Ready, when set, is closed once the agent runs its loops.
 	Ready chan<- struct{}
+	// LogCheckEvery is how often every service's runtime log is held to
+	// its log_max between cycles (default 500ms).
+	LogCheckEvery time.Duration
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
 	// Reload delivers requests to re-read the config (SIGHUP, `svc-ctl
@@ -121,6 +124,9 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	if o.SleepTick <= 0 {
 		o.SleepTick = 5 * time.Second
+	}
+	if o.LogCheckEvery <= 0 {
+		o.LogCheckEvery = 500 * time.Millisecond
 	}
 	if o.ReapEvery <= 0 {
 		o.ReapEvery = ReapEvery
@@ -254,6 +260,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "reaper", a.reapLoop)
+	if len(a.cfg.Services) > 0 {
+		a.goSafe(loopCtx, "log-cap", a.logCapLoop)
+	}
 	a.goSafe(loopCtx, "prune", a.pruneLoop)
 	if a.o.Reload != nil {
 		a.goSafe(loopCtx, "reload", a.reloadLoop)

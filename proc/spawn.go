@@ -26,6 +26,10 @@ type SpawnSpec struct {
 	// the agent give the same environment.
 	Env     map[string]string
 	LogPath string // stdout+stderr appended here (0600, parent dir 0700; never through a link); empty = discarded
+	// Output, when set, is the instance's stdout and stderr instead of
+	// LogPath: a pipe's write end whose other end the caller reads (a job's
+	// output, captured within bounds). The caller keeps and closes it.
+	Output *os.File
 	// RunAs, when set, is who the instance runs as (Linux, macOS: uid, gid,
 	// supplementary groups; HOME, USER and LOGNAME follow). Its log is
 	// created by the agent, owned by the agent's user and readable by RunAs'
@@ -105,13 +109,15 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	if err := checkDir(s.Dir); err != nil {
 		return nil, err
 	}
-	logf, err := openLog(s.LogPath, s.RunAs)
-	if err != nil {
-		return nil, err
+	logf := s.Output
+	if logf == nil {
+		if logf, err = openLog(s.LogPath, s.RunAs); err != nil {
+			return nil, err
+		}
+		// The child gets its own copy of the descriptor; ours is not needed
+		// once it runs, and keeping it would pin the file across a rotation.
+		defer logf.Close()
 	}
-	// The child gets its own copy of the descriptor; ours is not needed once
-	// it runs, and keeping it would pin the file across a log rotation.
-	defer logf.Close()
 
 	own, err := prepareOwner(s)
 	if err != nil {

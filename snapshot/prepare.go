@@ -2,8 +2,7 @@ package snapshot
 
 import (
 	"fmt"
-
-	"svcctl/internal/fsutil"
+	"time"
 )
 
 // Prepare keeps the evidence of a failing service before it is restarted, in
@@ -30,10 +29,18 @@ import (
 // scrub, when not nil, is applied to every log line before it is written: a
 // service may print its own secrets, and snapshots never hold them.
 func Prepare(e Entry, snapshotsPath, logPath string, scrub func(string) string) error {
+	return PrepareSince(e, snapshotsPath, logPath, time.Time{}, scrub)
+}
+
+// PrepareSince is Prepare for an instance that started at since: when a size
+// rotation (CapLog) cut the log since then, the tail reaches back into the
+// rotated file, so a service that was capped moments before it failed still
+// leaves its last lines in the snapshot (TailSince).
+func PrepareSince(e Entry, snapshotsPath, logPath string, since time.Time, scrub func(string) string) error {
 	if e.Phase == "" {
 		e.Phase = PhasePreRestart
 	}
-	tail, err := fsutil.TailLines(logPath, LogTailLines, LogTailMaxBytes)
+	tail, err := TailSince(logPath, since, LogTailLines, LogTailMaxBytes)
 	e.LogTail, e.LogTailError = tail, ""
 	if err != nil {
 		e.LogTailError = err.Error()

@@ -74,9 +74,18 @@ func (p Paths) RuntimeLog(svc *config.Service) string {
 // instance before the current one (runtime.log -> runtime.prev.log).
 func (p Paths) PrevLog(svc *config.Service) string { return snapshot.PrevPath(p.RuntimeLog(svc)) }
 
+// RotatedLog is where a size rotation keeps what it cut from a running
+// service's log (runtime.log -> runtime.log.1; one generation).
+func (p Paths) RotatedLog(svc *config.Service) string { return snapshot.RotatedPath(p.RuntimeLog(svc)) }
+
 // JobPaused is the pause sentinel of a job.
 func (p Paths) JobPaused(name string) string { return filepath.Join(p.JobDir(name), "paused") }
 
 // JobLog is the output of a job's last run; JobPrevLog the run's before.
 func (p Paths) JobLog(name string) string     { return filepath.Join(p.JobDir(name), "last.log") }
 func (p Paths) JobPrevLog(name string) string { return filepath.Join(p.JobDir(name), "last.prev.log") }
+
+// JobLogTail holds the newest half of a running job's output once the first
+// half of log_max is in last.log; it is appended to last.log, in order, when
+// the run ends, then removed.
+func (p Paths) JobLogTail(name string) string { return filepath.Join(p.JobDir(name), "last.log.tail") }

@@ -38,6 +38,8 @@ type Supervisor struct {
 	recErr   recordErrors
 	red      *redact.Redactor // every secret of the config (SecretValues), scrubbed wherever the cycle writes
 	inflight sync.Map         // run id -> service name, for the drain
+	logLocks sync.Map         // service name -> *sync.Mutex: CapLog against the restart's rotation
+	capErrs  sync.Map         // service name -> last CapLog error ("" none), logged once
 }
 
 // InFlight returns the run ids of the cycles running right now.
@@ -175,6 +177,7 @@ func (c *cycle) run(ctx context.Context) {
 		return
 	}
 	defer lock.Unlock()
+	c.s.capLog(c.svc, c.log)
 	c.loadState()
 	defer c.saveState()
 	if c.req.Manual {

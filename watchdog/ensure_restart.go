@@ -70,7 +70,9 @@ func (c *cycle) evidence(ctx context.Context) {
 		e.NoProgressMS = c.lastGap.Milliseconds()
 	}
 	var tree *proc.TreeFacts
+	var since time.Time // the recorded instance's start: its output since then is the evidence
 	if inst, err := proc.ReadInstance(c.s.Paths.Pid(c.svc.Name)); err == nil {
+		since = inst.StartedAt
 		if tf, err := proc.TreeFactsOf(inst, true); err == nil {
 			tree, e.Process = tf, tf
 		}
@@ -82,7 +84,12 @@ func (c *cycle) evidence(ctx context.Context) {
 	if err := fsutil.EnsureDir(c.s.Paths.ServiceDir(c.svc.Name)); err != nil {
 		c.log.Error("snapshot.failed", "err", err)
 	}
-	if err := snapshot.Prepare(redactEntry(c.redactor(), e), c.s.Paths.Snapshots(c.svc.Name), c.svc.Log, c.redactor().String); err != nil {
+	// The log lock: a size rotation (CapLog) must not copy and truncate the
+	// log while it is read and renamed to runtime.prev.log here.
+	unlock := c.s.lockLog(c.svc.Name)
+	err := snapshot.PrepareSince(redactEntry(c.redactor(), e), c.s.Paths.Snapshots(c.svc.Name), c.svc.Log, since, c.redactor().String)
+	unlock()
+	if err != nil {
 		c.res.Detail.Snapshot = "failed: " + err.Error()
 		c.log.Error("snapshot.failed", "err", err)
 		return

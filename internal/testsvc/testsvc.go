@@ -17,9 +17,12 @@
 //	/control/hang    from now on /health never answers (the process stays alive)
 //	/control/crash   exit(3) at once
 //	/control/status?code=N   change /health's status code
+//	/control/flood?mb=N      write N MB (10^6 bytes) of numbered lines to stdout as fast as it can, then
+//	                         "flood done N lines"; answers once it is done
 package testsvc
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -73,9 +76,38 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		s.SetHealth(n, *body)
 		io.WriteString(w, "ok\n")
 	})
+	s.Mux.HandleFunc("/control/flood", func(w http.ResponseWriter, r *http.Request) {
+		mb, err := strconv.Atoi(r.URL.Query().Get("mb"))
+		if err != nil || mb < 1 {
+			http.Error(w, "bad mb", http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, "flood done %d lines\n", flood(stdout, int64(mb)*1_000_000))
+	})
 	s.Mux.HandleFunc("/pid", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%d\n", os.Getpid())
 	})
 	s.Tick(*tick)
 	return s.Run(context.Background(), ln, stderr) // a signal ends it as it ends any program
+}
+
+// flood writes n bytes of 100-byte numbered lines to out, buffered, then a
+// last line saying it is done; it returns how many flood lines it wrote.
+func flood(out io.Writer, n int64) int {
+	w := bufio.NewWriterSize(out, 256<<10)
+	pad := make([]byte, 100)
+	for i := range pad {
+		pad[i] = 'x'
+	}
+	lines := 0
+	for written := int64(0); written < n; written += 100 {
+		head := fmt.Sprintf("flood %09d ", lines)
+		w.WriteString(head)
+		w.Write(pad[:100-len(head)-1])
+		w.WriteByte('\n')
+		lines++
+	}
+	fmt.Fprintf(w, "flood done %d lines\n", lines)
+	w.Flush()
+	return lines
 }

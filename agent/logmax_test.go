@@ -1,0 +1,154 @@
+//go:build linux
+
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"svcctl/internal/redact"
+	"svcctl/internal/testutil"
+	"svcctl/runtrace"
+	"svcctl/snapshot"
+)
+
+// logBytes is what a service's logs take on disk: runtime.log,
+// runtime.log.1 and runtime.prev.log.
+func logBytes(log string) int64 {
+	var n int64
+	for _, p := range []string{log, snapshot.RotatedPath(log), snapshot.PrevPath(log)} {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// A service that writes 150 MB as fast as it can, under log_max = 1MiB,
+// ends with at most 3 x log_max on disk and is never restarted for it; the
+// flood's last line survives in runtime.log or runtime.log.1; and when the
+// instance then dies, the snapshot's log tail still holds its last words,
+// read from runtime.log.1 though runtime.log was just cut.
+func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "loud", Addr: addr, Interval: "1h", ExtraTOML: "log_max = \"1MiB\"\n"})
+	startAgent(t, e, Options{LogCheckEvery: 100 * time.Millisecond})
+	testutil.WaitFor(t, 15*time.Second, "loud started", func() bool {
+		return latestStarted(e, "loud", time.Time{}) != nil && testutil.Healthy(addr)
+	})
+	log := e.cfg.Services[0].Log
+	const logMax = 1 << 20
+	var peak int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		testutil.Get("http://" + addr + "/control/flood?mb=150")
+	}()
+	flooding := true
+	for flooding {
+		select {
+		case <-done:
+			flooding = false
+		case <-time.After(20 * time.Millisecond):
+		}
+		peak = max(peak, logBytes(log))
+	}
+	testutil.WaitFor(t, 10*time.Second, "the logs under 3 x log_max", func() bool { return logBytes(log) <= 3*logMax })
+	t.Logf("150 MB flood, log_max 1 MiB: peak %.1f MiB on disk while it wrote, %.2f MiB after", float64(peak)/(1<<20), float64(logBytes(log))/(1<<20))
+	last, _ := os.ReadFile(log)
+	rot, _ := os.ReadFile(snapshot.RotatedPath(log))
+	if !bytes.Contains(append(rot, last...), []byte("flood done")) {
+		t.Fatal("the flood's last line is in neither runtime.log nor runtime.log.1")
+	}
+	if n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("loud"), Reason: runtrace.ReasonStarted}); n != 1 {
+		t.Fatalf("%d starts: the flood cost a restart", n)
+	}
+
+	// Cut the log right before the instance dies: its last words are in .1.
+	os.WriteFile(log, nil, 0o600) // (empty, as a cap would leave it)
+	if _, err := os.Stat(snapshot.RotatedPath(log)); err != nil {
+		t.Fatal(err)
+	}
+	old := e.pid("loud")
+	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.WaitFor(t, 15*time.Second, "restarted with a snapshot", func() bool {
+		es, _, _ := snapshot.Read(e.sup.Paths.Snapshots("loud"), 0)
+		return len(es) == 2 // the first start's, and this restart's
+	})
+	es, _, _ := snapshot.Read(e.sup.Paths.Snapshots("loud"), 1)
+	if tail := strings.Join(es[0].LogTail, "\n"); !strings.Contains(tail, "flood") {
+		t.Fatalf("the snapshot's log tail does not reach into runtime.log.1:\n%s\n%+v", tail, es[0])
+	}
+}
+
+// A job's output is kept within log_max: the first and the last half, with
+// a line saying how much was left out, and nothing else on disk.
+func TestJobOutputKeepsHeadAndTailWithinLogMax(t *testing.T) {
+	e := jobEnv(t, `
+[[job]]
+name = "chatty"
+schedule = "@daily"
+timezone = "UTC"
+command = ["/usr/bin/seq", "1", "300000"]
+log_max = "64KiB"
+`)
+	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("chatty"), redact.New())
+	if res.Outcome != runtrace.OutcomeOK {
+		t.Fatalf("%+v", res)
+	}
+	b, err := os.ReadFile(e.sup.Paths.JobLog("chatty"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 64<<10+200 {
+		t.Fatalf("last.log is %d bytes, past log_max 64 KiB", len(b))
+	}
+	if !bytes.HasPrefix(b, []byte("1\n2\n3\n")) || !bytes.HasSuffix(b, []byte("299999\n300000\n")) || !bytes.Contains(b, []byte("bytes of output left out here")) {
+		t.Fatalf("last.log does not keep the head, the tail and the note: %q ... %q", b[:40], b[len(b)-40:])
+	}
+	if _, err := os.Stat(e.sup.Paths.JobLogTail("chatty")); !os.IsNotExist(err) {
+		t.Fatalf("last.log.tail left behind: %v", err)
+	}
+}
+
+// jobOutput in isolation: whatever the write sizes, last.log is exactly the
+// first half, the note, and the last half of what was written.
+func TestJobOutputHeadAndTailExact(t *testing.T) {
+	dir := t.TempDir()
+	for _, total := range []int{0, 100, 1000, 1001, 5000, 123457} {
+		path := filepath.Join(dir, fmt.Sprint("out", total))
+		o, err := openJobOutput(path, path+".tail", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := make([]byte, total)
+		for i := range all {
+			all[i] = byte('a' + i%26)
+		}
+		for p := all; len(p) > 0; {
+			k := min(len(p), 1+rand.IntN(700))
+			o.Write(p[:k])
+			p = p[k:]
+		}
+		if err := o.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		want := all
+		if total > 1000 {
+			note := fmt.Sprintf("\n[svc-ctl: %d bytes of output left out here: log_max keeps the first and the last 500 bytes]\n", total-1000)
+			want = append(append(append([]byte{}, all[:500]...), note...), all[total-500:]...)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes written: last.log is %d bytes, want %d:\n%q", total, len(got), len(want), got)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"svcctl/internal/fsutil"
+)
+
+// RotatedPath names where CapLog keeps what it cut from a running service's
+// log: runtime.log -> runtime.log.1. One generation is kept.
+func RotatedPath(logPath string) string { return logPath + ".1" }
+
+// Capped says what CapLog did.
+type Capped struct {
+	Size int64 // the log's size when it was found past the cap
+	Kept int64 // bytes copied to the rotated file (its newest end, at most the limit)
+}
+
+// CapLog keeps a running service's log under limit bytes without stopping it
+// (DESIGN.md, log_max): when the log at logPath is larger than limit, its
+// newest limit bytes are copied to RotatedPath(logPath) (replacing the previous
+// generation, fsynced) and the log is truncated in place. The service keeps
+// writing through its O_APPEND descriptor, from offset 0. It returns nil,
+// nil when the log is within limit or missing.
+//
+// What the service writes between the copy and the truncation is lost: that
+// is the price of a rotation the service knows nothing about (copytruncate).
+// The log is opened without following a link, and is truncated only if the
+// path still names the file that was copied: a restart that renamed it to
+// runtime.prev.log meanwhile must not see its evidence truncated (the
+// watchdog also holds its per-service log lock around both).
+func CapLog(logPath string, limit int64) (*Capped, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	fi, err := os.Lstat(logPath)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!fi.Mode().IsRegular() || fi.Size() <= limit)) {
+		return nil, nil // within the cap, or not a file of ours to cut (a link, /dev/null)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cap log %s: %w", logPath, err)
+	}
+	f, err := fsutil.OpenFile(logPath, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cap log: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cap log %s: %w", logPath, err)
+	}
+	size := st.Size()
+	start := max(0, size-limit)
+	if err := copyTail(f, start, size-start, RotatedPath(logPath), st.Mode().Perm()); err != nil {
+		return nil, fmt.Errorf("cap log %s: %w", logPath, err)
+	}
+	if now, err := os.Lstat(logPath); err != nil || !os.SameFile(now, st) {
+		return nil, fmt.Errorf("cap log %s: the log was replaced while it was copied: not truncated", logPath)
+	}
+	if err := f.Truncate(0); err != nil {
+		return nil, fmt.Errorf("cap log %s: truncate: %w", logPath, err)
+	}
+	return &Capped{Size: size, Kept: size - start}, nil
+}
+
+// copyTail writes n bytes of f from off into a new file that then replaces
+// dst, fsynced: the copy is on disk before the original is truncated.
+func copyTail(f *os.File, off, n int64, dst string, perm os.FileMode) error {
+	dir := filepath.Dir(dst)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	err = tmp.Chmod(perm)
+	if err == nil {
+		_, err = io.Copy(tmp, io.NewSectionReader(f, off, n))
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err = errors.Join(err, tmp.Close()); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return err
+	}
+	return fsutil.SyncDir(dir)
+}
+
+// TailSince returns the last n lines a service instance wrote to the log at
+// logPath, reading at most maxBytes of each file: when the log holds fewer
+// than n lines because CapLog cut it since the instance started (the
+// rotated file is newer than since), the rotated file's end comes first. A
+// zero since reads the log alone.
+func TailSince(logPath string, since time.Time, n int, maxBytes int64) ([]string, error) {
+	lines, err := fsutil.TailLines(logPath, n, maxBytes)
+	if err != nil || len(lines) >= n || since.IsZero() {
+		return lines, err
+	}
+	rot := RotatedPath(logPath)
+	fi, err := os.Lstat(rot)
+	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
+		return lines, nil // none, or an earlier instance's
+	}
+	older, err := fsutil.TailLines(rot, n-len(lines), maxBytes)
+	if err != nil {
+		return lines, nil // the log's own lines are still the evidence
+	}
+	return append(older, lines...), nil
+}
