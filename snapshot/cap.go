@@ -69,6 +69,35 @@ func CapLog(logPath string, limit int64) (*Capped, error) {
 	return &Capped{Size: size, Kept: size - start}, nil
 }
 
+// TrimFront keeps only the newest limit bytes of the file at path (a
+// runtime.prev.log that a restart moved aside while the service flooded its
+// log between two cuts): they are copied to a new file that replaces it. It
+// reports whether it trimmed; a missing file, a link or one within limit is
+// left alone.
+func TrimFront(path string, limit int64) (bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!fi.Mode().IsRegular() || fi.Size() <= limit)) || limit <= 0 {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("trim %s: %w", path, err)
+	}
+	f, err := fsutil.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("trim: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("trim %s: %w", path, err)
+	}
+	start := max(0, st.Size()-limit)
+	if err := copyTail(f, start, st.Size()-start, path, st.Mode().Perm()); err != nil {
+		return false, fmt.Errorf("trim %s: %w", path, err)
+	}
+	return true, nil
+}
+
 // copyTail writes n bytes of f from off into a new file that then replaces
 // dst, fsynced: the copy is on disk before the original is truncated.
 func copyTail(f *os.File, off, n int64, dst string, perm os.FileMode) error {

@@ -97,3 +97,18 @@ func TestTailSinceReadsTheRotatedLogOfThisInstance(t *testing.T) {
 		t.Fatalf("TailSince for a newer instance = %q, want only its own line", got)
 	}
 }
+
+func TestTrimFrontKeepsTheNewest(t *testing.T) {
+	prev := filepath.Join(t.TempDir(), "runtime.prev.log")
+	all := numbered(0, 3000)
+	os.WriteFile(prev, all, 0o600)
+	if ok, err := TrimFront(prev, 4096); !ok || err != nil {
+		t.Fatalf("TrimFront = %v, %v", ok, err)
+	}
+	if b, _ := os.ReadFile(prev); !bytes.Equal(b, all[len(all)-4096:]) {
+		t.Fatalf("kept %d bytes, not the newest 4096", len(b))
+	}
+	if ok, _ := TrimFront(prev, 4096); ok {
+		t.Fatal("trimmed a file within the limit")
+	}
+}

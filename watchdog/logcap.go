@@ -27,6 +27,15 @@ func (s *Supervisor) capLog(svc *config.Service, log *slog.Logger) (bool, error)
 	unlock := s.lockLog(svc.Name)
 	defer unlock()
 	c, err := snapshot.CapLog(svc.Log, svc.LogMax)
+	if err == nil {
+		// runtime.prev.log too: a restart during a flood moves a log that
+		// grew past the cap between two cuts; its newest part is the evidence.
+		if trimmed, terr := snapshot.TrimFront(snapshot.PrevPath(svc.Log), svc.LogMax); terr != nil {
+			err = terr
+		} else if trimmed {
+			log.Info("log.prev_trimmed", "log_max", svc.LogMax, "prev", snapshot.PrevPath(svc.Log))
+		}
+	}
 	if s.capErrChanged(svc.Name, err) {
 		if err != nil {
 			log.Warn("log.cap_failed", "err", err, "hint", "the log grows past log_max until this is fixed")
