@@ -1,5 +1,3 @@
-//go:build linux
-
 package agent
 
 import (
@@ -15,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -70,7 +67,7 @@ func TestPanicsInJobRunExitWatcherAndMetricsAreContained(t *testing.T) {
 name = "tick"
 schedule = "@every 1s"
 timezone = "UTC"
-command = ["/bin/true"]
+command = `+jobCommand(0, "", "")+`
 `)
 	e.cfg.Agent.MetricsListen = maddr
 	var jobPanics, exitPanics atomic.Int32
@@ -121,7 +118,7 @@ command = ["/bin/true"]
 	})
 	old := e.pid("web")
 	killedAt := time.Now()
-	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 20*time.Second, "the killed service restored", func() bool {
 		return latestStarted(e, "web", killedAt.Add(-time.Second)) != nil && testutil.Healthy(addr)
 	})
@@ -201,7 +198,7 @@ drain_timeout = "3s"`, `
 name = "tick"
 schedule = "@every 1s"
 timezone = "UTC"
-command = ["/bin/true"]
+command = `+jobCommand(0, "", "")+`
 `)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envPanicAgent+"="+path)

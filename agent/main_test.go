@@ -1,5 +1,3 @@
-//go:build linux
-
 package agent
 
 import (
@@ -110,4 +108,18 @@ func wantResult(t *testing.T, r watchdog.Result, outcome runtrace.Outcome, reaso
 	if r.Outcome != outcome || r.Reason != reason {
 		t.Fatalf("got %s/%s (%s), want %s/%s", r.Outcome, r.Reason, r.Message, outcome, reason)
 	}
+}
+
+// jobCommand is a job's command as TOML: testsvc standing in for a program
+// that exits with code after sleeping for sleep (and saying say), so no test
+// needs /bin/sh, /bin/true or /bin/sleep.
+func jobCommand(code int, sleep, say string) string {
+	args := []string{fmt.Sprintf("%q", testsvcBin), `"--exit-now"`, fmt.Sprintf(`"%d"`, code)}
+	if sleep != "" {
+		args = append(args, `"--sleep"`, fmt.Sprintf("%q", sleep))
+	}
+	if say != "" {
+		args = append(args, `"--say"`, fmt.Sprintf("%q", say))
+	}
+	return "[" + strings.Join(args, ", ") + "]"
 }

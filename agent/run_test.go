@@ -1,5 +1,3 @@
-//go:build linux
-
 package agent
 
 import (
@@ -12,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -136,7 +133,7 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	// SIGKILL one: the exit itself triggers the cycle (trigger event).
 	old := e.pid("killed")
 	killedAt := time.Now()
-	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 10*time.Second, "killed service restarted by the fast path", func() bool {
 		r := latestStarted(e, "killed", killedAt.Add(-time.Second))
 		return r != nil && r.Trigger == runtrace.TriggerEvent && testutil.Healthy(a)
@@ -291,7 +288,7 @@ func TestRedactionEverywhere(t *testing.T) {
 	ra := startAgent(t, e, Options{})
 	testutil.WaitFor(t, 15*time.Second, "up", func() bool { return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr) })
 	old := e.pid("web")
-	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 10*time.Second, "restarted", func() bool { return latestStarted(e, "web", time.Now().Add(-5*time.Second)) != nil })
 	ra.stop(t)
 	if strings.Contains(ra.log.String(), token) {
@@ -374,7 +371,7 @@ func TestAgentAdoptsInstanceItDidNotSpawn(t *testing.T) {
 	})
 	old := e.pid("web")
 	killedAt := time.Now()
-	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 10*time.Second, "restored through the exit watch", func() bool {
 		r := latestStarted(e, "web", killedAt.Add(-time.Second))
 		return r != nil && r.Trigger == runtrace.TriggerEvent && testutil.Healthy(addr)

@@ -1,5 +1,3 @@
-//go:build linux
-
 package watchdog
 
 import (
@@ -15,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -52,9 +49,7 @@ func TestEnsureRestartsKilledService(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--startup-delay", "200ms"}})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	old := e.pid("web")
-	if err := syscall.Kill(int(old.PID), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "old instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
@@ -162,7 +157,7 @@ func TestConcurrentStartsSpawnOnce(t *testing.T) {
 func TestPIDReuseIsNeverSignalled(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
-	sleeper := exec.Command("sleep", "60")
+	sleeper := exec.Command(testsvcBin, "--exit-now", "0", "--sleep", "60s")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +179,8 @@ func TestPIDReuseIsNeverSignalled(t *testing.T) {
 	if !strings.Contains(r.Detail.OldInstance, "not signalled") {
 		t.Fatalf("old instance: %q", r.Detail.OldInstance)
 	}
-	if err := sleeper.Process.Signal(syscall.Signal(0)); err != nil {
-		t.Fatalf("the unrelated process was signalled: %v", err)
+	if !proc.Alive(int32(sleeper.Process.Pid)) {
+		t.Fatal("the unrelated process was signalled")
 	}
 	if sleeper.ProcessState != nil {
 		t.Fatal("sleeper exited")
@@ -202,7 +197,7 @@ func TestEvidenceBeforeSpawn(t *testing.T) {
 		b, _ := os.ReadFile(logPath)
 		return strings.Count(string(b), "tick") >= 3
 	})
-	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	oldLog, _ := os.ReadFile(logPath)
 	r := e.ensure("web", Request{})
@@ -361,7 +356,7 @@ func TestGoneInstanceSkipsConfirm(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Confirm: "2s"})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	old := e.pid("web")
-	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)

@@ -1,5 +1,3 @@
-//go:build linux
-
 package watchdog
 
 import (
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
 
 	"svcctl/config"
 	"svcctl/internal/testsvc"
@@ -111,16 +111,19 @@ func wantResult(t *testing.T, r Result, outcome runtrace.Outcome, reason runtrac
 // testsvcPIDs lists the live processes running the testsvc binary.
 func testsvcPIDs(t *testing.T) map[int32]bool {
 	t.Helper()
+	want, _ := filepath.EvalSymlinks(testsvcBin)
+	ps, err := process.Processes()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[int32]bool{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		var pid int32
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+	for _, p := range ps {
+		exe, err := p.Exe()
+		if err != nil {
 			continue
 		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err == nil && exe == testsvcBin && proc.Alive(pid) {
-			out[pid] = true
+		if real, err := filepath.EvalSymlinks(exe); err == nil && real == want && proc.Alive(p.Pid) {
+			out[p.Pid] = true
 		}
 	}
 	return out

@@ -1,10 +1,9 @@
-//go:build linux
-
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,19 +18,19 @@ import (
 )
 
 func TestScheduleNextDiffersByZone(t *testing.T) {
-	cfg, _ := writeConfig(t, "", `
+	cfg, _ := writeConfig(t, "", fmt.Sprintf(`
 [[job]]
 name = "sh"
 schedule = "30 9 * * *"
 timezone = "Asia/Shanghai"
-command = ["/bin/true"]
+command = [%q, "--exit-now", "0"]
 
 [[job]]
 name = "utc"
 schedule = "30 9 * * *"
 timezone = "UTC"
-command = ["/bin/true"]
-`)
+command = [%q, "--exit-now", "0"]
+`, testsvcBin, testsvcBin))
 	next := func(job string) []slotView {
 		r := svcctl(t, "schedule", "next", job, "-n", "3", "--json", "--config", cfg)
 		var out struct{ Next []slotView }
@@ -82,12 +81,12 @@ grace = "5m"
 	st.Close()
 
 	// The outside scheduler ran the newest slot through svc-ctl exec...
-	r := svcctl(t, "exec", "backup", "--scheduled", "--config", cfgPath, "--", "/bin/sh", "-c", "echo backed up; exit 0")
+	r := svcctl(t, "exec", "backup", "--scheduled", "--config", cfgPath, "--", testsvcBin, "--say", "backed up", "--exit-now", "0")
 	if r.code != 0 || !strings.Contains(r.stdout, "backed up") {
 		t.Fatalf("exec: %+v", r)
 	}
 	// ...and exec passes a failing command's exit code through.
-	if r := svcctl(t, "exec", "backup", "--config", cfgPath, "--", "/bin/sh", "-c", "exit 5"); r.code != 5 {
+	if r := svcctl(t, "exec", "backup", "--config", cfgPath, "--", testsvcBin, "--exit-now", "5"); r.code != 5 {
 		t.Fatalf("exit code not passed through: %+v", r)
 	}
 	// The first slot, skipped by the outside scheduler, is missing.

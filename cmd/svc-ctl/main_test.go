@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 import (
@@ -13,6 +11,7 @@ import (
 
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
+	"svcctl/proc"
 )
 
 var (
@@ -28,11 +27,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	svcctlBin = filepath.Join(dir, "svc-ctl")
-	b := exec.Command("go", "build", "-o", svcctlBin, ".")
-	b.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := b.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build svc-ctl: %v\n%s", err, out)
+	if svcctlBin, err = testutil.GoBuild(dir, "./cmd/svc-ctl"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	if testsvcBin, err = testsvc.Build(dir); err != nil {
@@ -93,28 +89,13 @@ stop_timeout = "2s"
 `, name, strings.Join(args, ", "), interval, addr)
 }
 
-// stopAll kills every service instance recorded under state, by its pid file
-// (identity-checked through svc-ctl's own code path would need the config; a
-// test cleanup kills by the recorded pid after checking the exe).
+// stopAll kills every service instance recorded under state, by its pid
+// file and only while its identity holds (a reused pid is never killed).
 func stopAll(state string) {
 	ms, _ := filepath.Glob(filepath.Join(state, "services", "*", "pid"))
 	for _, m := range ms {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			continue
-		}
-		var pid int
-		if i := bytes.Index(b, []byte(`"pid":`)); i >= 0 {
-			fmt.Sscanf(strings.TrimLeft(string(b[i+6:]), " "), "%d", &pid)
-		}
-		if pid <= 0 {
-			continue
-		}
-		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-		if exe == testsvcBin || exe == svcctlBin {
-			if p, err := os.FindProcess(pid); err == nil {
-				p.Kill()
-			}
+		if id, err := proc.ReadPidFile(m); err == nil {
+			proc.Kill(id)
 		}
 	}
 }

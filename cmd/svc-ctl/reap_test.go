@@ -1,11 +1,9 @@
-//go:build linux
-
 package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,14 +15,14 @@ import (
 // the dead one's heartbeat is 3 beats old, reaps the row at its start —
 // though the job's timeout is an hour away — and prunes the dead heartbeat.
 func TestKilledAgentsRunsReapedAtNextStart(t *testing.T) {
-	cfg, state := writeConfig(t, "", `
+	cfg, state := writeConfig(t, "", fmt.Sprintf(`
 [[job]]
 name = "slow"
 schedule = "@every 1s"
 timezone = "UTC"
-command = ["/bin/sleep", "20"]
+command = [%q, "--exit-now", "0", "--sleep", "20s"]
 timeout = "1h"
-`)
+`, testsvcBin))
 	first, _ := startAgentProcess(t, cfg)
 	st := openStore(t, state)
 	ctx := context.Background()
@@ -37,7 +35,7 @@ timeout = "1h"
 		t.Fatalf("heartbeats %+v", hb)
 	}
 	dead := hb[0].InstanceID
-	first.Process.Signal(syscall.SIGKILL)
+	first.Process.Kill()
 	first.Wait()
 	// heartbeat = "1s" (testutil): gone once its beat is 3 s old.
 	testutil.WaitFor(t, 10*time.Second, "the dead agent's heartbeat 3 beats old", func() bool {

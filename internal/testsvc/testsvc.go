@@ -11,6 +11,11 @@
 //	--health-status N       status code /health answers with (default 200)
 //	--body S                body /health answers with (default "ok")
 //	--tick D                write a log line to stdout every D (0 = off)
+//	--say S                 write the line S to stdout first
+//	--sleep D               with --exit-now: run D before exiting
+//
+// With --exit-now (and --say, --sleep) it stands in for a job's command on
+// every OS: no /bin/sh, /bin/true or /bin/sleep is needed.
 //
 // Control endpoints (any method):
 //
@@ -47,12 +52,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	status := fs.Int("health-status", 200, "status of /health")
 	body := fs.String("body", "ok", "body of /health")
 	tick := fs.Duration("tick", 0, "log a line every tick")
+	say := fs.String("say", "", "write this line to stdout first (a job's output)")
+	sleep := fs.Duration("sleep", 0, "with --exit-now: run this long before exiting (a job that takes time)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *say != "" {
+		fmt.Fprintln(stdout, *say)
 	}
 	s := demosvc.New("testsvc", stdout)
 	s.Logf("pid %d starting on %s", os.Getpid(), *addr)
 	if *exitNow >= 0 {
+		time.Sleep(*sleep)
 		s.Logf("exiting at once with %d", *exitNow)
 		return *exitNow
 	}

@@ -1,8 +1,10 @@
 package testutil
 
 import (
+	"errors"
 	"net"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 )
@@ -34,5 +36,18 @@ func Get(url string) {
 	c := http.Client{Timeout: 2 * time.Second}
 	if r, err := c.Get(url); err == nil {
 		r.Body.Close()
+	}
+}
+
+// KillPID kills process pid at once (SIGKILL; TerminateProcess on Windows):
+// a service "killed from outside". A process already gone is fine.
+func KillPID(t testing.TB, pid int) {
+	t.Helper()
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return
+	}
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Logf("kill pid %d: %v", pid, err)
 	}
 }
