@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,17 +99,27 @@ grace = "1s"
 	}
 }
 
-// TestServiceDownDelivered: the agent's cycles pass the funnel:
-// a service that the agent had to start raises service.down (restarted), and
-// the event reaches the channel without waiting for the sender's poll.
+// TestServiceDownDelivered: the agent's cycles pass the funnel. Its first
+// start of a service after the boot raises nothing (svc-ctl doing its job);
+// a service that was up and is killed is restarted by the fast path and
+// raises service.down, delivered without waiting for the sender's poll.
 func TestServiceDownDelivered(t *testing.T) {
 	h := newHookReceiver(t)
 	addr := testutil.FreeAddr(t)
-	e := envOf(t, testutil.Service{Name: "web", Addr: addr, Interval: "1h"}.TOML(testsvcBin)+hookTOML(h.srv.URL))
+	e := envOf(t, testutil.Service{Name: "web", Addr: addr, Interval: "1h", Confirm: "0s"}.TOML(testsvcBin)+hookTOML(h.srv.URL))
 	startAgent(t, e, Options{})
-	testutil.WaitFor(t, 15*time.Second, "service.down for the start", func() bool { return len(h.kinds(notify.KindServiceDown)) > 0 })
+	testutil.WaitFor(t, 15*time.Second, "web started", func() bool {
+		return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr)
+	})
+	if n := len(h.kinds(notify.KindServiceDown)); n != 0 {
+		t.Fatalf("the first start raised %d service.down", n)
+	}
+	killedAt := time.Now()
+	syscall.Kill(int(e.pid("web").PID), syscall.SIGKILL)
+	testutil.WaitFor(t, 15*time.Second, "service.down for the kill", func() bool { return len(h.kinds(notify.KindServiceDown)) > 0 })
 	ev := h.kinds(notify.KindServiceDown)[0]
-	if ev.Service != "web" || !strings.Contains(ev.Message, "web on ") || !strings.Contains(ev.Message, "was restarted") || ev.RunID == 0 {
+	if ev.Service != "web" || !strings.Contains(ev.Message, "was restarted") || ev.RunID == 0 || ev.Time.Before(killedAt) ||
+		ev.Trigger != "event" {
 		t.Errorf("event = %+v", ev)
 	}
 }

@@ -163,6 +163,7 @@ func newAgent(o Options) (*Agent, error) {
 	if bt, err := host.BootTime(); err == nil {
 		a.boot = time.Unix(int64(bt), 0).UTC()
 	}
+	a.deriver.SetBootTime(a.boot) // the first start after a boot is not an outage
 	for _, s := range cfg.Services {
 		a.triggers[s.Name] = make(chan watchdog.Request, 1)
 	}

@@ -15,6 +15,7 @@ import (
 // raised on a change of mark (a transition), not for every row: the tenth
 // failed start of a service already reported down says nothing new.
 const (
+	markUp      = "up" // seen healthy during this boot (At: first seen so)
 	markDown    = "down"
 	markGivenUp = "given-up"
 )
@@ -23,6 +24,7 @@ const (
 // it runs inside the transaction that writes the verdict.
 type Deriver struct {
 	cfg  *config.Config
+	boot time.Time // the host's boot: see service()
 	host string
 	loc  *time.Location
 	red  *redact.Redactor
@@ -38,6 +40,11 @@ func NewDeriver(cfg *config.Config, host string, loc *time.Location) *Deriver {
 	}
 	return &Deriver{cfg: cfg, host: host, loc: loc, red: redact.New(cfg.SecretValues()...), newID: newID}
 }
+
+// SetBootTime tells the deriver when the host booted (the agent knows): a
+// service restarted by its first cycles after a boot is not reported down.
+// Call it before runs pass the funnel.
+func (d *Deriver) SetBootTime(t time.Time) { d.boot = t }
 
 // runDetail is what the derivation reads of a run's detail JSON, whoever
 // wrote it (a watchdog cycle or a job run).
@@ -88,12 +95,20 @@ func (d *Deriver) service(r runtrace.Run, name string, det *runDetail, m runtrac
 	at := r.FinishedAt
 	switch {
 	case r.Outcome == runtrace.OutcomeOK:
-		if m.Value != "" {
-			return d.events(d.serviceEvent(r, name, det, KindServiceRecovered, d.recoveredMsg(r, name, m))), runtrace.Mark{}
+		up := runtrace.Mark{Value: markUp, At: at}
+		if m.Value == markDown || m.Value == markGivenUp {
+			return d.events(d.serviceEvent(r, name, det, KindServiceRecovered, d.recoveredMsg(r, name, m))), up
 		}
-		if r.Reason == runtrace.ReasonStarted && r.Trigger != runtrace.TriggerManual {
+		// A start the watchdog had to make is news only for a service that
+		// was up during this boot: the first start after a reboot is svc-ctl
+		// doing its job, not an outage (a desktop would page at every boot).
+		upThisBoot := m.Value == markUp && !m.At.Before(d.boot)
+		if r.Reason == runtrace.ReasonStarted && r.Trigger != runtrace.TriggerManual && upThisBoot {
 			msg := fmt.Sprintf("%s on %s was down (%s) and was restarted", name, d.host, d.why(det, "unhealthy"))
 			return d.events(d.serviceEvent(r, name, det, KindServiceDown, msg)), m
+		}
+		if !upThisBoot {
+			return nil, up // written once per boot, not at every healthy cycle
 		}
 		return nil, m
 	case det.State == markGivenUp || (r.Outcome == runtrace.OutcomeSkipped && r.Reason == runtrace.ReasonGivenUp):
@@ -104,7 +119,7 @@ func (d *Deriver) service(r runtrace.Run, name string, det *runDetail, m runtrac
 			name, d.host, max(det.Failures, 1), d.why(det, string(r.Reason)), name)
 		return d.events(d.serviceEvent(r, name, det, KindServiceGivenUp, msg)), runtrace.Mark{Value: markGivenUp, At: at}
 	case r.Outcome == runtrace.OutcomeFailed && serviceDown(r.Reason):
-		if m.Value != "" {
+		if m.Value == markDown || m.Value == markGivenUp {
 			return nil, m
 		}
 		msg := fmt.Sprintf("%s on %s is down: %s: %s", name, d.host, r.Reason, d.why(det, "unhealthy"))

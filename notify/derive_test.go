@@ -23,6 +23,7 @@ func TestDeriveTransitions(t *testing.T) {
 		config.Notify{Name: "pager", Kind: config.NotifyNtfy, On: []string{KindServiceGivenUp, KindJobMissing}})
 	cfg.Services = []config.Service{{Name: "proxy", Env: map[string]string{"API_TOKEN": "tok_9f8e7d6c5b4a"}}}
 	d := NewDeriver(cfg, "ws-07", time.UTC)
+	d.SetBootTime(t0)
 	n := 0
 	d.newID = func() string { n++; return fmt.Sprintf("id-%d", n) }
 	steps := []struct {
@@ -34,6 +35,8 @@ func TestDeriveTransitions(t *testing.T) {
 		want    string // kind raised, "" for none
 		wantMsg string
 	}{
+		// The first start after the boot is svc-ctl doing its job: no event.
+		{"watchdog:proxy", "schedule", "ok", "started", `{"state":"healthy"}`, "", ""},
 		{"watchdog:proxy", "schedule", "ok", "already-running", `{"state":"healthy"}`, "", ""},
 		{"watchdog:proxy", "event", "ok", "started", `{"state":"healthy","cause":"exited: killed by SIGKILL"}`,
 			KindServiceDown, "proxy on ws-07 was down (exited: killed by SIGKILL) and was restarted"},
@@ -109,5 +112,31 @@ func TestMissingEventIsStable(t *testing.T) {
 	other := d.Missing(&cfg.Jobs[0], slot.Add(time.Hour), slot.Add(time.Hour))
 	if other.ID == a.ID {
 		t.Error("two slots share an id")
+	}
+}
+
+// TestRestartAfterRebootIsNotDown: a service last seen up before this boot
+// is started by its first cycle without an event; one seen up during this
+// boot and then restarted is down.
+func TestRestartAfterRebootIsNotDown(t *testing.T) {
+	cfg := cfgWith(config.Notify{Name: "all", Kind: config.NotifyWebhook})
+	d := NewDeriver(cfg, "ws-07", time.UTC)
+	boot := t0.Add(time.Hour)
+	d.SetBootTime(boot)
+	started := runtrace.Run{ID: 1, JobID: "watchdog:proxy", Trigger: runtrace.TriggerSchedule, FinishedAt: boot.Add(time.Minute),
+		Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonStarted}
+	evs, m := d.Emit(started, runtrace.Mark{Value: markUp, At: t0}) // up before the reboot
+	if len(evs) != 0 || m.Value != markUp || !m.At.Equal(started.FinishedAt) {
+		t.Fatalf("first start after boot: %d events, mark %+v", len(evs), m)
+	}
+	started.ID, started.FinishedAt = 2, boot.Add(time.Hour)
+	if evs, _ := d.Emit(started, m); len(evs) != 1 || evs[0].Kind != KindServiceDown {
+		t.Fatalf("restart during the boot: %+v", evs)
+	}
+	// A healthy cycle during the boot writes no mark.
+	ok := started
+	ok.Reason = runtrace.ReasonAlreadyRunning
+	if _, m2 := d.Emit(ok, m); m2 != m {
+		t.Errorf("healthy cycle changed the mark: %+v -> %+v", m, m2)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,6 +21,7 @@ import (
 	"svcctl/config"
 	"svcctl/internal/demosvc"
 	"svcctl/internal/fsutil"
+	"svcctl/notify"
 	"svcctl/proc"
 	"svcctl/state"
 )
@@ -47,6 +49,13 @@ stop_timeout  = "3s"
   backoff_initial = "2s"
   backoff_max     = "30s"
   give_up_after   = 5
+
+# The events the agent would send: a webhook to this demo process, which
+# prints them. Point a real channel here instead (docs/notifications.md).
+[[notify]]
+name = "demo-screen"
+kind = "webhook"
+url  = "http://%s/events"
 `
 
 type demoOptions struct{ keep bool }
@@ -91,7 +100,14 @@ func newDemoServiceCommand(g *globals) *cobra.Command {
 }
 
 func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
-	dir, cfgPath, addr, err := writeDemoConfig()
+	events, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo: listen for its notifications: %w", err)
+	}
+	srv := &http.Server{Handler: printEvents(g.stdout), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(events)
+	defer srv.Close()
+	dir, cfgPath, addr, err := writeDemoConfig(events.Addr().String())
 	if err != nil {
 		return err
 	}
@@ -125,7 +141,22 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
 	return err
 }
 
-func writeDemoConfig() (dir, cfgPath, addr string, err error) {
+// printEvents is the demo's notification channel: every event the agent
+// sends (through the outbox and the webhook channel, as a real one would)
+// is printed as one line.
+func printEvents(w io.Writer) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		e, err := notify.DecodeEvent(b)
+		if err != nil {
+			rw.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, "%s NOTIFY %s: %s\n", time.Now().Format("15:04:05"), e.Kind, e.Text())
+	})
+}
+
+func writeDemoConfig(eventsAddr string) (dir, cfgPath, addr string, err error) {
 	dir, err = os.MkdirTemp("", "svc-ctl-demo-")
 	if err != nil {
 		return "", "", "", err
@@ -142,7 +173,7 @@ func writeDemoConfig() (dir, cfgPath, addr string, err error) {
 	}
 	stateDir := filepath.Join(dir, "state")
 	cfgPath = filepath.Join(dir, "svc-ctl.toml")
-	body := fmt.Sprintf(demoConfig, stateDir, exe, addr, addr)
+	body := fmt.Sprintf(demoConfig, stateDir, exe, addr, addr, eventsAddr)
 	return dir, cfgPath, addr, os.WriteFile(cfgPath, []byte(body), 0o600)
 }
 
@@ -158,10 +189,13 @@ Try in another terminal:
   svc-ctl why watchdog:demo %s
   svc-ctl snapshot demo %s
   svc-ctl pause demo --for 1m %s
+  svc-ctl notify list %s
+
+Lines marked NOTIFY are the events a [[notify]] channel would send.
 (If you use 'go run', build once instead: go build ./cmd/svc-ctl && ./svc-ctl ...)
 Ctrl-C stops the agent and the demo service.
 
-`, addr, c, addr, addr, c, c, c, c)
+`, addr, c, addr, addr, c, c, c, c, c)
 }
 
 // narrate turns the agent's JSON log lines into one short line each.
