@@ -124,14 +124,19 @@ type Detail struct {
 // error wrapping ErrUnknownName: nothing ran, so there is no verdict and no
 // row. Ensure never panics past its own record: a panic finishes the run as
 // failed/panic and is re-raised for the L2 wrapper.
-func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) (Result, error) {
+func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) (res Result, err error) {
 	svc := s.Cfg.Service(name)
 	if svc == nil {
 		return Result{}, fmt.Errorf("%w: %q is not a service in %s (services: %s)", ErrUnknownName, name, s.Cfg.Path, s.serviceNames())
 	}
 	c := &cycle{s: s, svc: svc, req: req, log: s.Log.With("service", name)}
 	c.res = Result{Service: name, Trigger: req.Trigger, StartedAt: s.now()}
-	c.begin(ctx)
+	if req.Manual {
+		c.begin(ctx) // a person is waiting on it: their row exists at once
+	}
+	// The verdict as finish wrote it (run id of a row recorded whole,
+	// duration, redacted message): deferred first, so it runs last.
+	defer func() { res = c.res }()
 	defer c.finishOrPanic()
 	c.run(ctx)
 	return c.res, nil
@@ -149,6 +154,9 @@ type cycle struct {
 	// prevState is the state the cycle found: a cycle that ends as it began,
 	// healthy, writes its bookkeeping without fsync (see mustSync).
 	prevState string
+	// begun: the run row was begun (or tried), so finish finishes it by id
+	// rather than recording it whole.
+	begun bool
 }
 
 // mustSync reports whether this cycle's bookkeeping must survive a power loss:
@@ -206,6 +214,9 @@ func (c *cycle) run(ctx context.Context) {
 		c.givenUp(first)
 		return
 	}
+	// From here the cycle acts (waits out confirm, snapshots, stops,
+	// spawns): its row is durable first.
+	c.begin(ctx)
 	if second, ok := c.secondLook(ctx); ok {
 		c.res.Detail.SecondLook = second
 		if probe.Healthy(second) {

@@ -11,9 +11,16 @@ import (
 	"svcctl/state"
 )
 
-// begin writes the run row as `running` before anything else happens, so a
-// cycle that dies midway still leaves a row for the reaper to judge.
+// begin writes the run row as `running`, durably, before the cycle does
+// anything (confirm, snapshot, stop, spawn), so a cycle that dies midway
+// still leaves a row for the reaper to judge. Ensure calls it before it acts:
+// a cycle that ends after its first look without acting (healthy, or held)
+// is written once, whole, by finish. Calling it again does nothing.
 func (c *cycle) begin(ctx context.Context) {
+	if c.res.RunID > 0 || c.begun {
+		return
+	}
+	c.begun = true
 	id, err := c.s.Rec.Begin(context.WithoutCancel(ctx), runtrace.WatchdogID(c.svc.Name), c.req.Trigger, time.Time{}, c.res.StartedAt)
 	if err != nil {
 		c.recordFailed(err)
@@ -50,7 +57,8 @@ func (c *cycle) finish() {
 	c.res.Message = c.redactor().String(c.res.Message)
 	c.res.Detail.Message = c.res.Message
 	c.res.Detail = redactDetail(c.redactor(), c.res.Detail)
-	if c.res.RunID > 0 {
+	switch {
+	case c.res.RunID > 0:
 		defer c.s.inflight.Delete(c.res.RunID)
 		err := c.s.Rec.Finish(context.Background(), c.res.RunID, c.res.Outcome, c.res.Reason, c.res.Detail, now)
 		if err != nil {
@@ -58,6 +66,8 @@ func (c *cycle) finish() {
 		} else {
 			c.s.recErr.set(nil)
 		}
+	case !c.begun:
+		c.recordWhole(now)
 	}
 	detail, _ := json.Marshal(c.res.Detail) // plain data: it cannot fail
 	last := &state.LastResult{Time: now, Trigger: c.res.Trigger, Outcome: c.res.Outcome, Reason: c.res.Reason,
@@ -66,6 +76,31 @@ func (c *cycle) finish() {
 		c.log.Error("watchdog_last.write_failed", "err", err)
 	}
 	c.logResult()
+}
+
+// recordWhole writes a cycle that never acted as one finished row. A healthy
+// cycle that changed nothing is written lazily (no fsync: runtrace.RecordLazy):
+// lost only to a power loss or an OS crash within about a second, and then
+// the next cycle is the same evidence again. Every other verdict is durable.
+func (c *cycle) recordWhole(now time.Time) {
+	d, err := json.Marshal(c.res.Detail)
+	if err != nil {
+		c.recordFailed(err)
+		return
+	}
+	r := runtrace.Run{JobID: runtrace.WatchdogID(c.svc.Name), Trigger: c.req.Trigger, StartedAt: c.res.StartedAt,
+		FinishedAt: now, Outcome: c.res.Outcome, Reason: c.res.Reason, Detail: d}
+	rec := c.s.Rec.Record
+	if !c.material() {
+		rec = c.s.Rec.RecordLazy
+	}
+	id, err := rec(context.Background(), r)
+	if err != nil {
+		c.recordFailed(err)
+		return
+	}
+	c.s.recErr.set(nil)
+	c.res.RunID = id
 }
 
 // recordFailed keeps the recording error with the result. It is logged at

@@ -119,6 +119,10 @@ func (nullRecorder) Finish(context.Context, int64, runtrace.Outcome, runtrace.Re
 	return nil
 }
 
+func (nullRecorder) Record(context.Context, runtrace.Run) (int64, error) { return 1, nil }
+
+func (nullRecorder) RecordLazy(context.Context, runtrace.Run) (int64, error) { return 1, nil }
+
 // inProcess runs `cycles` scheduled cycles per trial and prints wall and CPU
 // per cycle (the mean of the trial; median and range over trials).
 func inProcess(ctx context.Context, k *benchkit.Kit, sup *watchdog.Supervisor, name string, cycles int, what, aim string) error {
