@@ -56,6 +56,9 @@ type Options struct {
 	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
 	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
 	Cgroup string
+	// Lean: the process is the agent's own (`svc-ctl agent`): tune the
+	// collector for a daemon and give back start-up's memory (lean.go).
+	Lean bool
 }
 
 // Agent is the long-running supervisor: one loop per service, the fast path
@@ -110,6 +113,9 @@ type Agent struct {
 // Run runs the agent until ctx is cancelled, then drains and returns. A nil
 // error means a clean stop; anything else must end the process non-zero.
 func Run(ctx context.Context, o Options) error {
+	if o.Lean {
+		tuneRuntime()
+	}
 	a, err := newAgent(o)
 	if err != nil {
 		return err
@@ -267,6 +273,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	a.goSafe(loopCtx, "prune", a.pruneLoop)
 	if a.o.Reload != nil {
 		a.goSafe(loopCtx, "reload", a.reloadLoop)
+	}
+	if a.o.Lean {
+		a.goSafe(loopCtx, "trim", a.trimLoop)
 	}
 	if len(a.cfg.Jobs) > 0 {
 		a.goSafe(loopCtx, "coverage", a.coverageLoop)

@@ -91,7 +91,7 @@ func (c *cycle) recordWhole(now time.Time) {
 	r := runtrace.Run{JobID: runtrace.WatchdogID(c.svc.Name), Trigger: c.req.Trigger, StartedAt: c.res.StartedAt,
 		FinishedAt: now, Outcome: c.res.Outcome, Reason: c.res.Reason, Detail: d}
 	rec := c.s.Rec.Record
-	if !c.material() {
+	if !c.mustSync() {
 		rec = c.s.Rec.RecordLazy
 	}
 	id, err := rec(context.Background(), r)

@@ -55,7 +55,7 @@ func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error
 	return untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
 		return runAsService(ctx, func(ctx context.Context) error {
 			return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
-				MaxStagger: o.maxStagger, Reload: reload})
+				MaxStagger: o.maxStagger, Reload: reload, Lean: true})
 		})
 	})
 }

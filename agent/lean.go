@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"runtime/debug"
+	"time"
+)
+
+// An agent sits idle almost all the time, on a workstation whose owner
+// reads its memory in `ps`/`top` (RSS). Two things make that figure larger
+// than what the agent uses:
+//
+//   - the Go heap grows to its goal before the first collection (4 MiB at
+//     GOGC=100) and keeps freed pages a while before returning them;
+//   - start-up (config, SQLite open and migrations, first cycles, package
+//     inits of the whole binary) touches pages of the executable that the
+//     loop never touches again; they stay mapped, counted in RSS.
+//
+// With Options.Lean (what `svc-ctl agent` sets: the process is the agent's
+// own) the agent tunes the collector for a small steady heap and, once
+// start-up is over and then hourly, returns freed heap to the OS and
+// unmaps the executable's read-only pages (trimExecutable): the ones the
+// loop uses come back on their next touch, from the page cache, the others
+// stay out. Tests that run agents in-process leave it off.
+
+const (
+	// leanGCPercent: the live heap of an idle agent is well under 1 MiB;
+	// collecting at +50% keeps the heap near 2 MiB at the cost of more,
+	// smaller collections (a few hundred microseconds each).
+	leanGCPercent = 50
+	// leanMemoryLimit is a soft limit on the Go runtime's memory: the
+	// collector works harder near it, and returns memory to the OS sooner.
+	// It is far above what the agent needs, so it never thrashes.
+	leanMemoryLimit = 32 << 20
+	// trimAfter is when start-up is over: every service had its first
+	// cycle (the stagger is at most 30 s) and the first spawns settled.
+	trimAfter = 45 * time.Second
+	trimEvery = time.Hour
+)
+
+// tuneRuntime sets the collector for a daemon, unless the person running
+// the agent chose with GOGC or GOMEMLIMIT.
+func tuneRuntime() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(leanGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(leanMemoryLimit)
+	}
+}
+
+// trimLoop trims once start-up is over, then hourly (a restart or a burst of
+// work touches pages that then stay mapped).
+func (a *Agent) trimLoop(ctx context.Context) {
+	t := time.NewTimer(trimAfter)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.C:
+	}
+	a.trim(ctx)
+	every(ctx, trimEvery, a.trim)
+}
+
+func (a *Agent) trim(context.Context) {
+	debug.FreeOSMemory()
+	n, err := trimExecutable()
+	if err != nil {
+		a.log.Debug("memory.trim_failed", "err", err)
+		return
+	}
+	a.log.Debug("memory.trimmed", "unmapped_bytes", n)
+}
