@@ -200,6 +200,13 @@ func (c *cycle) run(ctx context.Context) {
 			return
 		}
 	}
+	// A service that was healthy is most likely healthy again: its row is
+	// written once when the cycle ends (lazily if nothing changed). Any
+	// other cycle begins its row now, durably, so even its first probe runs
+	// under a `running` row that a drain or a crash leaves for the reaper.
+	if c.prevState != state.Healthy {
+		c.begin(ctx)
+	}
 	first := c.look(ctx)
 	c.res.Detail.Probe = first
 	if ctx.Err() != nil {
