@@ -95,6 +95,47 @@ func (f *Funnel) Finish(ctx context.Context, id int64, outcome runtrace.Outcome,
 	return nil
 }
 
+// Record writes a run that ended before it did anything (a cycle that ended
+// at its first look) as one row, with the events it raises, durably; then
+// tells observers it started and finished.
+func (f *Funnel) Record(ctx context.Context, r runtrace.Run) (int64, error) {
+	return f.record(ctx, r, f.store.RecordEmit)
+}
+
+// RecordLazy is Record without waiting for the disk (runtrace.RecordLazy),
+// for a healthy cycle that changed nothing; should its verdict raise an
+// event after all, it is written durably (runtrace.RecordLazyEmit).
+func (f *Funnel) RecordLazy(ctx context.Context, r runtrace.Run) (int64, error) {
+	return f.record(ctx, r, f.store.RecordLazyEmit)
+}
+
+func (f *Funnel) record(ctx context.Context, r runtrace.Run, write func(context.Context, runtrace.Run, runtrace.Emitter) (int64, error)) (int64, error) {
+	var run runtrace.Run
+	queued := 0
+	emit := func(rr runtrace.Run, m runtrace.Mark) ([]runtrace.OutboxEvent, runtrace.Mark) {
+		run = rr
+		if f.derive == nil {
+			return nil, m
+		}
+		evs, next := f.derive.Emit(rr, m)
+		queued = len(evs)
+		return evs, next
+	}
+	id, err := write(ctx, r, emit)
+	if err != nil {
+		return 0, err
+	}
+	obs, wake := f.observers()
+	if queued > 0 && wake != nil {
+		wake()
+	}
+	for _, o := range obs {
+		o.RunStarted(r.JobID, r.Trigger, id)
+		o.RunFinished(run)
+	}
+	return id, nil
+}
+
 // Register passes a job registration through to the store.
 func (f *Funnel) Register(ctx context.Context, jobID, spec string, at time.Time) (time.Time, error) {
 	return f.store.Register(ctx, jobID, spec, at)

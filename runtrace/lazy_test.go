@@ -58,3 +58,34 @@ func TestRecordLazyBesideDurableWrites(t *testing.T) {
 		t.Fatalf("writer synchronous = %d, %v; want 2 (FULL)", sync, err)
 	}
 }
+
+// A lazy record whose verdict raises an event is written durably with the
+// event; one that raises nothing is written lazily, with no event.
+func TestRecordLazyEmitFallsBackToDurableForEvents(t *testing.T) {
+	s := newStore(t)
+	calls := 0
+	emit := downEmitter(&calls)
+	ok := Run{JobID: "watchdog:proxy", Trigger: TriggerSchedule, StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonAlreadyRunning}
+	id, err := s.RecordLazyEmit(ctxb, ok, emit)
+	if err != nil || getRun(t, s, id).Outcome != OutcomeOK {
+		t.Fatalf("quiet verdict: id %d, %v", id, err)
+	}
+	if c := countDeliveries(t, s); len(c) != 0 {
+		t.Fatalf("a quiet verdict queued deliveries: %v", c)
+	}
+	bad := Run{JobID: "watchdog:proxy", Trigger: TriggerSchedule, StartedAt: t0.Add(time.Second), Outcome: OutcomeFailed, Reason: ReasonStartFailed}
+	id, err = s.RecordLazyEmit(ctxb, bad, emit)
+	if err != nil || getRun(t, s, id).Outcome != OutcomeFailed {
+		t.Fatalf("loud verdict: id %d, %v", id, err)
+	}
+	if c := countDeliveries(t, s); c[DeliveryPending] != 2 {
+		t.Fatalf("deliveries %v, want the event's two pending", c)
+	}
+	if m, _ := s.GetMark(ctxb, SubjectMarkKey("watchdog:proxy")); m.Value != "down" {
+		t.Fatalf("mark %+v, want down", m)
+	}
+	runs, _ := s.Runs(ctxb, Filter{JobID: "watchdog:proxy"})
+	if len(runs) != 2 {
+		t.Fatalf("%d rows, want 2 (the rolled-back lazy attempt leaves none)", len(runs))
+	}
+}

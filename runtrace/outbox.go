@@ -122,7 +122,34 @@ func (s *Store) RecordLazy(ctx context.Context, r Run) (int64, error) {
 	return s.record(ctx, r, nil, s.lazyTx)
 }
 
+// RecordLazyEmit is RecordLazy with emit, as RecordEmit: when the verdict
+// raises no event and leaves its subject's mark as it was, the commit is
+// lazy; when it would raise or change anything, the whole record is done
+// durably instead (somebody must be told: that must survive a power loss).
+func (s *Store) RecordLazyEmit(ctx context.Context, r Run, emit Emitter) (int64, error) {
+	if emit == nil {
+		return s.RecordLazy(ctx, r)
+	}
+	quiet := func(ctx context.Context, op string, fn func(*sql.Tx) error) error {
+		return s.lazyTx(ctx, op, fn)
+	}
+	id, err := s.recordWith(ctx, r, emit, quiet, true)
+	if errors.Is(err, errNeedsSync) {
+		return s.RecordEmit(ctx, r, emit)
+	}
+	return id, err
+}
+
+// errNeedsSync rolls back a lazy record whose verdict must be durable.
+var errNeedsSync = errors.New("the verdict raises events: record it durably")
+
 func (s *Store) record(ctx context.Context, r Run, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error) (int64, error) {
+	return s.recordWith(ctx, r, emit, tx, false)
+}
+
+// recordWith is record; with onlyIfQuiet, a verdict that emit says raises
+// events or moves its mark fails with errNeedsSync and writes nothing.
+func (s *Store) recordWith(ctx context.Context, r Run, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error, onlyIfQuiet bool) (int64, error) {
 	if r.FinishedAt.IsZero() {
 		r.FinishedAt = r.StartedAt
 	}
@@ -157,6 +184,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		run := r
 		run.ID, run.Duration, run.Detail = id, time.Duration(dur)*time.Millisecond, detailBytes(d)
 		run.StartedAt, run.FinishedAt, run.ScheduledAt = r.StartedAt.UTC(), r.FinishedAt.UTC(), utcOrZero(r.ScheduledAt)
+		if onlyIfQuiet {
+			return quietInTx(ctx, tx, run, emit)
+		}
 		return emitInTx(ctx, tx, run, emit)
 	})
 	if err != nil {
@@ -212,6 +242,19 @@ func emitInTx(ctx context.Context, tx *sql.Tx, r Run, emit Emitter) error {
 	}
 	if next != mark {
 		return setMark(ctx, tx, key, next)
+	}
+	return nil
+}
+
+// quietInTx fails with errNeedsSync when emit would queue an event or move
+// the subject's mark for r.
+func quietInTx(ctx context.Context, tx *sql.Tx, r Run, emit Emitter) error {
+	mark, err := readMark(ctx, tx, SubjectMarkKey(r.JobID))
+	if err != nil {
+		return err
+	}
+	if events, next := emit(r, mark); len(events) > 0 || next != mark {
+		return errNeedsSync
 	}
 	return nil
 }
