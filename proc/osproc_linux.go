@@ -32,6 +32,17 @@ var procRoot = "/proc"
 // hold spaces and parentheses) are: state ppid pgrp session ... starttime
 // (the 20th after the parenthesis).
 func readProc(pid int32) (procInfo, error) {
+	bt, err := bootTime()
+	if err != nil {
+		bt = -1
+	}
+	return readProcBoot(pid, bt)
+}
+
+// readProcBoot is readProc with the boot time already read (-1: unknown),
+// so a listing of every process reads /proc/stat once, not once a process
+// (that doubled the files a tree walk before a restart opens).
+func readProcBoot(pid int32, bt int64) (procInfo, error) {
 	if pid <= 0 {
 		return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
 	}
@@ -47,7 +58,7 @@ func readProc(pid int32) (procInfo, error) {
 		return procInfo{}, fmt.Errorf("read stat of pid %d: unexpected format %q", pid, truncate(b, 80))
 	}
 	pi.pid = pid
-	pi.createMs = createMs(pi.start)
+	pi.createMs = createMsAt(bt, pi.start)
 	if pi.zombie && threadsLeft(pid) > 1 {
 		// The leader thread of a multi-threaded process shows Z as soon as
 		// it exits, while the other threads are still tearing down and
@@ -111,6 +122,10 @@ func listProcs() ([]procInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list processes: %w", err)
 	}
+	bt, err := bootTime()
+	if err != nil {
+		bt = -1
+	}
 	out := make([]procInfo, 0, len(names))
 	for _, name := range names {
 		if name == "" || name[0] < '0' || name[0] > '9' {
@@ -120,7 +135,7 @@ func listProcs() ([]procInfo, error) {
 		if err != nil {
 			continue
 		}
-		if pi, err := readProc(int32(pid)); err == nil {
+		if pi, err := readProcBoot(int32(pid), bt); err == nil {
 			out = append(out, pi)
 		}
 	}
@@ -181,11 +196,10 @@ var clockTicks = sync.OnceValue(func() int64 {
 	return 100 // USER_HZ on every Linux architecture in use
 })
 
-// createMs turns start ticks into wall-clock ms (for people); 0 when the boot
-// time cannot be read.
-func createMs(ticks uint64) int64 {
-	bt, err := bootTime()
-	if err != nil {
+// createMsAt turns start ticks into wall-clock ms (for people), given the
+// boot time; 0 when it could not be read (-1).
+func createMsAt(bt int64, ticks uint64) int64 {
+	if bt < 0 {
 		return 0
 	}
 	return bt*1000 + int64(ticks)*1000/clockTicks()
