@@ -8,14 +8,13 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"svcctl/config"
+	"svcctl/internal/testenv"
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
-	"svcctl/state"
 	"svcctl/watchdog"
 )
 
@@ -25,19 +24,7 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(envPanicAgent); path != "" {
 		os.Exit(runPanicAgent(path))
 	}
-	dir, err := os.MkdirTemp("", "svcctl-agent-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	testsvcBin, err = testsvc.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testsvc.RunTests(m, &testsvcBin))
 }
 
 // testEnv is one state dir and config with the given services and jobs,
@@ -65,20 +52,8 @@ func jobEnv(t testing.TB, jobsToml string) *testEnv { return envOf(t, jobsToml) 
 func envOf(t testing.TB, body string) *testEnv {
 	t.Helper()
 	cfg := testutil.Config(t, `drain_timeout = "3s"`, body)
-	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &testEnv{t: t, cfg: cfg, store: st}
-	e.sup = watchdog.NewSupervisor(cfg, st, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(func() {
-		for _, s := range cfg.Services {
-			if id, err := proc.ReadPidFile(e.sup.Paths.Pid(s.Name)); err == nil {
-				proc.Stop(context.Background(), id, 2*time.Second)
-			}
-		}
-		st.Close()
-	})
+	e := &testEnv{t: t, cfg: cfg, store: testenv.Ledger(t, cfg)}
+	e.sup = watchdog.NewSupervisor(cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return e
 }
 

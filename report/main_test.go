@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"testing"
@@ -10,30 +9,16 @@ import (
 
 	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/internal/testenv"
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
-	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
 
 var testsvcBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "svcctl-report-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	testsvcBin, err = testsvc.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testsvc.RunTests(m, &testsvcBin)) }
 
 // testEnv is one service "web" on a fresh state dir and ledger.
 type testEnv struct {
@@ -47,19 +32,7 @@ func newEnv(t *testing.T, interval string) *testEnv {
 	t.Helper()
 	addr := testutil.FreeAddr(t)
 	cfg := testutil.Config(t, `drain_timeout = "3s"`, testutil.Service{Name: "web", Addr: addr, Interval: interval}.TOML(testsvcBin))
-	p := state.PathsOf(cfg)
-	st, err := runtrace.Open(p.DB(), runtrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &testEnv{cfg: cfg, p: p, store: st, addr: addr}
-	t.Cleanup(func() {
-		if id, err := proc.ReadPidFile(p.Pid("web")); err == nil {
-			proc.Stop(context.Background(), id, 2*time.Second)
-		}
-		st.Close()
-	})
-	return e
+	return &testEnv{cfg: cfg, p: state.PathsOf(cfg), store: testenv.Ledger(t, cfg), addr: addr}
 }
 
 // startAgent runs a real agent on the env's config until stop or the end

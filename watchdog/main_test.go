@@ -2,7 +2,6 @@ package watchdog
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -14,30 +13,16 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 
 	"svcctl/config"
+	"svcctl/internal/testenv"
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
-	"svcctl/state"
 )
 
 var testsvcBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "svcctl-watchdog-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	testsvcBin, err = testsvc.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testsvc.RunTests(m, &testsvcBin)) }
 
 // testEnv is one state dir and config with the given services, loaded
 // through the real config loader, and a supervisor recording to a real
@@ -56,28 +41,9 @@ func newEnv(t testing.TB, svcs ...testutil.Service) *testEnv {
 		b.WriteString(s.TOML(testsvcBin))
 	}
 	cfg := testutil.Config(t, `drain_timeout = "3s"`, b.String())
-	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &testEnv{t: t, cfg: cfg, store: st}
-	e.sup = NewSupervisor(cfg, st, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(func() {
-		for _, s := range cfg.Services {
-			e.stopService(s.Name)
-		}
-		st.Close()
-	})
+	e := &testEnv{t: t, cfg: cfg, store: testenv.Ledger(t, cfg)}
+	e.sup = NewSupervisor(cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return e
-}
-
-// stopService kills whatever instance the pid file names (identity-checked).
-func (e *testEnv) stopService(name string) {
-	id, err := proc.ReadPidFile(e.sup.Paths.Pid(name))
-	if err != nil {
-		return
-	}
-	proc.Stop(context.Background(), id, 2*time.Second)
 }
 
 func (e *testEnv) ensure(name string, req Request) Result {
@@ -127,4 +93,12 @@ func testsvcPIDs(t *testing.T) map[int32]bool {
 		}
 	}
 	return out
+}
+
+// stopService stops the instance the pid file names (identity-checked), as
+// an outside stop would.
+func (e *testEnv) stopService(name string) {
+	if id, err := proc.ReadPidFile(e.sup.Paths.Pid(name)); err == nil {
+		proc.Stop(context.Background(), id, 2*time.Second)
+	}
 }

@@ -1,7 +1,10 @@
 package testsvc
 
 import (
+	"fmt"
+	"os"
 	"sync"
+	"testing"
 
 	"svcctl/internal/testutil"
 )
@@ -21,4 +24,21 @@ func Build(dir string) (string, error) {
 		buildPath, buildErr = testutil.GoBuild(dir, "./internal/testsvc/cmd/testsvc")
 	})
 	return buildPath, buildErr
+}
+
+// RunTests is a TestMain for packages whose tests supervise testsvc: it builds
+// the program into a temporary dir, sets *bin to its path, runs the tests and
+// returns their exit code for TestMain to exit with.
+func RunTests(m *testing.M, bin *string) int {
+	dir, err := os.MkdirTemp("", "svcctl-testsvc-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if *bin, err = Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }

@@ -1,0 +1,37 @@
+// Package testenv holds what the tests of the rooms above the leaves share
+// (watchdog, agent, report): a real ledger for a test's config. It imports
+// proc, runtrace and state, so the leaves' own tests use internal/testutil,
+// which imports none of them. Only tests import it.
+package testenv
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"svcctl/config"
+	"svcctl/proc"
+	"svcctl/runtrace"
+	"svcctl/state"
+)
+
+// Ledger opens the run_trace of cfg's state dir (a real SQLite file) for the
+// test, and at its end stops every service instance cfg's pid files name
+// (identity-checked: a reused pid is never signalled) and closes the ledger.
+func Ledger(t testing.TB, cfg *config.Config) *runtrace.Store {
+	t.Helper()
+	p := state.PathsOf(cfg)
+	st, err := runtrace.Open(p.DB(), runtrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, s := range cfg.Services {
+			if id, err := proc.ReadPidFile(p.Pid(s.Name)); err == nil {
+				proc.Stop(context.Background(), id, 2*time.Second)
+			}
+		}
+		st.Close()
+	})
+	return st
+}
