@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -84,12 +85,20 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 	ctx, cancel := context.WithTimeoutCause(ctx, req.Job.Timeout, errJobTimeout)
 	defer cancel()
 	tail := &tailBuffer{max: 4 << 10}
+	id, err := req.Job.RunAs.Identity()
+	if err != nil {
+		return jobSpawnFailed(fmt.Errorf("run as %s: %w", req.Job.RunAs.User+":"+req.Job.RunAs.Group, err), req.Redactor)
+	}
 	c := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
+	// The job's user, as for the agent's own runs of it: a root cron line
+	// `svc-ctl exec backup -- ...` runs the command as `user`, not as root.
+	// The environment stays the caller's: CMD is the caller's own command.
+	runAs(c, id)
 	c.Stdin = req.Stdin
 	c.Stdout = io.MultiWriter(req.Stdout, tail)
 	c.Stderr = io.MultiWriter(req.Stderr, tail)
 	c.WaitDelay = 5 * time.Second
-	err := c.Run()
+	err = c.Run()
 	var res JobResult
 	var ee *exec.ExitError
 	switch {

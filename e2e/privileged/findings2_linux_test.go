@@ -302,3 +302,20 @@ func environ(t *testing.T, pid int) string {
 }
 
 var _ = json.Marshal
+
+// Finding 6, jobs: a job with `user` runs as that user, whether the agent
+// runs it or another scheduler runs it as root through `svc-ctl exec`.
+func TestJobRunsAsConfiguredUser(t *testing.T) {
+	requirePrivileged(t)
+	cfg, _ := rootConfig(t, fmt.Sprintf(`[[job]]
+name = "j"
+schedule = "@daily"
+timezone = "UTC"
+external = true
+user = %q
+`, attacker.name))
+	r := asRoot(t, nil, "--config", cfg, "exec", "j", "--", "/usr/bin/id", "-u")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != strconv.Itoa(attacker.uid) {
+		t.Fatalf("exec of a job with user = %s ran as %q, want uid %d:\n%v", attacker.name, strings.TrimSpace(r.stdout), attacker.uid, r)
+	}
+}
