@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,16 +45,28 @@ grace = "1m"
 `, name, jobCommand(0, "", ""), catchUp)
 }
 
+// waitJobSleeping waits until the job's loop has done its start (catch-up
+// included) and sleeps until its next slot: the debug line job.next. Any run
+// the start fired has its row by then (fire writes it before returning).
+func waitJobSleeping(t *testing.T, ra *runningAgent, job string) {
+	t.Helper()
+	next := regexp.MustCompile(`"msg":"job.next","pid":\d+,"job":"` + regexp.QuoteMeta(job) + `"`)
+	testutil.WaitFor(t, 10*time.Second, job+" sleeping until its next slot", func() bool {
+		return next.MatchString(ra.log.String())
+	})
+}
+
 func TestCatchUpAfterThreeHourGapIsOneRun(t *testing.T) {
 	e := jobEnv(t, hourlyJob("pull", true))
+	e.cfg.Agent.LogLevel = "debug"
 	reg := time.Now().Add(-3*time.Hour - 30*time.Minute).UTC()
 	e.register("pull", reg)
-	startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
-	testutil.WaitFor(t, 10*time.Second, "the catch-up run", func() bool {
+	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
+	waitJobSleeping(t, ra, "pull")
+	testutil.WaitFor(t, 10*time.Second, "the catch-up run finished", func() bool {
 		rs := jobRuns(e, "pull")
-		return len(rs) == 1 && rs[0].Outcome == runtrace.OutcomeOK
+		return len(rs) >= 1 && rs[0].Outcome == runtrace.OutcomeOK
 	})
-	time.Sleep(300 * time.Millisecond) // a second catch-up would have started by now
 	rs := jobRuns(e, "pull")
 	if len(rs) != 1 {
 		t.Fatalf("%d runs, want one coalesced run", len(rs))
@@ -69,8 +82,9 @@ func TestNoCatchUpReportsMissing(t *testing.T) {
 	e := jobEnv(t, hourlyJob("pull", false))
 	reg := time.Now().Add(-3*time.Hour - 30*time.Minute).UTC()
 	e.register("pull", reg)
+	e.cfg.Agent.LogLevel = "debug"
 	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
-	time.Sleep(500 * time.Millisecond) // give a wrong catch-up the chance to happen
+	waitJobSleeping(t, ra, "pull") // past the start: a wrong catch-up would have its row
 	ra.stop(t)
 	if rs := jobRuns(e, "pull"); len(rs) != 0 {
 		t.Fatalf("catch_up = false ran %d times", len(rs))
@@ -123,6 +137,10 @@ command = `+jobCommand(7, "", "upstream said 503")+`
 	}
 }
 
+// Across an agent restart no slot goes missing but those of the gap itself:
+// the new agent keeps the job's registration and serves every slot after it
+// is up. The window checked holds real slots (at least 4 past grace), so the
+// test has something to find.
 func TestMissingAcrossAgentRestart(t *testing.T) {
 	e := jobEnv(t, `
 [[job]]
@@ -131,19 +149,38 @@ schedule = "@every 1s"
 timezone = "UTC"
 command = `+jobCommand(0, "", "")+`
 catch_up = true
-grace = "5s"
+grace = "1s"
 `)
+	ctx := context.Background()
 	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
 	testutil.WaitFor(t, 10*time.Second, "two runs", func() bool { return len(jobRuns(e, "tick")) >= 2 })
+	down := time.Now()
 	ra.stop(t)
 	startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
+	up := time.Now()
+	reg1, _, _ := e.store.Registered(ctx, runtrace.JobID("tick"))
 	first := len(jobRuns(e, "tick"))
-	testutil.WaitFor(t, 10*time.Second, "two more runs", func() bool { return len(jobRuns(e, "tick")) >= first+2 })
-	reg, _, _ := e.store.Registered(context.Background(), runtrace.JobID("tick"))
+	testutil.WaitFor(t, 15*time.Second, "three more runs", func() bool { return len(jobRuns(e, "tick")) >= first+3 })
+	reg, _, _ := e.store.Registered(ctx, runtrace.JobID("tick"))
+	if !reg.Equal(reg1) {
+		t.Fatalf("the restart re-registered the job: %s -> %s", reg1, reg)
+	}
 	now := time.Now()
-	ms, err := report.Missing(context.Background(), e.store, e.cfg, nil, reg, now.Add(-time.Second))
-	if err != nil || len(ms) != 0 {
-		t.Fatalf("missing across a restart: %v %v", ms, err)
+	s, err := e.cfg.Job("tick").Cron(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Slots(reg, now.Add(-time.Second), 0)); n < 4 {
+		t.Fatalf("only %d slots in the window: the test would check nothing", n)
+	}
+	ms, err := report.Missing(ctx, e.store, e.cfg, nil, reg, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Slot.Before(down.Add(-time.Second)) || m.Slot.After(up.Add(time.Second)) {
+			t.Errorf("slot %s missing outside the restart gap %s..%s", m.Slot.Format(time.StampMilli), down.Format(time.StampMilli), up.Format(time.StampMilli))
+		}
 	}
 }
 

@@ -122,7 +122,8 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	e := newEnv(t,
 		testutil.Service{Name: "killed", Addr: a, Interval: "1s", Confirm: "0s"},
 		testutil.Service{Name: "hung", Addr: b, Interval: "1s", Confirm: "0s"})
-	startAgent(t, e, Options{})
+	var ag *Agent
+	startAgentWith(t, e, Options{}, func(a *Agent) { ag = a })
 	// Up means the agent's own cycles finished with started: killing an
 	// instance while its first cycle still waits for health is another story
 	// (start-failed, backoff).
@@ -156,7 +157,18 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 		t.Fatal("the hung instance was left running")
 	}
 	// The instance the cycle stopped on purpose is not news: no event cycle.
-	time.Sleep(300 * time.Millisecond) // an event cycle would have been recorded by now
+	// Its exit has been judged once its key left `replaced`; a trigger it
+	// had sent would run as the very next cycle (triggers preempt the timer),
+	// so wait for the next cycle after that and look at every one since.
+	testutil.WaitFor(t, 10*time.Second, "the replaced instance's exit judged", func() bool {
+		_, pending := ag.replaced.Load(idKey(oldHung))
+		return !pending
+	})
+	judged := time.Now()
+	testutil.WaitFor(t, 10*time.Second, "the next cycle of hung", func() bool {
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("hung"), Since: judged})
+		return n >= 1
+	})
 	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("hung"), Since: hungAt})
 	for _, r := range rs {
 		if r.Trigger == runtrace.TriggerEvent {

@@ -40,7 +40,13 @@ func newEnv(t testing.TB, svcs ...testutil.Service) *testEnv {
 	for _, s := range svcs {
 		b.WriteString(s.TOML(testsvcBin))
 	}
-	cfg := testutil.Config(t, `drain_timeout = "3s"`, b.String())
+	return envOf(t, b.String())
+}
+
+// envOf is a state dir and a supervisor for the config body given as TOML.
+func envOf(t testing.TB, body string) *testEnv {
+	t.Helper()
+	cfg := testutil.Config(t, `drain_timeout = "3s"`, body)
 	e := &testEnv{t: t, cfg: cfg, store: testenv.Ledger(t, cfg)}
 	e.sup = NewSupervisor(cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return e
