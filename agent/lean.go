@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"os"
 	"runtime/debug"
 	"time"
 )
@@ -18,37 +17,18 @@ import (
 //     loop never touches again; they stay mapped, counted in RSS.
 //
 // With Options.Lean (what `svc-ctl agent` sets: the process is the agent's
-// own) the agent tunes the collector for a small steady heap and, once
-// start-up is over and then hourly, returns freed heap to the OS and
-// unmaps the executable's read-only pages (trimExecutable): the ones the
-// loop uses come back on their next touch, from the page cache, the others
-// stay out. Tests that run agents in-process leave it off.
+// own), once start-up is over and then hourly, the agent returns freed heap
+// to the OS and unmaps the executable's read-only pages (trimExecutable):
+// the ones the loop uses come back on their next touch, from the page
+// cache, the others stay out. Tests that run agents in-process leave it off.
+// (Lowering GOGC was tried and measured no smaller: docs/benchmarks.md.)
 
 const (
-	// leanGCPercent: the live heap of an idle agent is well under 1 MiB;
-	// collecting at +50% keeps the heap near 2 MiB at the cost of more,
-	// smaller collections (a few hundred microseconds each).
-	leanGCPercent = 50
-	// leanMemoryLimit is a soft limit on the Go runtime's memory: the
-	// collector works harder near it, and returns memory to the OS sooner.
-	// It is far above what the agent needs, so it never thrashes.
-	leanMemoryLimit = 32 << 20
 	// trimAfter is when start-up is over: every service had its first
 	// cycle (the stagger is at most 30 s) and the first spawns settled.
 	trimAfter = 45 * time.Second
 	trimEvery = time.Hour
 )
-
-// tuneRuntime sets the collector for a daemon, unless the person running
-// the agent chose with GOGC or GOMEMLIMIT.
-func tuneRuntime() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(leanGCPercent)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(leanMemoryLimit)
-	}
-}
 
 // trimLoop trims once start-up is over, then hourly (a restart or a burst of
 // work touches pages that then stay mapped).

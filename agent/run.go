@@ -56,8 +56,8 @@ type Options struct {
 	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
 	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
 	Cgroup string
-	// Lean: the process is the agent's own (`svc-ctl agent`): tune the
-	// collector for a daemon and give back start-up's memory (lean.go).
+	// Lean: the process is the agent's own (`svc-ctl agent`): give back
+	// start-up's memory once it is over (lean.go).
 	Lean bool
 }
 
@@ -113,9 +113,6 @@ type Agent struct {
 // Run runs the agent until ctx is cancelled, then drains and returns. A nil
 // error means a clean stop; anything else must end the process non-zero.
 func Run(ctx context.Context, o Options) error {
-	if o.Lean {
-		tuneRuntime()
-	}
 	a, err := newAgent(o)
 	if err != nil {
 		return err
