@@ -13,6 +13,13 @@
 // duplicate writer can never overwrite a verdict. A slot with no row at all is
 // therefore a fact: the run was never triggered.
 //
+// A writer that must not lose rows to a full disk writes through a Queue
+// (queue.go): a row the database cannot take (disk full, quota, read-only,
+// locked, damaged: Cause) is kept in memory, bounded, and written later in
+// order with its own times; what still waits when the process stops goes to
+// a private spill file outside the state dir (spill.go) that the next agent
+// imports. Health says why writes fail, for status, verify and metrics.
+//
 // What the package must never do:
 //   - overwrite a finished run, or accept an outcome/reason outside the closed
 //     list in reasons.go (the CHECK constraints enforce the same in SQL);
@@ -23,7 +30,10 @@
 //     write lock up front (BEGIN IMMEDIATE) and busy errors are retried
 //     with jittered backoff for up to Options.BusyTimeout;
 //   - store secrets: detail is short JSON the caller builds, capped at 8 KiB;
-//   - import anything but the standard library and modernc.org/sqlite.
+//   - lose a row silently: a row that is neither written, queued nor
+//     spilled is counted (Health.Lost, CloseResult.Lost);
+//   - import anything but the standard library, modernc.org/sqlite and
+//     internal/fsutil.
 //
 // Times are stored as unix milliseconds UTC and returned in UTC.
 package runtrace

@@ -1,0 +1,4 @@
+package runtrace
+
+// runDir is root's per-boot runtime directory.
+const runDir = "/run"
