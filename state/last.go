@@ -54,14 +54,24 @@ func ReadLast(path string) (*LastFile, error) {
 // own lock file: several processes update different services' entries.
 // durable=false skips the fsyncs (a healthy cycle that changed nothing).
 func UpdateLast(path, service string, r *LastResult, durable bool) error {
+	return UpdateLastAll(path, map[string]*LastResult{service: r}, durable)
+}
+
+// UpdateLastAll merges several services' results at once: what a writer
+// kept in memory while the file could not be written, with the newest.
+func UpdateLastAll(path string, rs map[string]*LastResult, durable bool) error {
 	fl := newFlock(path + ".lock")
 	if err := fl.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
 	defer fl.Unlock()
 	lf, _ := ReadLast(path) // a damaged file is replaced: it is a cache of the newest results
-	lf.Services[service] = r
-	lf.UpdatedAt = r.Time
+	for service, r := range rs {
+		lf.Services[service] = r
+		if r.Time.After(lf.UpdatedAt) {
+			lf.UpdatedAt = r.Time
+		}
+	}
 	b, err := json.MarshalIndent(lf, "", "  ")
 	if err != nil {
 		return err

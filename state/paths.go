@@ -11,10 +11,13 @@ import (
 // for the one place that must render a path for another OS than this one
 // (install writes service definitions for every platform).
 const (
-	DBFile           = "svc-ctl.db"
-	AgentLogFile     = "agent.log"
-	AgentLockFile    = "agent.lock"
-	AgentPIDFile     = "agent.pid"
+	DBFile        = "svc-ctl.db"
+	AgentLogFile  = "agent.log"
+	AgentLockFile = "agent.lock"
+	AgentPIDFile  = "agent.pid"
+	// AgentStatusFile is the running agent's own report (AgentReport), kept
+	// where a full disk cannot stop it from being renewed.
+	AgentStatusFile  = "agent.status"
 	CrashLogFile     = "crash.log"
 	CrashPrevLogFile = "crash.prev.log"
 	WatchdogLastFile = "watchdog.last.json"
@@ -38,6 +41,7 @@ func (p Paths) DB() string           { return filepath.Join(p.State, DBFile) }
 func (p Paths) AgentLog() string     { return filepath.Join(p.State, AgentLogFile) }
 func (p Paths) AgentLock() string    { return filepath.Join(p.State, AgentLockFile) }
 func (p Paths) AgentPID() string     { return filepath.Join(p.State, AgentPIDFile) }
+func (p Paths) AgentStatus() string  { return filepath.Join(p.State, AgentStatusFile) }
 func (p Paths) CrashLog() string     { return filepath.Join(p.State, CrashLogFile) }
 func (p Paths) CrashPrevLog() string { return filepath.Join(p.State, CrashPrevLogFile) }
 func (p Paths) WatchdogLast() string { return filepath.Join(p.State, WatchdogLastFile) }

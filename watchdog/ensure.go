@@ -36,6 +36,7 @@ type Supervisor struct {
 	Cgroup string
 
 	recErr   recordErrors
+	book     bookkeeping      // state.json, watchdog.last.json and pid files the disk refused
 	red      *redact.Redactor // every secret of the config (SecretValues), scrubbed wherever the cycle writes
 	inflight sync.Map         // run id -> service name, for the drain
 	logLocks sync.Map         // service name -> *sync.Mutex: CapLog against the restart's rotation
@@ -261,7 +262,7 @@ func (c *cycle) lock(ctx context.Context) (*state.ServiceLock, bool, error) {
 }
 
 func (c *cycle) loadState() {
-	st, err := state.LoadService(c.s.Paths.StateFile(c.svc.Name))
+	st, err := c.s.loadState(c.svc.Name)
 	if err != nil {
 		c.log.Warn("state.damaged", "err", err)
 	}
@@ -276,9 +277,7 @@ func (c *cycle) saveState() {
 	c.st.LastCycle = c.s.now()
 	c.res.Detail.State = c.st.State
 	c.res.Detail.Failures = c.st.Failures
-	if err := state.SaveService(c.s.Paths.StateFile(c.svc.Name), c.st, c.mustSync()); err != nil {
-		c.log.Error("state.write_failed", "err", err)
-	}
+	c.s.saveState(c.svc.Name, c.st, c.mustSync())
 }
 
 // look probes health once; the probe timeout bounds the whole check.

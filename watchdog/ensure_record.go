@@ -58,7 +58,7 @@ func (c *cycle) finish() {
 	c.res.Detail.Message = c.res.Message
 	c.res.Detail = redactDetail(c.redactor(), c.res.Detail)
 	switch {
-	case c.res.RunID > 0:
+	case c.res.RunID != 0: // negative: provisional, the row waits in the recorder's queue
 		defer c.s.inflight.Delete(c.res.RunID)
 		err := c.s.Rec.Finish(context.Background(), c.res.RunID, c.res.Outcome, c.res.Reason, c.res.Detail, now)
 		if err != nil {
@@ -72,9 +72,7 @@ func (c *cycle) finish() {
 	detail, _ := json.Marshal(c.res.Detail) // plain data: it cannot fail
 	last := &state.LastResult{Time: now, Trigger: c.res.Trigger, Outcome: c.res.Outcome, Reason: c.res.Reason,
 		Message: c.res.Message, RunID: c.res.RunID, RecordError: c.res.RecordError, Detail: detail}
-	if err := state.UpdateLast(c.s.Paths.WatchdogLast(), c.svc.Name, last, c.mustSync()); err != nil {
-		c.log.Error("watchdog_last.write_failed", "err", err)
-	}
+	c.s.saveLast(c.svc.Name, last, c.mustSync())
 	c.logResult()
 }
 

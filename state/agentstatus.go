@@ -1,0 +1,139 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"svcctl/internal/fsutil"
+	"svcctl/runtrace"
+)
+
+// AgentReport is what a running agent says about itself in agent.status,
+// for the command line to read when the ledger cannot tell: above all when
+// the disk is full, the heartbeat row cannot be renewed and `status` would
+// otherwise call a working agent "stale". UpdatedAt is renewed every
+// heartbeat period whatever the ledger does, so together with the agent lock
+// it proves the agent alive.
+type AgentReport struct {
+	Instance  string          `json:"instance"`
+	PID       int             `json:"pid"`
+	StartedAt time.Time       `json:"started_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Ledger    runtrace.Health `json:"ledger"`
+	// Set by a stop: when, where the rows still waiting went (a spill
+	// file), and how many rows no ledger or spill file holds. The next agent
+	// records Lost as an agent row.
+	StoppedAt time.Time `json:"stopped_at,omitzero"`
+	Spill     string    `json:"spill,omitempty"`
+	Lost      int       `json:"lost,omitempty"`
+}
+
+// statusSize is agent.status's fixed size. The file is allocated once, at
+// start, and from then on rewritten in place within it: an in-place
+// overwrite needs no new blocks, so it works on a full disk (on file systems
+// that overwrite in place: ext4, xfs, tmpfs, APFS, NTFS; a copy-on-write
+// one such as btrfs or ZFS may still refuse it).
+const statusSize = 4096
+
+// StatusFile is agent.status, open for the agent to rewrite.
+type StatusFile struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// OpenStatusFile opens (creating) agent.status and makes sure its blocks are
+// allocated.
+func OpenStatusFile(p Paths) (*StatusFile, error) {
+	path := p.AgentStatus()
+	f, err := fsutil.OpenFile(path, os.O_RDWR|os.O_CREATE, fsutil.FilePerm)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err == nil && st.Size() != statusSize {
+		if err = f.Truncate(0); err == nil {
+			_, err = f.WriteAt(bytes.Repeat([]byte(" "), statusSize), 0)
+		}
+		if err == nil {
+			err = f.Sync()
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("allocate %s: %w", path, err)
+	}
+	return &StatusFile{f: f}, nil
+}
+
+// Write rewrites the report in place.
+func (s *StatusFile) Write(r AgentReport) error {
+	b, err := json.Marshal(r)
+	if err == nil && len(b) >= statusSize {
+		r.Ledger.Error = "" // the one field of unbounded length
+		b, err = json.Marshal(r)
+	}
+	if err != nil {
+		return err
+	}
+	if len(b) >= statusSize {
+		return fmt.Errorf("agent report of %d bytes does not fit in %d", len(b), statusSize)
+	}
+	buf := bytes.Repeat([]byte(" "), statusSize)
+	copy(buf, b)
+	buf[statusSize-1] = '\n'
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return errors.New("agent.status is closed")
+	}
+	_, err = s.f.WriteAt(buf, 0)
+	return err
+}
+
+// Close closes the file (it stays on disk, allocated for the next agent).
+func (s *StatusFile) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	return err
+}
+
+// ReadAgentReport reads agent.status. A read that races a rewrite can see a
+// mix of two reports; it is read again.
+func ReadAgentReport(p Paths) (*AgentReport, error) {
+	var lastErr error
+	for range 3 {
+		b, err := readStatus(p.AgentStatus())
+		if err != nil {
+			return nil, err
+		}
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			return nil, fmt.Errorf("%s is empty: %w", p.AgentStatus(), os.ErrNotExist)
+		}
+		var r AgentReport
+		if lastErr = json.Unmarshal(b, &r); lastErr == nil {
+			return &r, nil
+		}
+	}
+	return nil, fmt.Errorf("%s is damaged: %w", p.AgentStatus(), lastErr)
+}
+
+func readStatus(path string) ([]byte, error) {
+	f, err := fsutil.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, statusSize))
+}
