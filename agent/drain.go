@@ -42,8 +42,8 @@ func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	}
 	cancelRuns(nil)
 	a.waitPings()
-	if a.store != nil {
-		if err := a.store.DeleteHeartbeat(context.Background(), a.instance); err != nil {
+	if a.ledger.queue != nil {
+		if err := a.ledger.queue.DeleteHeartbeat(context.Background(), a.instance); err != nil {
 			errs = append(errs, fmt.Errorf("delete heartbeat: %w", err))
 		}
 	}

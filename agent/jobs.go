@@ -203,7 +203,7 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 	}
 	r.running[j.Name] = runID
 	r.mu.Unlock()
-	if runID > 0 {
+	if runID != 0 { // negative: provisional, the row waits in the ledger's queue
 		r.inflight.Store(runID, id)
 	}
 	r.wg.Add(1)
@@ -238,7 +238,7 @@ func (r *jobRunner) skip(id string, trigger runtrace.Trigger, slot time.Time, re
 }
 
 func (r *jobRunner) finish(j *config.Job, runID int64, res JobResult) {
-	if runID > 0 {
+	if runID != 0 { // negative: provisional, the row waits in the ledger's queue
 		err := r.a.rec.Finish(context.Background(), runID, res.Outcome, res.Reason, res.Detail, time.Now().UTC())
 		if err != nil {
 			r.a.log.Warn("ledger.write_failed", "job", j.Name, "run_id", runID, "err", err)

@@ -195,12 +195,16 @@ func every(ctx context.Context, period time.Duration, fn func(context.Context)) 
 	}
 }
 
+// beat renews the heartbeat row (through the queue: while the ledger refuses
+// writes, the newest beat waits there) and agent.status, which the command
+// line reads when the row cannot be renewed.
 func (a *Agent) beat(ctx context.Context) {
-	if a.store == nil {
+	defer a.writeReport()
+	if a.ledger.queue == nil {
 		return
 	}
 	host, _ := os.Hostname()
-	err := a.store.Beat(ctx, runtrace.Heartbeat{InstanceID: a.instance, PID: os.Getpid(), Version: a.o.Version,
+	err := a.ledger.queue.Beat(ctx, runtrace.Heartbeat{InstanceID: a.instance, PID: os.Getpid(), Version: a.o.Version,
 		StartedAt: a.started, BootTime: a.boot, Mode: a.o.Mode, Hostname: host})
 	if err != nil && ctx.Err() == nil {
 		a.log.Warn("heartbeat.failed", "err", err)

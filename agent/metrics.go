@@ -31,7 +31,7 @@ type metrics struct {
 	lastCycle  map[string]time.Time
 	state      map[string]string
 	jobSuccess map[string]time.Time
-	ledgerUp   bool
+	ledger     func() runtrace.Health // nil: no ledger
 }
 
 func newMetrics(started time.Time) *metrics {
@@ -71,7 +71,7 @@ func (m *metrics) write(w io.Writer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	fmt.Fprintf(w, "# HELP svcctl_agent_start_time_seconds When this agent process started.\n# TYPE svcctl_agent_start_time_seconds gauge\nsvcctl_agent_start_time_seconds %d\n", m.started.Unix())
-	fmt.Fprintf(w, "# HELP svcctl_ledger_up Whether run_trace can be written.\n# TYPE svcctl_ledger_up gauge\nsvcctl_ledger_up %d\n", b2i(m.ledgerUp))
+	m.writeLedger(w)
 	fmt.Fprintln(w, "# HELP svcctl_cycles_total Watchdog cycles by outcome and reason.\n# TYPE svcctl_cycles_total counter")
 	for _, k := range sortedKeys(m.cycles) {
 		fmt.Fprintf(w, "svcctl_cycles_total{service=%q,outcome=%q,reason=%q} %g\n", k[0], k[1], k[2], m.cycles[k])
@@ -93,6 +93,23 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# HELP svcctl_job_last_success_timestamp_seconds When the job last completed.\n# TYPE svcctl_job_last_success_timestamp_seconds gauge")
 	for _, j := range sortedNames(m.jobSuccess) {
 		fmt.Fprintf(w, "svcctl_job_last_success_timestamp_seconds{job=%q} %d\n", j, m.jobSuccess[j].Unix())
+	}
+}
+
+// writeLedger prints the ledger's write health: whether it takes writes,
+// how many rows wait for it, and how many were written late or lost.
+func (m *metrics) writeLedger(w io.Writer) {
+	var h runtrace.Health
+	if m.ledger != nil {
+		h = m.ledger()
+	}
+	fmt.Fprintf(w, "# HELP svcctl_ledger_up Whether run_trace takes writes (0: rows wait in memory; see svc-ctl status).\n# TYPE svcctl_ledger_up gauge\nsvcctl_ledger_up %d\n", b2i(h.Up))
+	fmt.Fprintf(w, "# HELP svcctl_ledger_pending_rows Rows waiting in memory to be written to run_trace.\n# TYPE svcctl_ledger_pending_rows gauge\nsvcctl_ledger_pending_rows %d\n", h.Pending)
+	fmt.Fprintf(w, "# HELP svcctl_ledger_rows_written_late_total Rows written to run_trace after waiting in memory.\n# TYPE svcctl_ledger_rows_written_late_total counter\nsvcctl_ledger_rows_written_late_total %d\n", h.TotalWrittenLate)
+	fmt.Fprintf(w, "# HELP svcctl_ledger_rows_lost_total Rows dropped because the queue of waiting rows was full.\n# TYPE svcctl_ledger_rows_lost_total counter\nsvcctl_ledger_rows_lost_total %d\n", h.TotalLost)
+	fmt.Fprintln(w, "# HELP svcctl_ledger_write_failing Why run_trace refuses writes (1 for the current cause).\n# TYPE svcctl_ledger_write_failing gauge")
+	if !h.Up && h.Cause != "" {
+		fmt.Fprintf(w, "svcctl_ledger_write_failing{cause=%q} 1\n", h.Cause)
 	}
 }
 

@@ -71,6 +71,9 @@ type Agent struct {
 	sup   *watchdog.Supervisor
 	store *runtrace.Store // nil when the ledger is unavailable
 	rec   watchdog.Recorder
+	// ledger is the queue in front of store (rows a full disk refuses wait
+	// there) and agent.status (ledger.go).
+	ledger ledgerState
 	// funnel is where every run result passes (rec, when the ledger is
 	// usable); sender delivers the events it queues, pinger sends pings.
 	funnel  *notify.Funnel
@@ -154,8 +157,10 @@ func newAgent(o Options) (*Agent, error) {
 	a.lock = lock
 	a.setupLog()
 	a.metrics = newMetrics(a.started)
+	a.metrics.ledger = a.ledgerHealth
+	a.openStatus()
 	a.openLedger()
-	a.metrics.ledgerUp = a.store != nil
+	a.writeReport()
 	a.sup = watchdog.NewSupervisor(cfg, a.rec, a.log)
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
@@ -183,36 +188,14 @@ func (a *Agent) setupLog() {
 	a.log = NewLogger(w, LogLevel(a.cfg.Agent.LogLevel), redact.New(a.cfg.SecretValues()...))
 }
 
-// openLedger opens run_trace. A damaged or locked ledger does not stop
-// supervision: the agent logs it loudly once and keeps cycling, with every
-// result kept in watchdog.last.json, and tells people at once (the outbox
-// is in the ledger, so that one message goes out directly, at most once).
-func (a *Agent) openLedger() {
-	host, _ := os.Hostname()
-	a.deriver = notify.NewDeriver(a.cfg, host, time.Local)
-	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log, Instance: a.instance})
-	if err != nil {
-		a.log.Error("ledger.unavailable", "err", err, "path", a.paths.DB(),
-			"hint", "supervision goes on; results are kept in watchdog.last.json; move the file aside to start a new ledger")
-		a.rec = watchdog.NopRecorder{Why: err}
-		a.notifyDirect("the run_trace ledger is unavailable: runs are not recorded and events not queued until it is fixed", err.Error())
-		return
-	}
-	a.store = st
-	a.funnel = notify.NewFunnel(st, a.deriver)
-	a.rec = a.funnel
-	a.sender = notify.NewSender(a.cfg, st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped})
-	a.funnel.OnQueued(a.sender.Wake)
-	a.pinger = notify.NewPinger(a.cfg, st, a.log)
-	a.pinger.Go = func(name string, fn func()) { a.goOnce(name, fn, nil) }
-	a.funnel.Observe(a.metrics)
-	a.funnel.Observe(a.pinger)
-}
-
 func (a *Agent) closeAll() {
 	a.recMu.Lock()
 	a.closed = true
 	a.recMu.Unlock()
+	a.closeLedger()
+	if a.ledger.status != nil {
+		a.ledger.status.Close()
+	}
 	if a.store != nil {
 		if err := a.store.Close(); err != nil {
 			a.log.Error("ledger.close_failed", "err", err)
@@ -231,7 +214,9 @@ func randomID() string {
 }
 
 func (a *Agent) run(ctx context.Context) error {
+	a.importSpills(ctx)
 	a.recordStartup()
+	a.recordPreviousLoss()
 	a.reportCrash()
 	a.housekeeping(ctx)
 	loopCtx, stopLoops := context.WithCancel(ctx)
@@ -260,6 +245,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.adopt(name)
 	}
 	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
+	if q := a.ledger.queue; q != nil {
+		a.goSafe(loopCtx, "ledger-retry", q.Run)
+	}
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })

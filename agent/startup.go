@@ -96,6 +96,12 @@ func (a *Agent) reap(ctx context.Context) {
 	if a.store == nil {
 		return
 	}
+	// A row whose verdict waits in the queue must not be judged abandoned:
+	// reap only once everything waiting is written.
+	if q := a.ledger.queue; q != nil && !q.Flush(ctx) {
+		a.log.Info("ledger.reap_deferred", "pending_rows", q.Health().Pending)
+		return
+	}
 	now := time.Now().UTC()
 	stale := heartbeatsStale * a.cfg.Agent.Heartbeat
 	busy := a.runningHere()

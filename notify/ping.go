@@ -138,7 +138,7 @@ func (p *Pinger) send(jobID, url, signal string, runID int64, body string) {
 		p.sem <- struct{}{}
 		defer func() { <-p.sem }()
 		rid := ""
-		if runID > 0 {
+		if runID != 0 { // negative: provisional (the ledger's queue holds the row); still one per run
 			rid = jobID + "/" + itoa(runID) // pairs a job's /start with its end
 		}
 		var err error

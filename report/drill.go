@@ -77,7 +77,8 @@ func agentStatusQuick(ctx context.Context, cfg *config.Config, p state.Paths) st
 	if err != nil {
 		store = nil
 	}
-	return agentStatus(ctx, cfg, p, store, time.Now()).State
+	now := time.Now()
+	return agentStatus(ctx, cfg, p, store, liveReport(cfg, p, now), now).State
 }
 
 // waitRestored polls run_trace for a cycle, begun after the kill by the agent

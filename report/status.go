@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/config"
+	"svcctl/internal/fsutil"
 	"svcctl/notify"
 	"svcctl/probe"
 	"svcctl/proc"
@@ -44,7 +46,10 @@ type ChannelStatus struct {
 
 // AgentStatus is the agent as its heartbeat and its lock show it.
 type AgentStatus struct {
-	State        string    `json:"state"` // running | stopped | stale
+	State string `json:"state"` // running | stopped | stale
+	// Condition qualifies a running agent that cannot do all its work:
+	// "cannot renew its heartbeat: disk full" (from agent.status).
+	Condition    string    `json:"condition,omitempty"`
 	Why          string    `json:"why"`
 	PID          int       `json:"pid,omitempty"`
 	Version      string    `json:"version,omitempty"`
@@ -57,12 +62,19 @@ type AgentStatus struct {
 	LockHeld     bool      `json:"lock_held"`
 }
 
-// LedgerStatus says whether run_trace can be read.
+// LedgerStatus says whether run_trace can be read, and whether the running
+// agent can write it.
 type LedgerStatus struct {
 	OK    bool   `json:"ok"`
 	Path  string `json:"path"`
 	Error string `json:"error,omitempty"`
+	// Writes is the running agent's own account of its writes, from
+	// agent.status (free space measured again now); nil when no agent runs.
+	Writes *runtrace.Health `json:"writes,omitempty"`
 }
+
+// WriteFailing reports whether the running agent says its writes fail.
+func (l LedgerStatus) WriteFailing() bool { return l.Writes != nil && !l.Writes.Up }
 
 // ServiceStatus is one service's line.
 type ServiceStatus struct {
@@ -184,7 +196,17 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 		defer store.Close()
 		r.Ledger.OK = true
 	}
-	r.Agent = agentStatus(ctx, cfg, p, store, now)
+	live := liveReport(cfg, p, now)
+	if live != nil {
+		h := live.Ledger
+		if !h.Up && (h.Cause == runtrace.CauseDiskFull || h.Cause == runtrace.CauseQuota) {
+			if n, err := fsutil.FreeSpace(h.Dir); err == nil {
+				h.FreeBytes = int64(min(n, 1<<62))
+			}
+		}
+		r.Ledger.Writes = &h
+	}
+	r.Agent = agentStatus(ctx, cfg, p, store, live, now)
 	last, _ := state.ReadLast(p.WatchdogLast())
 	for i := range cfg.Services {
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
@@ -246,7 +268,28 @@ func openForRead(path string) (*runtrace.Store, error) {
 	return st, state.Denied(path, err)
 }
 
-func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *runtrace.Store, now time.Time) AgentStatus {
+// liveReport is the running agent's agent.status: only when an agent holds
+// the lock and renewed the report within three heartbeats.
+func liveReport(cfg *config.Config, p state.Paths, now time.Time) *state.AgentReport {
+	if held, err := state.AgentLockHeld(p); err != nil || !held {
+		return nil
+	}
+	r, err := state.ReadAgentReport(p)
+	if err != nil || !r.StoppedAt.IsZero() || now.Sub(r.UpdatedAt) > 3*cfg.Agent.Heartbeat+5*time.Second {
+		return nil
+	}
+	return r
+}
+
+// cannotBeat is why a live agent's heartbeat row is not renewed, or "".
+func cannotBeat(live *state.AgentReport) string {
+	if live == nil || live.Ledger.Up {
+		return ""
+	}
+	return "cannot renew its heartbeat: " + live.Ledger.Cause.Words()
+}
+
+func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *runtrace.Store, live *state.AgentReport, now time.Time) AgentStatus {
 	a := AgentStatus{State: "stopped", Why: "no heartbeat row and the agent lock is free"}
 	if bt, err := host.BootTime(); err == nil {
 		a.BootTime = time.Unix(int64(bt), 0).UTC()
@@ -265,6 +308,10 @@ func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *
 			a.HeartbeatAgo = age.Round(time.Second).String()
 			a.UptimeS = int64(now.Sub(h.StartedAt).Seconds())
 			switch {
+			case age > 3*cfg.Agent.Heartbeat+5*time.Second && cannotBeat(live) != "":
+				a.State, a.Condition = "running", cannotBeat(live)
+				a.Why = fmt.Sprintf("heartbeat is %s old, but the agent (pid %d) holds its lock and renewed agent.status %s ago",
+					a.HeartbeatAgo, live.PID, now.Sub(live.UpdatedAt).Round(time.Second))
 			case age > 3*cfg.Agent.Heartbeat+5*time.Second:
 				a.State, a.Why = "stale", "heartbeat is "+a.HeartbeatAgo+" old (renewed every "+cfg.Agent.Heartbeat.String()+")"
 			case !a.LockHeld:
@@ -279,6 +326,10 @@ func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *
 		a.State, a.Why = "running", "the agent lock is held (no heartbeat readable)"
 		if pid, err := state.ReadAgentPID(p); err == nil {
 			a.PID = pid
+		}
+		if c := cannotBeat(live); c != "" {
+			a.Condition = c
+			a.Why = fmt.Sprintf("the agent lock is held and agent.status was renewed %s ago", now.Sub(live.UpdatedAt).Round(time.Second))
 		}
 	}
 	return a

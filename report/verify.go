@@ -64,6 +64,7 @@ type VerifyEnv struct {
 // reading it. It never changes anything.
 func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyReport {
 	v := &verifier{cfg: cfg, env: env, p: state.PathsOf(cfg), r: &VerifyReport{Now: env.Now.UTC()}}
+	v.live = liveReport(cfg, v.p, env.Now)
 	v.installed()
 	if err := state.Readable(v.p); err != nil {
 		// Nothing below can be judged: each claim is a FAIL that says why,
@@ -83,6 +84,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 		v.startedSinceBoot(ctx, store)
 		v.heartbeat(ctx, store)
 	}
+	v.ledgerWrites()
 	v.watchdogLast()
 	v.servicesCycled(ctx, store)
 	v.backstop()
@@ -93,6 +95,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 		v.missing(ctx, store)
 		v.channels(ctx, store)
 	}
+	v.nameCause()
 	v.r.OK = true
 	for _, c := range v.r.Checks {
 		if c.Status == Fail {
@@ -122,10 +125,49 @@ func couldNotRead(path string, err error) string {
 }
 
 type verifier struct {
-	cfg *config.Config
-	env VerifyEnv
-	p   state.Paths
-	r   *VerifyReport
+	cfg  *config.Config
+	env  VerifyEnv
+	p    state.Paths
+	r    *VerifyReport
+	live *state.AgentReport // the running agent's agent.status; nil when none
+}
+
+// checkLedgerWrites is the name of the check that the running agent can
+// write its ledger.
+const checkLedgerWrites = "ledger writable"
+
+// ledgerWrites checks, by the running agent's own report, that it can
+// write run_trace. Without a running agent there is nothing to ask (the
+// heartbeat check fails then).
+func (v *verifier) ledgerWrites() {
+	if v.live == nil {
+		return
+	}
+	h := v.live.Ledger
+	if h.Up {
+		v.add(checkLedgerWrites, Pass, fmt.Sprintf("the agent (pid %d) writes it (agent.status renewed %s ago)",
+			v.live.PID, v.env.Now.Sub(v.live.UpdatedAt).Round(time.Second)))
+		return
+	}
+	v.add(checkLedgerWrites, Fail, fmt.Sprintf("WRITE FAILING since %s: %s; %s", h.Since.Format(time.RFC3339), h.Summary(), h.Cause.Fix()))
+}
+
+// nameCause adds the cause to every failed check when the agent cannot
+// write: a stale heartbeat or an old watchdog.last.json is then not a dead
+// agent but a full disk (or whatever the cause is), and says so.
+func (v *verifier) nameCause() {
+	if v.live == nil || v.live.Ledger.Up {
+		return
+	}
+	h := v.live.Ledger
+	cause := fmt.Sprintf("cause: the agent (pid %d, alive: agent.status renewed %s ago) cannot write to %s since %s: %s",
+		v.live.PID, v.env.Now.Sub(v.live.UpdatedAt).Round(time.Second), h.Dir, h.Since.Format(time.RFC3339), h.Cause.Words())
+	for i := range v.r.Checks {
+		c := &v.r.Checks[i]
+		if c.Status == Fail && c.Name != checkLedgerWrites {
+			c.Evidence += "; " + cause
+		}
+	}
 }
 
 func (v *verifier) add(name, status, evidence string) {

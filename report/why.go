@@ -284,6 +284,9 @@ func failedHints(r *runtrace.Run, cfg *config.Config, p state.Paths, name string
 		return []string{"the agent stopped while this ran, past drain_timeout: `svc-ctl runs --job agent`"}
 	case runtrace.ReasonPanic:
 		return []string{"svc-ctl itself panicked: the stack is in " + p.AgentLog() + " (search panic.recovered); please report it"}
+	case runtrace.ReasonRowsLost:
+		return []string{"the ledger could not be written (the cause is in the row's detail) for longer than the agent could keep rows: " +
+			"the runs of that time are missing; docs/runbook.md, \"the disk is full\""}
 	}
 	return nil
 }

@@ -101,6 +101,10 @@ func (s *Store) WriteFailure(err error) (Cause, bool) {
 	return writeFailure(err, filepath.Dir(s.path))
 }
 
+// ClassifyFailure is WriteFailure for an error met without a Store (Open
+// failed); dir is the database's directory.
+func ClassifyFailure(err error, dir string) (Cause, bool) { return writeFailure(err, dir) }
+
 func writeFailure(err error, dir string) (Cause, bool) {
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),

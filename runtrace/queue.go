@@ -276,6 +276,20 @@ func (q *Queue) Record(ctx context.Context, r Run) (int64, error) {
 
 // RecordEmit is Store.RecordEmit, queued while writes fail.
 func (q *Queue) RecordEmit(ctx context.Context, r Run, emit Emitter) (int64, error) {
+	return q.record(ctx, r, emit, false)
+}
+
+// RecordLazy is Store.RecordLazy, queued while writes fail.
+func (q *Queue) RecordLazy(ctx context.Context, r Run) (int64, error) {
+	return q.record(ctx, r, nil, true)
+}
+
+// RecordLazyEmit is Store.RecordLazyEmit, queued while writes fail.
+func (q *Queue) RecordLazyEmit(ctx context.Context, r Run, emit Emitter) (int64, error) {
+	return q.record(ctx, r, emit, true)
+}
+
+func (q *Queue) record(ctx context.Context, r Run, emit Emitter, lazy bool) (int64, error) {
 	if r.FinishedAt.IsZero() {
 		r.FinishedAt = r.StartedAt
 	}
@@ -296,7 +310,11 @@ func (q *Queue) RecordEmit(ctx context.Context, r Run, emit Emitter) (int64, err
 		return id, nil
 	}
 	q.mu.Unlock()
-	id, err := q.st.RecordEmit(ctx, r, emit)
+	write := q.st.RecordEmit
+	if lazy {
+		write = q.st.RecordLazyEmit
+	}
+	id, err := write(ctx, r, emit)
 	if cause, failed := q.st.WriteFailure(err); failed {
 		q.mu.Lock()
 		id = q.recordLocked(r, emit)

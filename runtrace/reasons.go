@@ -53,6 +53,10 @@ const (
 	// ReasonUndelivered: notification events were dropped from the outbox
 	// undelivered after their retention (an agent row; detail counts them).
 	ReasonUndelivered Reason = "undelivered"
+	// ReasonRowsLost is an agent row: rows the ledger could not take and
+	// that no queue or spill file kept (the count and the cause are in its
+	// detail).
+	ReasonRowsLost Reason = "rows-lost"
 )
 
 // Reasons maps each outcome to the reason codes it accepts.
@@ -60,7 +64,7 @@ var Reasons = map[Outcome][]Reason{
 	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonCompleted, ReasonResumed},
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
-		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered},
+		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost},
 }
 
 // ValidReason reports whether reason is allowed with outcome. A running row

@@ -144,19 +144,7 @@ func narrow(rep *report.StatusReport, name string) error {
 }
 
 func printStatus(w io.Writer, r *report.StatusReport) {
-	a := r.Agent
-	fmt.Fprintf(w, "agent:  %s", a.State)
-	if a.PID > 0 {
-		fmt.Fprintf(w, " (pid %d", a.PID)
-		if a.UptimeS > 0 {
-			fmt.Fprintf(w, ", up %s", (time.Duration(a.UptimeS) * time.Second).String())
-		}
-		if a.Version != "" {
-			fmt.Fprintf(w, ", version %s, %s", a.Version, a.Mode)
-		}
-		fmt.Fprint(w, ")")
-	}
-	fmt.Fprintf(w, " — %s\n", a.Why)
+	printAgent(w, r.Agent)
 	if i := r.Install; i != nil && i.Known {
 		switch {
 		case !i.Installed:
@@ -167,14 +155,10 @@ func printStatus(w io.Writer, r *report.StatusReport) {
 			fmt.Fprintf(w, "autostart: installed as %s (%s)\n", i.Mode, i.Platform)
 		}
 	}
-	if !a.BootTime.IsZero() {
-		fmt.Fprintf(w, "host:   booted %s\n", when(a.BootTime, r.Now))
+	if bt := r.Agent.BootTime; !bt.IsZero() {
+		fmt.Fprintf(w, "host:   booted %s\n", when(bt, r.Now))
 	}
-	if r.Ledger.OK {
-		fmt.Fprintf(w, "ledger: ok (%s)\n", r.Ledger.Path)
-	} else {
-		fmt.Fprintf(w, "ledger: UNAVAILABLE: %s\n", r.Ledger.Error)
-	}
+	printLedger(w, r)
 	if len(r.Services) > 0 {
 		fmt.Fprintln(w)
 		printServices(w, r)
@@ -207,6 +191,62 @@ func printChannels(w io.Writer, r *report.StatusReport) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", c.Name, c.Kind, last, c.Pending, errText)
 	}
 	tw.Flush()
+}
+
+// printAgent prints the agent line: "running (pid 123, up 5m, ...) — why";
+// a running agent that cannot do all its work says so first:
+// "running (cannot renew its heartbeat: disk full; pid 123, ...)".
+func printAgent(w io.Writer, a report.AgentStatus) {
+	var in []string
+	if a.Condition != "" {
+		in = append(in, a.Condition)
+	}
+	if a.PID > 0 {
+		p := fmt.Sprintf("pid %d", a.PID)
+		if a.UptimeS > 0 {
+			p += ", up " + (time.Duration(a.UptimeS) * time.Second).String()
+		}
+		if a.Version != "" {
+			p += fmt.Sprintf(", version %s, %s", a.Version, a.Mode)
+		}
+		in = append(in, p)
+	}
+	fmt.Fprintf(w, "agent:  %s", a.State)
+	if len(in) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(in, "; "))
+	}
+	fmt.Fprintf(w, " — %s\n", a.Why)
+}
+
+// printLedger prints whether run_trace can be read and, as the running
+// agent says, written: "ledger: WRITE FAILING since 03:01:38 UTC: disk full
+// (0 B free on /var/lib/svc-ctl), 14 rows waiting".
+func printLedger(w io.Writer, r *report.StatusReport) {
+	l := r.Ledger
+	switch {
+	case l.WriteFailing():
+		h := l.Writes
+		fmt.Fprintf(w, "ledger: WRITE FAILING since %s: %s\n", clock(h.Since, r.Now), h.Summary())
+		fmt.Fprintf(w, "        %s\n", h.Cause.Fix())
+	case l.OK:
+		fmt.Fprintf(w, "ledger: ok (%s)\n", l.Path)
+	default:
+		fmt.Fprintf(w, "ledger: UNAVAILABLE: %s\n", l.Error)
+	}
+	if h := l.Writes; h != nil && h.Up && h.Lost > 0 && r.Now.Sub(h.RecoveredAt) < 24*time.Hour {
+		fmt.Fprintf(w, "        writes failed %s (%s) until %s: %d rows written late, %d lost\n",
+			clock(h.Since, r.Now), h.Cause.Words(), clock(h.RecoveredAt, r.Now), h.WrittenLate, h.Lost)
+	}
+}
+
+// clock is a time of day in the local zone, with the date when it is not
+// today.
+func clock(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
+		return t.Format("15:04:05 MST")
+	}
+	return t.Format("2006-01-02 15:04:05 MST")
 }
 
 func printServices(w io.Writer, r *report.StatusReport) {
