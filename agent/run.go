@@ -247,6 +247,8 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
 	if q := a.ledger.queue; q != nil {
 		a.goSafe(loopCtx, "ledger-retry", q.Run)
+		// what a command (svc-ctl start, exec) spilled while the disk was full
+		a.goSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.importSpills) })
 	}
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)

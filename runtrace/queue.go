@@ -525,6 +525,10 @@ func (q *Queue) Flush(ctx context.Context) bool {
 			q.mu.Unlock()
 			err := q.st.Beat(ctx, *beat)
 			q.mu.Lock()
+			if err != nil && ctx.Err() != nil {
+				q.mu.Unlock()
+				return false
+			}
 			if cause, failed := q.st.WriteFailure(err); failed {
 				q.failLocked(cause, err)
 				q.mu.Unlock()
@@ -548,6 +552,10 @@ func (q *Queue) Flush(ctx context.Context) bool {
 		id, err := q.apply(ctx, o, ref)
 		q.mu.Lock()
 		o.inflight = false
+		if err != nil && ctx.Err() != nil {
+			q.mu.Unlock()
+			return false // cut short (a stop): the write stays first in line
+		}
 		if cause, failed := q.st.WriteFailure(err); failed {
 			q.failLocked(cause, err)
 			q.mu.Unlock()

@@ -1,6 +1,7 @@
 package runtrace
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -541,5 +542,33 @@ func TestImportKeepsVerdictWithItsBegin(t *testing.T) {
 	}
 	if strings.Join(got, ", ") != "job:a ok/completed, job:b running" {
 		t.Errorf("rows = %v", got)
+	}
+}
+
+// TestFlushCutShortKeepsTheWrite: a flush whose context ends (a stop's
+// deadline) while the database is locked keeps the write first in line.
+func TestFlushCutShortKeepsTheWrite(t *testing.T) {
+	path := dbPath(t)
+	s, err := Open(path, Options{Logger: quietLogger(), BusyTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q, _ := newQueue(t, s, QueueOptions{})
+	refuseWrites(t, s, true)
+	q.Record(ctxb, Run{JobID: "agent", Trigger: TriggerStartup, StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonStarted})
+	refuseWrites(t, s, false)
+	tx := lockWriter(t, path)
+	ctx, cancel := context.WithTimeout(ctxb, 100*time.Millisecond)
+	defer cancel()
+	if q.Flush(ctx) {
+		t.Fatal("flush succeeded against a locked database")
+	}
+	if h := q.Health(); h.Pending != 1 {
+		t.Fatalf("pending = %d after a cut-short flush, want the write kept", h.Pending)
+	}
+	tx.Rollback()
+	if !q.Flush(ctxb) || len(allRuns(t, s)) != 1 {
+		t.Fatalf("the kept write was not written: %+v", q.Health())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,13 +85,27 @@ func openLedger(g *globals, cfg *config.Config) (agent.Ledger, func()) {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\nsvc-ctl: warning: runs will not be recorded in run_trace; results are kept in watchdog.last.json\n", err)
 		return watchdog.NopRecorder{Why: err}, func() {}
 	}
+	// Rows the ledger refuses (a full disk) wait in the queue; at the end
+	// they go to a spill file, which the agent writes into the ledger.
+	q := runtrace.NewQueue(st, runtrace.QueueOptions{})
 	host, _ := os.Hostname()
-	f := notify.NewFunnel(st, notify.NewDeriver(cfg, host, time.Local))
+	f := notify.NewFunnel(st, notify.NewDeriver(cfg, host, time.Local)).Through(q)
 	pinger := notify.NewPinger(cfg, st, cliLogger(g))
 	f.Observe(pinger)
 	return f, func() {
 		if !pinger.WaitFor(5 * time.Second) {
 			fmt.Fprintln(g.stderr, "svc-ctl: warning: a ping was still unanswered after 5s; not waiting longer")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		res := q.Close(ctx)
+		switch {
+		case res.SpillPath != "":
+			fmt.Fprintf(g.stderr, "svc-ctl: warning: %d run_trace rows could not be written (%s): kept in %s; the agent writes them into the ledger when it takes writes again\n",
+				res.Rows, res.Health.Summary(), res.SpillPath)
+		case res.Lost > 0:
+			fmt.Fprintf(g.stderr, "svc-ctl: error: %d run_trace rows could not be written (%s) nor kept anywhere: %v\n",
+				res.Lost, res.Health.Summary(), res.Err)
 		}
 		st.Close()
 	}
