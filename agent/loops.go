@@ -121,7 +121,7 @@ func (a *Agent) leaderExited(name string, inst proc.Instance, how string) {
 // process of its tree, through the OS (pidfd, kqueue, process handle).
 // Where the OS cannot wait on a foreign process the periodic cycle covers it.
 func (a *Agent) adopt(name string) {
-	inst, err := proc.ReadInstance(a.paths.Pid(name))
+	inst, err := a.sup.Instance(name)
 	if err != nil {
 		return
 	}
@@ -155,8 +155,8 @@ func (a *Agent) current(name string, id proc.Identity) bool {
 		a.watched.CompareAndDelete(name, idKey(id))
 		return false
 	}
-	cur, err := proc.ReadPidFile(a.paths.Pid(name))
-	return err != nil || idKey(cur) == idKey(id)
+	cur, err := a.sup.Instance(name)
+	return err != nil || idKey(cur.Identity) == idKey(id)
 }
 
 func (a *Agent) exited(name string, id proc.Identity, how string) {

@@ -164,10 +164,21 @@ func (v *verifier) nameCause() {
 		v.live.PID, v.env.Now.Sub(v.live.UpdatedAt).Round(time.Second), h.Dir, h.Since.Format(time.RFC3339), h.Cause.Words())
 	for i := range v.r.Checks {
 		c := &v.r.Checks[i]
-		if c.Status == Fail && c.Name != checkLedgerWrites {
+		if c.Status == Fail && writtenEvidence(c.Name) {
 			c.Evidence += "; " + cause
 		}
 	}
+}
+
+// writtenEvidence reports whether a check judges evidence the agent writes
+// (rows, the heartbeat, watchdog.last.json): a ledger or a disk that refuses
+// writes can fail it. "Not installed" or "given up" it cannot explain.
+func writtenEvidence(check string) bool {
+	switch check {
+	case "heartbeat fresh", "watchdog.last.json fresh", "agent started since boot", "backstop ran recently", "no missing runs (24 h)":
+		return true
+	}
+	return strings.HasPrefix(check, "service ") && strings.HasSuffix(check, " cycled")
 }
 
 func (v *verifier) add(name, status, evidence string) {
@@ -232,6 +243,9 @@ func (v *verifier) heartbeat(ctx context.Context, store *runtrace.Store) {
 		v.add("heartbeat fresh", Fail, err.Error())
 	case len(hbs) == 0:
 		v.add("heartbeat fresh", Fail, "no heartbeat: the agent is not running (a clean stop deletes it)")
+	case v.env.Now.Sub(hbs[0].BeatAt) > limit && v.live != nil && !v.live.Ledger.Up:
+		v.add("heartbeat fresh", Fail, fmt.Sprintf("heartbeat of pid %d is %s old (renewed every %s): not renewed",
+			hbs[0].PID, v.env.Now.Sub(hbs[0].BeatAt).Round(time.Second), v.cfg.Agent.Heartbeat))
 	case v.env.Now.Sub(hbs[0].BeatAt) > limit:
 		v.add("heartbeat fresh", Fail, fmt.Sprintf("heartbeat of pid %d is %s old (renewed every %s): the agent is stale",
 			hbs[0].PID, v.env.Now.Sub(hbs[0].BeatAt).Round(time.Second), v.cfg.Agent.Heartbeat))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"svcctl/internal/fsutil"
+	"svcctl/proc"
 	"svcctl/state"
 )
 
@@ -20,6 +21,7 @@ type bookkeeping struct {
 	mu     sync.Mutex
 	states map[string]keptState         // service -> state not yet written
 	last   map[string]*state.LastResult // service -> watchdog.last.json entry not yet written
+	pids   map[string]proc.Instance     // service -> the instance spawned, its pid file not yet written
 	since  time.Time                    // when writes started failing; zero while they work
 	failed int                          // writes refused since then
 }
@@ -109,12 +111,55 @@ func (s *Supervisor) writeFailedLocked(path string, err error) {
 }
 
 func (s *Supervisor) writeOKLocked() {
-	if s.book.since.IsZero() || len(s.book.states) > 0 || len(s.book.last) > 0 {
+	if s.book.since.IsZero() || len(s.book.states) > 0 || len(s.book.last) > 0 || len(s.book.pids) > 0 {
 		return
 	}
 	s.Log.Info("state.write_recovered", "since", s.book.since, "refused_writes", s.book.failed,
 		"for_ms", s.now().Sub(s.book.since).Milliseconds())
 	s.book.since, s.book.failed = time.Time{}, 0
+}
+
+// savePid records the instance just spawned in its pid file, or keeps it in
+// memory: the next cycle must know which instance is ours (to stop it, to
+// watch its exit) even when the file still names the one before.
+func (s *Supervisor) savePid(name string, inst proc.Instance) {
+	err := proc.WriteInstance(s.Paths.Pid(name), inst)
+	s.book.mu.Lock()
+	defer s.book.mu.Unlock()
+	if err != nil {
+		if s.book.pids == nil {
+			s.book.pids = map[string]proc.Instance{}
+		}
+		s.book.pids[name] = inst
+		s.writeFailedLocked(s.Paths.Pid(name), err)
+		return
+	}
+	delete(s.book.pids, name)
+	s.writeOKLocked()
+}
+
+// retryPid writes a pid file that waited in memory (the caller holds the
+// service's lock).
+func (s *Supervisor) retryPid(name string) {
+	s.book.mu.Lock()
+	id, ok := s.book.pids[name]
+	s.book.mu.Unlock()
+	if ok {
+		s.savePid(name, id)
+	}
+}
+
+// Instance is the service's current instance as this process knows it: the
+// one it spawned when that pid file could not be written yet, else the pid
+// file's.
+func (s *Supervisor) Instance(name string) (proc.Instance, error) {
+	s.book.mu.Lock()
+	inst, ok := s.book.pids[name]
+	s.book.mu.Unlock()
+	if ok {
+		return inst, nil
+	}
+	return proc.ReadInstance(s.Paths.Pid(name))
 }
 
 // WritesFailing reports since when state.json or watchdog.last.json writes

@@ -186,6 +186,7 @@ func (c *cycle) run(ctx context.Context) {
 		return
 	}
 	defer lock.Unlock()
+	c.s.retryPid(c.svc.Name)
 	c.s.capLog(c.svc, c.log)
 	c.loadState()
 	defer c.saveState()
@@ -303,7 +304,7 @@ func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
 	// No process of the recorded instance is left: that is the second look
 	// (as on the agent's fast path), and waiting `confirm` would only delay
 	// a start.
-	if inst, err := proc.ReadInstance(c.s.Paths.Pid(c.svc.Name)); err == nil {
+	if inst, err := c.s.Instance(c.svc.Name); err == nil {
 		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
 			return nil, false
 		}

@@ -41,9 +41,7 @@ func (c *cycle) restart(ctx context.Context) {
 	}
 	c.res.Detail.PID = child.PID
 	c.res.Detail.Ownership = child.Notes
-	if err := proc.WriteInstance(c.s.Paths.Pid(c.svc.Name), child.Instance); err != nil {
-		c.log.Error("pidfile.write_failed", "err", err)
-	}
+	c.s.savePid(c.svc.Name, child.Instance)
 	if c.s.OnSpawn != nil {
 		c.s.OnSpawn(c.svc.Name, child)
 	}
@@ -71,7 +69,7 @@ func (c *cycle) evidence(ctx context.Context) {
 	}
 	var tree *proc.TreeFacts
 	var since time.Time // the recorded instance's start: its output since then is the evidence
-	if inst, err := proc.ReadInstance(c.s.Paths.Pid(c.svc.Name)); err == nil {
+	if inst, err := c.s.Instance(c.svc.Name); err == nil {
 		since = inst.StartedAt
 		if tf, err := proc.TreeFactsOf(inst, true); err == nil {
 			tree, e.Process = tf, tf
@@ -120,7 +118,7 @@ func envNames(env map[string]string) []string {
 // after its identity is proven: a PID reused by another program is never
 // signalled, nor is a process that left the tree.
 func (c *cycle) stopOld(ctx context.Context) {
-	inst, err := proc.ReadInstance(c.s.Paths.Pid(c.svc.Name))
+	inst, err := c.s.Instance(c.svc.Name)
 	if errors.Is(err, os.ErrNotExist) {
 		c.res.Detail.OldInstance = "none recorded"
 		return

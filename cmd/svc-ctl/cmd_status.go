@@ -275,6 +275,9 @@ func printServices(w io.Writer, r *report.StatusReport) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.State, health, cycle, restart, s.Restarts24h, pause)
 	}
 	tw.Flush()
+	if r.Ledger.WriteFailing() {
+		fmt.Fprintf(w, "(the agent supervises on; these lines are what the disk last took, before %s)\n", clock(r.Ledger.Writes.Since, r.Now))
+	}
 	if len(r.Services) == 1 {
 		printInstance(w, r.Services[0], r.Now)
 	}
