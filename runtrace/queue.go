@@ -570,7 +570,11 @@ func (q *Queue) Flush(ctx context.Context) bool {
 func (q *Queue) apply(ctx context.Context, o *op, ref int64) (int64, error) {
 	switch o.Kind {
 	case opBegin:
-		return q.st.Begin(ctx, o.Run.JobID, o.Run.Trigger, o.Run.ScheduledAt, o.Run.StartedAt)
+		instance := q.st.inst
+		if o.Instance != "" {
+			instance = o.Instance // imported from a spill: the instance that began it
+		}
+		return q.st.beginAs(ctx, instance, o.Run.JobID, o.Run.Trigger, o.Run.ScheduledAt, o.Run.StartedAt)
 	case opRecord:
 		return q.st.RecordEmit(ctx, *o.Run, o.emit)
 	case opFinish:

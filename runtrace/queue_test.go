@@ -572,3 +572,34 @@ func TestFlushCutShortKeepsTheWrite(t *testing.T) {
 		t.Fatalf("the kept write was not written: %+v", q.Health())
 	}
 }
+
+// TestSpilledBeginKeepsItsWriter: a running row spilled by one agent and
+// written by the next names the instance that began it, so the reaper
+// judges it by that (gone) instance, not as the importer's own run.
+func TestSpilledBeginKeepsItsWriter(t *testing.T) {
+	path := dbPath(t)
+	spill := filepath.Join(t.TempDir(), "spill")
+	s1, err := Open(path, Options{Logger: quietLogger(), Instance: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q1, _ := newQueue(t, s1, QueueOptions{SpillDirs: []string{spill}})
+	refuseWrites(t, s1, true)
+	q1.Begin(ctxb, "job:long", TriggerSchedule, t0, t0)
+	q1.Close(ctxb)
+	s1.Close()
+	s2, err := Open(path, Options{Logger: quietLogger(), Instance: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	q2, _ := newQueue(t, s2, QueueOptions{SpillDirs: []string{spill}})
+	if _, err := q2.ImportSpills(); err != nil {
+		t.Fatal(err)
+	}
+	q2.Flush(ctxb)
+	var inst string
+	if err := s2.r.QueryRow(`SELECT instance_id FROM run_trace WHERE job_id = 'job:long'`).Scan(&inst); err != nil || inst != "first" {
+		t.Fatalf("instance_id = %q, %v; want the instance that began it", inst, err)
+	}
+}

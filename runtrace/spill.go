@@ -89,6 +89,9 @@ func (q *Queue) Close(ctx context.Context) CloseResult {
 		return res
 	}
 	for _, o := range q.ops {
+		if o.Kind == opBegin && o.Instance == "" {
+			o.Instance = q.st.inst
+		}
 		if o.Kind == opFinish && o.Ref < 0 {
 			if real, ok := q.written[o.Ref]; ok {
 				o.Ref = real

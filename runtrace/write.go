@@ -12,6 +12,12 @@ import (
 // id for Finish. scheduledAt is the slot the run serves (zero for none).
 // Write it before the work starts: a run whose process dies stays visible.
 func (s *Store) Begin(ctx context.Context, jobID string, trigger Trigger, scheduledAt, startedAt time.Time) (int64, error) {
+	return s.beginAs(ctx, s.inst, jobID, trigger, scheduledAt, startedAt)
+}
+
+// beginAs is Begin on behalf of writer instance (a spilled row keeps the
+// instance that began it, so the reaper judges it by that instance).
+func (s *Store) beginAs(ctx context.Context, instance, jobID string, trigger Trigger, scheduledAt, startedAt time.Time) (int64, error) {
 	if err := checkStart(jobID, trigger, startedAt); err != nil {
 		return 0, fmt.Errorf("begin run of %q: %w", jobID, err)
 	}
@@ -19,7 +25,7 @@ func (s *Store) Begin(ctx context.Context, jobID string, trigger Trigger, schedu
 	err := s.tx(ctx, "begin run", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome, instance_id) VALUES (?, ?, ?, ?, 'running', ?)`,
-			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli(), nullString(s.inst))
+			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli(), nullString(instance))
 		if err != nil {
 			return err
 		}
