@@ -1,5 +1,3 @@
-//go:build linux
-
 package watchdog
 
 import (
@@ -9,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -110,7 +107,7 @@ func TestCycleDoesNotWaitOnALockedLedger(t *testing.T) {
 		t.Fatalf("health = %+v, want down: busy", h)
 	}
 	old := e.pid("web")
-	syscall.Kill(int(old.PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "old instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited"})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
