@@ -14,6 +14,10 @@
 //   - floor: the same with no service and no job: heartbeat, sleep
 //     detector and housekeeping alone, to read the others against.
 //
+//   - notify: the floor, and 1 service at 10s, each with one [[notify]]
+//     webhook channel configured and nothing to send (read against floor and
+//     cpu: the aim is no change).
+//
 //     go run ./bench/agent-idle [-trials 5] [-scenario rss,cpu,jobs,floor] [-duration 60s] [-idle 30s]
 //
 // Every trial is a fresh agent with a fresh state dir; its services are
@@ -23,6 +27,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -45,7 +50,7 @@ type options struct {
 func main() {
 	c := benchkit.CommonFlags()
 	var o options
-	scen := flag.String("scenario", "rss,cpu,jobs,floor", "comma-separated: rss, cpu, jobs, floor")
+	scen := flag.String("scenario", "rss,cpu,jobs,floor", "comma-separated: rss, cpu, jobs, floor, notify")
 	flag.DurationVar(&o.duration, "duration", 60*time.Second, "CPU measurement window")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "idle time before reading VmRSS")
 	flag.DurationVar(&o.rssInterval, "rss-interval", 10*time.Second, "service interval in the rss scenario")
@@ -77,8 +82,10 @@ func run(ctx context.Context, k *benchkit.Kit, o options, scenarios []string) er
 			err = jobsCPU(ctx, k, bins, o)
 		case "floor":
 			err = floorCPU(ctx, k, bins, o)
+		case "notify":
+			err = notifyCPU(ctx, k, bins, o)
 		default:
-			err = fmt.Errorf("-scenario %q: want rss, cpu, jobs or floor", sc)
+			err = fmt.Errorf("-scenario %q: want rss, cpu, jobs, floor or notify", sc)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", strings.TrimSpace(sc), err)
@@ -93,6 +100,7 @@ type setup struct {
 	services int
 	interval string
 	jobs     int
+	notify   bool // one webhook channel, nothing to send
 }
 
 // running is one trial's agent with everything healthy.
@@ -120,6 +128,11 @@ func start(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, su setu
 	s, err := k.WriteConfig("agent-idle", bins.TestSvc, nil, svcs, jobs(su.jobs, bins.TestSvc))
 	if err != nil {
 		return nil, err
+	}
+	if su.notify {
+		if err := appendChannel(s.Config); err != nil {
+			return nil, err
+		}
 	}
 	a, err := k.StartAgent(bins.SvcCtl, s, 100*time.Millisecond)
 	if err != nil {
@@ -328,6 +341,25 @@ func jobsCPU(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o opt
 
 func floorCPU(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options) error {
 	return cpuWindow(ctx, k, bins, o, setup{}, "no service, no job (the floor)", "")
+}
+
+func notifyCPU(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options) error {
+	if err := cpuWindow(ctx, k, bins, o, setup{notify: true}, "no service, no job, 1 notify channel (nothing to send)", "the floor"); err != nil {
+		return err
+	}
+	return cpuWindow(ctx, k, bins, o, setup{services: 1, interval: "10s", notify: true},
+		"1 service at interval 10s, 1 notify channel (nothing to send)", "as without the channel")
+}
+
+// appendChannel adds one webhook channel to the config. Nothing listens at
+// its URL: a healthy agent has nothing to send.
+func appendChannel(path string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("\n[[notify]]\nname = \"hook\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\n")
+	return errors.Join(err, f.Close())
 }
 
 // scaled states the aim (given per 60 s) for the window measured.
