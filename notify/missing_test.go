@@ -35,6 +35,10 @@ func TestMissingCheck(t *testing.T) {
 		ScheduledAt: t0.Add(time.Hour), StartedAt: t0.Add(time.Hour), Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted}); err != nil {
 		t.Fatal(err)
 	}
+	check(m, t0.Add(time.Hour+4*time.Minute), 0) // no slot has ended its grace: nothing is written
+	if mk, _ := s.GetMark(ctxb, missingMarkKey("pull")); mk != (runtrace.Mark{}) {
+		t.Fatalf("a check with no slot to look at wrote the watermark %+v", mk)
+	}
 	check(m, t0.Add(time.Hour+5*time.Minute), 0)
 	check(m, t0.Add(2*time.Hour+4*time.Minute), 0) // 14:00 is still within its grace
 	check(m, t0.Add(2*time.Hour+5*time.Minute), 1)
