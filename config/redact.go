@@ -5,117 +5,118 @@ import (
 )
 
 // View is the resolved config as `svc-ctl config check` prints it: every
-// default filled in, durations written as in the file ("10m", "40d"), JSON
-// names as the TOML keys. Secrets are not in it: env values, URL passwords
+// default filled in, durations written as in the file ("10m", "40d"), its
+// JSON names and its TOML keys (the text form) those of the file, so it can
+// be read against the file it came from. Secrets are not in it: env values, URL passwords
 // and query values, and arguments of secret-looking flags are [redacted]
 // (internal/redact).
 type View struct {
-	Path     string        `json:"path,omitempty"`
-	Agent    AgentView     `json:"agent"`
-	Services []ServiceView `json:"service"`
-	Jobs     []JobView     `json:"job"`
-	Notify   []NotifyView  `json:"notify"`
+	Path     string        `json:"path,omitempty" toml:"-"`
+	Agent    AgentView     `json:"agent" toml:"agent"`
+	Services []ServiceView `json:"service" toml:"service"`
+	Jobs     []JobView     `json:"job" toml:"job"`
+	Notify   []NotifyView  `json:"notify" toml:"notify"`
 }
 
 // AgentView is [agent] in a View.
 type AgentView struct {
-	StateDir      string `json:"state_dir"`
-	LogLevel      string `json:"log_level"`
-	Retention     string `json:"retention"`
-	DrainTimeout  string `json:"drain_timeout"`
-	OnPanic       string `json:"on_panic"`
-	Heartbeat     string `json:"heartbeat"`
-	MetricsListen string `json:"metrics_listen"`
+	StateDir      string `json:"state_dir" toml:"state_dir"`
+	LogLevel      string `json:"log_level" toml:"log_level"`
+	Retention     string `json:"retention" toml:"retention"`
+	DrainTimeout  string `json:"drain_timeout" toml:"drain_timeout"`
+	OnPanic       string `json:"on_panic" toml:"on_panic"`
+	Heartbeat     string `json:"heartbeat" toml:"heartbeat"`
+	MetricsListen string `json:"metrics_listen" toml:"metrics_listen"`
 }
 
 // ServiceView is one [[service]] in a View. Env lists every variable the
 // service gets from env and env_file, each value [redacted].
 type ServiceView struct {
-	Name         string            `json:"name"`
-	Command      []string          `json:"command"`
-	Dir          string            `json:"dir"`
-	Env          map[string]string `json:"env"`
-	EnvFile      string            `json:"env_file"`
-	User         string            `json:"user"`
-	Group        string            `json:"group"`
-	Log          string            `json:"log"`
-	LogMax       string            `json:"log_max"`
-	Interval     string            `json:"interval"`
-	StartTimeout string            `json:"start_timeout"`
-	StopTimeout  string            `json:"stop_timeout"`
-	Health       HealthView        `json:"health"`
-	Depends      []DependView      `json:"depends"`
-	Restart      RestartView       `json:"restart"`
-	Ping         string            `json:"ping,omitempty"`
+	Name         string            `json:"name" toml:"name"`
+	Command      []string          `json:"command" toml:"command"`
+	Dir          string            `json:"dir" toml:"dir"`
+	Env          map[string]string `json:"env" toml:"env"`
+	EnvFile      string            `json:"env_file" toml:"env_file"`
+	User         string            `json:"user" toml:"user"`
+	Group        string            `json:"group" toml:"group"`
+	Log          string            `json:"log" toml:"log"`
+	LogMax       string            `json:"log_max" toml:"log_max"`
+	Interval     string            `json:"interval" toml:"interval"`
+	StartTimeout string            `json:"start_timeout" toml:"start_timeout"`
+	StopTimeout  string            `json:"stop_timeout" toml:"stop_timeout"`
+	Health       HealthView        `json:"health" toml:"health"`
+	Depends      []DependView      `json:"depends" toml:"depends"`
+	Restart      RestartView       `json:"restart" toml:"restart"`
+	Ping         string            `json:"ping,omitempty" toml:"ping,omitempty"`
 }
 
 // HealthView is [service.health] in a View.
 type HealthView struct {
-	TCP          string   `json:"tcp"`
-	HTTP         string   `json:"http"`
-	ExpectStatus int      `json:"expect_status"`
-	ExpectBody   string   `json:"expect_body"`
-	Timeout      string   `json:"timeout"`
-	Confirm      string   `json:"confirm"`
-	Exec         []string `json:"exec"`
+	TCP          string   `json:"tcp" toml:"tcp"`
+	HTTP         string   `json:"http" toml:"http"`
+	ExpectStatus int      `json:"expect_status" toml:"expect_status"`
+	ExpectBody   string   `json:"expect_body" toml:"expect_body"`
+	Timeout      string   `json:"timeout" toml:"timeout"`
+	Confirm      string   `json:"confirm" toml:"confirm"`
+	Exec         []string `json:"exec" toml:"exec"`
 }
 
 // DependView is one depends entry in a View; keys its kind does not use are
 // left out.
 type DependView struct {
-	Kind         string `json:"kind"`
-	URL          string `json:"url,omitempty"`
-	Address      string `json:"address,omitempty"`
-	Host         string `json:"host,omitempty"`
-	Path         string `json:"path,omitempty"`
-	MaxAge       string `json:"max_age,omitempty"`
-	MinValid     string `json:"min_valid,omitempty"`
-	ExpectStatus int    `json:"expect_status,omitempty"`
-	Timeout      string `json:"timeout"`
+	Kind         string `json:"kind" toml:"kind"`
+	URL          string `json:"url,omitempty" toml:"url,omitempty"`
+	Address      string `json:"address,omitempty" toml:"address,omitempty"`
+	Host         string `json:"host,omitempty" toml:"host,omitempty"`
+	Path         string `json:"path,omitempty" toml:"-"`
+	MaxAge       string `json:"max_age,omitempty" toml:"max_age,omitempty"`
+	MinValid     string `json:"min_valid,omitempty" toml:"min_valid,omitempty"`
+	ExpectStatus int    `json:"expect_status,omitempty" toml:"expect_status,omitempty"`
+	Timeout      string `json:"timeout" toml:"timeout"`
 }
 
 // RestartView is [service.restart] in a View.
 type RestartView struct {
-	BackoffInitial string `json:"backoff_initial"`
-	BackoffMax     string `json:"backoff_max"`
-	GiveUpAfter    int    `json:"give_up_after"`
-	RetryGivenUp   string `json:"retry_given_up"`
+	BackoffInitial string `json:"backoff_initial" toml:"backoff_initial"`
+	BackoffMax     string `json:"backoff_max" toml:"backoff_max"`
+	GiveUpAfter    int    `json:"give_up_after" toml:"give_up_after"`
+	RetryGivenUp   string `json:"retry_given_up" toml:"retry_given_up"`
 }
 
 // JobView is one [[job]] in a View.
 type JobView struct {
-	Name     string            `json:"name"`
-	Schedule string            `json:"schedule"`
-	Timezone string            `json:"timezone"`
-	Command  []string          `json:"command"`
-	Dir      string            `json:"dir"`
-	Env      map[string]string `json:"env"`
-	EnvFile  string            `json:"env_file"`
-	User     string            `json:"user"`
-	Group    string            `json:"group"`
-	LogMax   string            `json:"log_max"`
-	Timeout  string            `json:"timeout"`
-	CatchUp  bool              `json:"catch_up"`
-	Grace    string            `json:"grace"`
-	External bool              `json:"external"`
-	Depends  []DependView      `json:"depends"`
-	Ping     string            `json:"ping,omitempty"`
+	Name     string            `json:"name" toml:"name"`
+	Schedule string            `json:"schedule" toml:"schedule"`
+	Timezone string            `json:"timezone" toml:"timezone"`
+	Command  []string          `json:"command" toml:"command"`
+	Dir      string            `json:"dir" toml:"dir"`
+	Env      map[string]string `json:"env" toml:"env"`
+	EnvFile  string            `json:"env_file" toml:"env_file"`
+	User     string            `json:"user" toml:"user"`
+	Group    string            `json:"group" toml:"group"`
+	LogMax   string            `json:"log_max" toml:"log_max"`
+	Timeout  string            `json:"timeout" toml:"timeout"`
+	CatchUp  bool              `json:"catch_up" toml:"catch_up"`
+	Grace    string            `json:"grace" toml:"grace"`
+	External bool              `json:"external" toml:"external"`
+	Depends  []DependView      `json:"depends" toml:"depends"`
+	Ping     string            `json:"ping,omitempty" toml:"ping,omitempty"`
 }
 
 // NotifyView is one [[notify]] in a View. The URL keeps its scheme and host
 // only: an ntfy topic or a ping UUID in the path is as good as a password.
 type NotifyView struct {
-	Name        string   `json:"name"`
-	Kind        string   `json:"kind"`
-	URL         string   `json:"url,omitempty"`
-	On          []string `json:"on"`
-	MinInterval string   `json:"min_interval"`
-	Secret      string   `json:"secret,omitempty"`
-	Token       string   `json:"token,omitempty"`
-	Priority    string   `json:"priority,omitempty"`
-	Tags        []string `json:"tags,omitempty"`
-	Command     []string `json:"command,omitempty"`
-	Timeout     string   `json:"timeout"`
+	Name        string   `json:"name" toml:"name"`
+	Kind        string   `json:"kind" toml:"kind"`
+	URL         string   `json:"url,omitempty" toml:"url,omitempty"`
+	On          []string `json:"on" toml:"on"`
+	MinInterval string   `json:"min_interval" toml:"min_interval"`
+	Secret      string   `json:"secret,omitempty" toml:"secret,omitempty"`
+	Token       string   `json:"token,omitempty" toml:"token,omitempty"`
+	Priority    string   `json:"priority,omitempty" toml:"priority,omitempty"`
+	Tags        []string `json:"tags,omitempty" toml:"tags,omitempty"`
+	Command     []string `json:"command,omitempty" toml:"command,omitempty"`
+	Timeout     string   `json:"timeout" toml:"timeout"`
 }
 
 // Redacted returns the printable view of c, written with the one rule set

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	toml "github.com/pelletier/go-toml/v2"
+
 	"svcctl/internal/redact/redacttest"
 )
 
@@ -74,5 +76,44 @@ func TestRedactedCorpus(t *testing.T) {
 		if !strings.Contains(string(b), `"`+name+`":"[redacted]"`) {
 			t.Errorf("env name %s not listed (with its value redacted) in %s", name, b)
 		}
+	}
+}
+
+// TestRedactedTOMLUsesTheFileKeys: config check's text form is TOML in the
+// config's own keys ([agent] state_dir, [[service]], [service.health] tcp),
+// not Go field names: the strict decoder of the file's schema reads it back
+// without an unknown key, and a full Parse of it gives the same resolved
+// values (secrets aside).
+func TestRedactedTOMLUsesTheFileKeys(t *testing.T) {
+	fakeAccounts(t, false, true)
+	cfg, err := Load(filepath.Join("..", "testdata", "config", "valid-full.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := toml.Marshal(cfg.Redacted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out)
+	for _, want := range []string{"[agent]\n", "state_dir = ", "[[service]]\n", "[service.health]\n", "start_timeout = ", "[[job]]\n", "[[notify]]\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("config check text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, goName := range []string{"StateDir", "[[Services]]", "StartTimeout", "Path = "} {
+		if strings.Contains(text, goName) {
+			t.Errorf("config check text has the Go name %q:\n%s", goName, text)
+		}
+	}
+	var raw rawFile
+	if err := toml.NewDecoder(strings.NewReader(text)).DisallowUnknownFields().Decode(&raw); err != nil {
+		t.Fatalf("config check text is not in the file's keys: %v\n%s", err, text)
+	}
+	if len(raw.Service) != len(cfg.Services) || len(raw.Job) != len(cfg.Jobs) || len(raw.Notify) != len(cfg.Notify) {
+		t.Errorf("read back %d services, %d jobs, %d channels; want %d, %d, %d",
+			len(raw.Service), len(raw.Job), len(raw.Notify), len(cfg.Services), len(cfg.Jobs), len(cfg.Notify))
+	}
+	if raw.Agent.Retention == nil || *raw.Agent.Retention != "14d" {
+		t.Errorf("agent.retention read back as %v, want 14d", raw.Agent.Retention)
 	}
 }
