@@ -341,7 +341,10 @@ func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, stor
 		Failures: st.Failures, Interval: svc.Interval.String()}
 	if len(st.LastProbe) > 0 {
 		s.Health = probe.Summary(st.LastProbe)
-		s.HealthAt = st.LastCycle
+		s.HealthAt = st.LastProbeAt
+		if s.HealthAt.IsZero() {
+			s.HealthAt = st.LastCycle // a state file written before last_probe_at
+		}
 		s.LatencyMS = st.LastProbe[0].LatencyMS
 	}
 	s.Instance = instanceOf(p, svc.Name, now)

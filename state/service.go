@@ -33,16 +33,20 @@ const maxTransitions = 12
 // survive an agent restart. It lives in a plain file, not in the database:
 // supervision must keep working when the ledger is damaged.
 type Service struct {
-	State        string                `json:"state"`
-	Failures     int                   `json:"consecutive_failures"`
-	BackoffUntil time.Time             `json:"backoff_until,omitzero"`
-	GivenUpAt    time.Time             `json:"given_up_at,omitzero"`
-	LastHealthy  time.Time             `json:"last_healthy,omitzero"`
-	LastRestart  time.Time             `json:"last_restart,omitzero"`
-	LastStartTry time.Time             `json:"last_start_try,omitzero"`
-	LastCycle    time.Time             `json:"last_cycle,omitzero"`
-	LastProbe    []probe.Result        `json:"last_probe,omitempty"`
-	Transitions  []snapshot.Transition `json:"transitions,omitempty"`
+	State        string         `json:"state"`
+	Failures     int            `json:"consecutive_failures"`
+	BackoffUntil time.Time      `json:"backoff_until,omitzero"`
+	GivenUpAt    time.Time      `json:"given_up_at,omitzero"`
+	LastHealthy  time.Time      `json:"last_healthy,omitzero"`
+	LastRestart  time.Time      `json:"last_restart,omitzero"`
+	LastStartTry time.Time      `json:"last_start_try,omitzero"`
+	LastCycle    time.Time      `json:"last_cycle,omitzero"`
+	LastProbe    []probe.Result `json:"last_probe,omitempty"`
+	// LastProbeAt is when LastProbe was taken. A cycle that does not probe
+	// (paused, backoff, lock held) moves LastCycle, never this: status
+	// shows a verdict with its own age, not the age of the last cycle.
+	LastProbeAt time.Time             `json:"last_probe_at,omitzero"`
+	Transitions []snapshot.Transition `json:"transitions,omitempty"`
 }
 
 // LoadService reads the state file; a missing file is a fresh state. A

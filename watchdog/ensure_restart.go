@@ -183,7 +183,7 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	var last []probe.Result
 	for {
 		last = probe.RunAll(ctx, clampTimeouts(specs, time.Until(deadline)))
-		c.st.LastProbe = last
+		c.st.LastProbe, c.st.LastProbeAt = last, c.s.now()
 		if probe.Healthy(last) {
 			c.started(ctx, child, time.Since(spawned))
 			return

@@ -359,6 +359,6 @@ func printInstance(w io.Writer, s report.ServiceStatus, now time.Time) {
 		fmt.Fprintf(w, "tree:     RSS %.1f MiB, CPU %.1f s, owned by %s\n", float64(in.RSSBytes)/(1<<20), in.CPUSeconds, strings.Join(in.Via, " + "))
 	}
 	if s.Health != "" {
-		fmt.Fprintf(w, "health:   %s, %s (the last cycle's verdict, not probed now)\n", s.Health, ago(s.HealthAt, now))
+		fmt.Fprintf(w, "health:   %s, %s (the last probe's verdict, not probed now)\n", s.Health, ago(s.HealthAt, now))
 	}
 }
