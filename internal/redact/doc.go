@@ -9,7 +9,9 @@
 //  1. every env and env_file value of the config, matched as a whole token
 //     (a value that is part of a longer word is not it), longest first;
 //  2. URLs: userinfo and every query and fragment value;
-//  3. the value after a flag named like a secret (--password X, --token=X);
+//  3. the value after a flag named like a secret (--password X, --token=X),
+//     and the password of "user:password" after -u, --user, -U or
+//     --proxy-user (curl's way: the user is kept);
 //  4. the value of a key named like a secret (password=X, "token": "X",
 //     Authorization: Bearer X).
 //

@@ -80,6 +80,24 @@ func TestArgs(t *testing.T) {
 	}
 }
 
+// TestArgsUserPass: curl's -u/--user and -U/--proxy-user carry
+// "user:password" as the next argument or after "="; the password goes, the
+// user and a uid:gid stay.
+func TestArgsUserPass(t *testing.T) {
+	r := redact.New()
+	in := []string{"/usr/bin/curl", "-sf", "--user", "curluser:curlpw-5150", "-U", "px:ppw-77", "--proxy-user=a:b-pw-9",
+		"-u", "root", "--user", "1000:1000", "-u=me:[redacted]", "http://127.0.0.1:8789/"}
+	want := []string{"/usr/bin/curl", "-sf", "--user", "curluser:[redacted]", "-U", "px:[redacted]", "--proxy-user=a:[redacted]",
+		"-u", "root", "--user", "1000:1000", "-u=me:[redacted]", "http://127.0.0.1:8789/"}
+	if got := r.Args(in); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Args =\n%q\nwant\n%q", got, want)
+	}
+	line := "exec /usr/bin/curl -sf --user curluser:curlpw-5150 http://127.0.0.1:8789/: exit status 7"
+	if got, want := r.String(line), "exec /usr/bin/curl -sf --user curluser:[redacted] http://127.0.0.1:8789/: exit status 7"; got != want {
+		t.Errorf("String =\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestIsSecretKey(t *testing.T) {
 	secret := []string{"password", "DB_PASSWORD", "passwd", "pass", "PWD", "client_secret", "API_TOKEN", "authToken",
 		"key", "api_key", "apikey", "ACCESS_KEY", "private_key", "privateKey", "cookie", "Set-Cookie", "auth",

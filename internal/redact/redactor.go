@@ -55,6 +55,9 @@ func (r *Redactor) String(s string) string {
 			s = replaceToken(s, v)
 		}
 	}
+	if mayNameUser(s) {
+		s = replaceUserPass(s)
+	}
 	if !mayNameSecret(s) {
 		return s // no key or flag in it can be secret: skip the regexps
 	}
@@ -97,12 +100,18 @@ func (r *Redactor) Lines(ls []string) []string {
 // and, in every other argument, what String hides.
 func (r *Redactor) Args(argv []string) []string {
 	out := make([]string, len(argv))
-	hideNext := false
+	hideNext, hidePass := false, false
 	for i, a := range argv {
 		key, _, hasValue := strings.Cut(a, "=")
 		switch {
 		case hideNext:
 			out[i], hideNext = Placeholder, false
+		case hidePass:
+			out[i], hidePass = UserPass(a), false
+		case hasValue && IsUserFlag(key):
+			out[i] = key + "=" + UserPass(a[len(key)+1:])
+		case IsUserFlag(a):
+			out[i], hidePass = a, true
 		case hasValue && !strings.Contains(key, "://") && IsSecretKey(key):
 			out[i] = key + "=" + Placeholder
 		case IsSecretFlag(a):
@@ -112,6 +121,45 @@ func (r *Redactor) Args(argv []string) []string {
 		}
 	}
 	return out
+}
+
+// IsUserFlag reports whether a is a flag whose value is "user:password":
+// curl's -u/--user and -U/--proxy-user, the usual way a health-check
+// one-liner carries a credential.
+func IsUserFlag(a string) bool {
+	switch a {
+	case "-u", "-U", "--user", "--proxy-user":
+		return true
+	}
+	return false
+}
+
+// UserPass hides the password of a "user:password" value and keeps the user,
+// who is evidence; a value without a colon, or whose part after it is
+// harmless ("1000:1000", a uid:gid), is kept whole.
+func UserPass(v string) string {
+	user, pass, ok := strings.Cut(v, ":")
+	if !ok || pass == Placeholder || Harmless(pass) {
+		return v
+	}
+	return user + ":" + Placeholder
+}
+
+// mayNameUser is the cheap first look for replaceUserPass.
+func mayNameUser(s string) bool {
+	return strings.Contains(s, ":") && (strings.Contains(s, "-u") || strings.Contains(s, "-U"))
+}
+
+// replaceUserPass hides the password of every "user:password" after a user
+// flag in free text ("curl -u admin:pw ...", "--user=admin:pw").
+func replaceUserPass(s string) string {
+	return userFlagRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := userFlagRE.FindStringSubmatch(m)
+		if !IsUserFlag(sub[1]) {
+			return m
+		}
+		return strings.TrimSuffix(m, sub[2]) + UserPass(sub[2])
+	})
 }
 
 // IsSecretFlag reports whether a is a command-line flag ("-p", "--token")
@@ -257,6 +305,9 @@ var (
 	// flagRE: a flag at the start of a token, then its value after spaces or
 	// "=" ("--password hunter2", "-token=x").
 	flagRE = regexp.MustCompile(`(?:^|[\s"'(\[,])(--?[A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+|=)([^\s"',;]+)`)
+	// userFlagRE: a user flag at the start of a token, then a value with a
+	// colon ("-u admin:pw", "--user=admin:pw"); IsUserFlag decides.
+	userFlagRE = regexp.MustCompile(`(?:^|[\s"'(\[,])(--?[A-Za-z][A-Za-z-]*)(?:[ \t]+|=)([^\s"',;:]*:[^\s"',;]+)`)
 	// keyValueRE: key = value, key: value, "key":"value", and HTTP-style
 	// "Authorization: Bearer value" (the scheme word stays).
 	keyValueRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)"?[ \t]*[:=][ \t]*"?(?:(?i:bearer|basic|token|digest)[ \t]+)?([^\s"',;&]+)`)

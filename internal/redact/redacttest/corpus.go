@@ -44,13 +44,13 @@ func Values() []string {
 var Secrets = []string{
 	"tok_9f8e7d6c5b4a", "hunter2-horse", "pr0xy-pw", "proxyuser", "mail-Pw-31337",
 	"sk-live-4242abcd", "Zm9vYmFyYmF6", "opensesame42", "eyJhbGciOi.abc.def",
-	"sess-abcdef123456", "dbpw-77", "qv-8812", "frag-tok-9",
+	"sess-abcdef123456", "dbpw-77", "qv-8812", "frag-tok-9", "curlpw-5150", "proxy-pw-77",
 }
 
 // Harmless must survive every writer unchanged: evidence.
 var Harmless = []string{
 	"127.0.0.1:18101", "http://127.0.0.1:18101/health", "18101", "localhost", "true",
-	"127.0.0.1:7890", "10.1.2.3:5432", "--port 8789", "dev",
+	"127.0.0.1:7890", "10.1.2.3:5432", "--port 8789", "dev", "curluser:", "-u 1000:1000",
 }
 
 // Case is one line in one of the shapes a secret takes.
@@ -75,6 +75,8 @@ var Cases = []Case{
 	{"dsn", `DATABASE_DSN="postgres://app:dbpw-77@db.internal:5432/app"`},
 	{"dsn url in a message", "dial postgres://app:dbpw-77@10.1.2.3:5432/app: connection refused"},
 	{"query and fragment", "callback https://example.com/cb?code=qv-8812#frag-tok-9"},
+	{"user:password after a user flag", "/usr/bin/curl -sf --user curluser:curlpw-5150 -U px:proxy-pw-77 http://127.0.0.1:18101/health"},
+	{"uid:gid after -u", "docker run -u 1000:1000 --port 8789 img"},
 	{"harmless evidence", "GET http://127.0.0.1:18101/health from 127.0.0.1:18101 on 18101 via localhost debug=true"},
 }
 
