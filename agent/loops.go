@@ -9,6 +9,7 @@ import (
 
 	"svcctl/proc"
 	"svcctl/runtrace"
+	"svcctl/state"
 	"svcctl/watchdog"
 )
 
@@ -120,18 +121,19 @@ func (a *Agent) leaderExited(name string, inst proc.Instance, how string) {
 // spawn (after an agent restart, or one started by `svc-ctl start`): every
 // process of its tree, through the OS (pidfd, kqueue, process handle).
 // Where the OS cannot wait on a foreign process the periodic cycle covers it.
-func (a *Agent) adopt(name string) {
+// It reports whether the recorded instance is watched now.
+func (a *Agent) adopt(name string) bool {
 	inst, err := a.sup.Instance(name)
 	if err != nil {
-		return
+		return false
 	}
 	key := idKey(inst.Identity)
 	if v, ok := a.watched.Load(name); ok && v.(string) == key {
-		return
+		return true
 	}
 	done, err := proc.WatchTree(inst)
 	if err != nil {
-		return // no process of it left, or the OS cannot watch: the periodic cycle covers it
+		return false // no process of it left, or the OS cannot watch: the periodic cycle covers it
 	}
 	a.watched.Store(name, key)
 	a.log.Debug("service.adopted", "service", name, "service_pid", inst.PID)
@@ -139,6 +141,7 @@ func (a *Agent) adopt(name string) {
 		<-done
 		a.onExit(name, inst.Identity, "every process of its tree exited")
 	}, nil)
+	return true
 }
 
 // current reports whether id is still the service's recorded instance and
@@ -165,7 +168,61 @@ func (a *Agent) exited(name string, id proc.Identity, how string) {
 	}
 	a.watched.CompareAndDelete(name, idKey(id))
 	a.log.Info("service.exited", "service", name, "service_pid", id.PID, "how", how)
-	a.trigger(name, watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited: " + how})
+	req := watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Cause: watchdog.CauseExited, Why: how}
+	if !a.serviceLockHeld(name) {
+		a.trigger(name, req)
+		return
+	}
+	// Another svc-ctl process holds the service's lock (a restart, stop or
+	// start by hand): it is replacing or stopping this instance, and a cycle
+	// now would only record lock-held. Once it lets go, the instance it left
+	// is watched; if it left this one recorded, the exit is news after all.
+	a.goOnce("exit-after-lock:"+name, func() {
+		a.waitServiceLock(name)
+		switch {
+		case a.current(name, id):
+			a.trigger(name, req)
+		case !a.adopt(name):
+			// The instance it left is gone already (or cannot be watched):
+			// a cycle judges it now rather than at the next interval.
+			a.trigger(name, a.goneRequest(name))
+		}
+	}, nil)
+}
+
+// goneRequest is the cycle to run for a recorded instance that could not
+// be watched: an exit when no process of it is left, else a plain look.
+func (a *Agent) goneRequest(name string) watchdog.Request {
+	inst, err := proc.ReadInstance(a.paths.Pid(name))
+	if err == nil {
+		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
+			return watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Cause: watchdog.CauseExited,
+				Why: "every process of its tree exited"}
+		}
+	}
+	return watchdog.Request{Trigger: runtrace.TriggerEvent}
+}
+
+// serviceLockHeld reports whether some cycle (another process's, or this
+// agent's own) holds the service's lock right now.
+func (a *Agent) serviceLockHeld(name string) bool {
+	l, ok, err := state.TryLock(a.paths.Lock(name))
+	if err != nil || !ok {
+		return err == nil
+	}
+	l.Unlock()
+	return false
+}
+
+// waitServiceLock waits until the service's lock is free (or as long as a
+// cycle can take), and lets it go at once.
+func (a *Agent) waitServiceLock(name string) {
+	wait := 2 * time.Minute
+	if svc := a.cfg.Service(name); svc != nil {
+		wait = svc.StartTimeout + svc.StopTimeout + 2*svc.Health.Timeout + svc.Health.Confirm + 30*time.Second
+	}
+	l, _, _ := state.WaitLock(context.Background(), a.paths.Lock(name), wait)
+	l.Unlock()
 }
 
 // idKey names one instance: its leader's PID and start stamp (an exec keeps

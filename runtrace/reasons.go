@@ -32,6 +32,7 @@ type Reason string
 const (
 	ReasonAlreadyRunning Reason = "already-running"
 	ReasonStarted        Reason = "started"
+	ReasonRestarted      Reason = "restarted" // a person asked (svc-ctl restart): cause manual
 	ReasonCompleted      Reason = "completed"
 	ReasonResumed        Reason = "resumed"
 
@@ -61,7 +62,7 @@ const (
 
 // Reasons maps each outcome to the reason codes it accepts.
 var Reasons = map[Outcome][]Reason{
-	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonCompleted, ReasonResumed},
+	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonRestarted, ReasonCompleted, ReasonResumed},
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
 		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost},

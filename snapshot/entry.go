@@ -20,11 +20,14 @@ const (
 // PhasePreRestart is the phase of a snapshot taken before a restart.
 const PhasePreRestart = "pre-restart"
 
-// Why a restart was decided, for Entry.Reason.
+// Why a restart was decided: the kinds of a run's `cause` (DESIGN.md), which
+// begin Entry.Reason ("exited: killed by SIGKILL").
 const (
-	RestartUnhealthy = "unhealthy" // the probe failed twice
-	RestartExited    = "exited"    // a process the agent spawned exited
-	RestartManual    = "manual"    // svc-ctl start NAME
+	RestartUnhealthy     = "unhealthy"      // the probe failed twice
+	RestartExited        = "exited"         // a process the agent spawned (or watched) exited
+	RestartResourceLimit = "resource-limit" // the tree was over a [service.limits] limit for its `for`
+	RestartManual        = "manual"         // svc-ctl restart NAME: a person asked
+	RestartWake          = "wake"           // found unhealthy by the cycle that runs when the host wakes
 )
 
 // cutMarker ends a log line that was longer than MaxLineBytes.
@@ -43,7 +46,7 @@ type Transition struct {
 type Entry struct {
 	Time         time.Time    `json:"time"`                     // UTC
 	Service      string       `json:"service"`                  // the [[service]] name
-	Reason       string       `json:"reason"`                   // why a restart: RestartUnhealthy, RestartExited, RestartManual
+	Reason       string       `json:"reason"`                   // why a restart: its cause, a Restart* kind and its words
 	Phase        string       `json:"phase"`                    // what the cycle was doing: PhasePreRestart
 	NoProgressMS int64        `json:"no_progress_ms"`           // ms since the last healthy verdict (-1 unknown)
 	Transitions  []Transition `json:"transitions"`              // the last MaxTransitions

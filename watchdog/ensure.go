@@ -73,11 +73,18 @@ type Request struct {
 	// clears a pause, ignores backoff and given-up, and waits for the lock
 	// rather than reporting lock-held.
 	Manual bool
+	// Restart is a person's `svc-ctl restart`: stop the tree and start it
+	// again whatever the probe says, with the evidence steps, and record
+	// ok/restarted with cause manual. It implies Manual.
+	Restart bool
 	// SkipConfirm: the caller already has the second look (the process we
 	// spawned exited), so an unhealthy first probe is final.
 	SkipConfirm bool
-	// Why, for the snapshot: "unhealthy" (default), "exited".
-	Why string
+	// Cause is the kind of cause the caller already knows (CauseExited,
+	// CauseResourceLimit) and Why its words ("killed by SIGKILL"); empty:
+	// the cycle's own health verdict (cause.go).
+	Cause string
+	Why   string
 }
 
 // Result is one cycle's verdict.
@@ -97,6 +104,7 @@ type Result struct {
 // Detail is what a cycle saw and did; it becomes the run row's detail.
 type Detail struct {
 	Message        string           `json:"message,omitempty"`
+	Cause          string           `json:"cause,omitempty"` // why the service was stopped and started (cause.go)
 	State          string           `json:"state"`
 	Failures       int              `json:"consecutive_failures"`
 	BackoffUntil   *time.Time       `json:"backoff_until,omitempty"`
@@ -129,6 +137,9 @@ func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) (res 
 	svc := s.Cfg.Service(name)
 	if svc == nil {
 		return Result{}, fmt.Errorf("%w: %q is not a service in %s (services: %s)", ErrUnknownName, name, s.Cfg.Path, s.serviceNames())
+	}
+	if req.Restart {
+		req.Manual = true
 	}
 	c := &cycle{s: s, svc: svc, req: req, log: s.Log.With("service", name)}
 	c.res = Result{Service: name, Trigger: req.Trigger, StartedAt: s.now()}
@@ -192,6 +203,10 @@ func (c *cycle) run(ctx context.Context) {
 	defer c.saveState()
 	if c.req.Manual {
 		c.clearHolds()
+		if c.req.Restart {
+			c.restartByHand(ctx)
+			return
+		}
 	} else {
 		p := c.currentPause()
 		if p == nil && c.st.State == state.Paused {

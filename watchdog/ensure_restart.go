@@ -26,6 +26,7 @@ import (
 // instance's first lines would bury the evidence of why the old one failed.
 func (c *cycle) restart(ctx context.Context) {
 	now := c.s.now()
+	c.res.Detail.Cause = c.cause()
 	c.st.LastStartTry = now
 	c.st.MoveTo(state.Starting, "restart", now)
 	c.evidence(ctx)
@@ -45,7 +46,7 @@ func (c *cycle) restart(ctx context.Context) {
 	if c.s.OnSpawn != nil {
 		c.s.OnSpawn(c.svc.Name, child)
 	}
-	c.log.Info("service.spawned", "service_pid", child.PID, "run_id", c.res.RunID)
+	c.log.Info("service.spawned", "service_pid", child.PID) // c.log names the run_id once begun
 	c.awaitHealthy(ctx, child)
 }
 
@@ -56,7 +57,7 @@ func (c *cycle) evidence(ctx context.Context) {
 	e := snapshot.Entry{
 		Time:         c.s.now(),
 		Service:      c.svc.Name,
-		Reason:       c.whyRestart(),
+		Reason:       c.res.Detail.Cause,
 		Phase:        "pre-restart",
 		NoProgressMS: -1,
 		Transitions:  c.st.Transitions,
@@ -93,16 +94,6 @@ func (c *cycle) evidence(ctx context.Context) {
 		return
 	}
 	c.res.Detail.Snapshot = "written"
-}
-
-func (c *cycle) whyRestart() string {
-	if c.req.Why != "" {
-		return c.req.Why
-	}
-	if c.req.Manual {
-		return "unhealthy at manual start"
-	}
-	return "unhealthy"
 }
 
 func envNames(env map[string]string) []string {
@@ -267,12 +258,16 @@ func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Durati
 	c.st.LastRestart = now
 	c.st.MoveTo(state.Healthy, "started", now)
 	c.res.Detail.HealthyAfterMS = took.Milliseconds()
-	msg := fmt.Sprintf("started (pid %d, healthy after %s)", child.PID, took.Round(time.Millisecond))
+	verb, reason := "started", runtrace.ReasonStarted
+	if c.req.Restart {
+		verb, reason = "restarted", runtrace.ReasonRestarted
+	}
+	how := fmt.Sprintf("pid %d, healthy after %s", child.PID, took.Round(time.Millisecond))
 	if note := c.instanceNote(ctx, child); note != "" {
 		c.res.Detail.Instance = note
-		msg = fmt.Sprintf("started (pid %d, healthy after %s; %s)", child.PID, took.Round(time.Millisecond), note)
+		how += "; " + note
 	}
-	c.set(runtrace.OutcomeOK, runtrace.ReasonStarted, msg)
+	c.set(runtrace.OutcomeOK, reason, verb+" ("+how+")")
 }
 
 // instanceNote says what became of a leader that is already gone when the

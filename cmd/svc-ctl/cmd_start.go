@@ -49,7 +49,8 @@ Exit status: 0 when every service is running, 1 when any is not.`,
 			}
 			return nil
 		}),
-		RunE: func(cmd *cobra.Command, args []string) error { return runStart(cmd.Context(), g, o, args) },
+		ValidArgsFunction: completeServices(g),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runStart(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
@@ -61,16 +62,9 @@ func runStart(ctx context.Context, g *globals, o startOptions, names []string) e
 		return err
 	}
 	defer closeRec()
-	if o.all {
-		names = nil
-		for _, s := range sup.Cfg.Services {
-			names = append(names, s.Name)
-		}
-	}
-	for _, n := range names {
-		if sup.Cfg.Service(n) == nil {
-			return usageError{fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, n, sup.Cfg.Path)}
-		}
+	names, err = serviceNames(sup, names, o.all)
+	if err != nil {
+		return err
 	}
 	req := watchdog.Request{Trigger: runtrace.TriggerManual, Manual: true}
 	if o.scheduled {
@@ -108,4 +102,22 @@ func printResults(g *globals, results []watchdog.Result, asJSON bool) error {
 		return errSilent
 	}
 	return nil
+}
+
+// serviceNames is the services a start or restart acts on: every one with
+// --all, else the names given, each of which must be a service.
+func serviceNames(sup *watchdog.Supervisor, names []string, all bool) ([]string, error) {
+	if all {
+		names = nil
+		for _, s := range sup.Cfg.Services {
+			names = append(names, s.Name)
+		}
+		return names, nil
+	}
+	for _, n := range names {
+		if sup.Cfg.Service(n) == nil {
+			return nil, unknownService(sup.Cfg, n)
+		}
+	}
+	return names, nil
 }
