@@ -98,6 +98,7 @@ func (a *Agent) onSpawn(name string, c *proc.Child) {
 // running (watch the tree; the periodic cycle judges its health).
 func (a *Agent) leaderExited(name string, inst proc.Instance, how string) {
 	if !a.current(name, inst.Identity) {
+		a.adoptNewer(name, inst.Identity)
 		return
 	}
 	t, err := proc.Members(inst)
@@ -164,6 +165,7 @@ func (a *Agent) current(name string, id proc.Identity) bool {
 
 func (a *Agent) exited(name string, id proc.Identity, how string) {
 	if !a.current(name, id) {
+		a.adoptNewer(name, id)
 		return
 	}
 	a.watched.CompareAndDelete(name, idKey(id))
@@ -188,6 +190,21 @@ func (a *Agent) exited(name string, id proc.Identity, how string) {
 			a.trigger(name, a.goneRequest(name))
 		}
 	}, nil)
+}
+
+// adoptNewer watches the instance the pid file names when it is another
+// than the one that ended (a person's start or restart replaced it before
+// the end was seen here), so its exit takes the fast path too.
+func (a *Agent) adoptNewer(name string, ended proc.Identity) {
+	a.recMu.RLock()
+	closed := a.closed
+	a.recMu.RUnlock()
+	if closed {
+		return
+	}
+	if cur, err := proc.ReadPidFile(a.paths.Pid(name)); err == nil && idKey(cur) != idKey(ended) {
+		a.adopt(name)
+	}
 }
 
 // goneRequest is the cycle to run for a recorded instance that could not

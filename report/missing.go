@@ -237,7 +237,7 @@ func jobStatuses(ctx context.Context, cfg *config.Config, p state.Paths, store *
 	var out []JobStatus
 	for i := range cfg.Jobs {
 		j := &cfg.Jobs[i]
-		js := JobStatus{Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, External: j.External}
+		js := JobStatus{Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, External: j.External, Log: p.JobLog(j.Name)}
 		if pz, _ := state.ReadPause(p.JobPaused(j.Name)); pz.Active(now) {
 			js.Paused = pz
 		}

@@ -93,6 +93,8 @@ type ServiceStatus struct {
 	Interval      string         `json:"interval"`
 	Depends       []probe.Result `json:"depends,omitempty"`
 	RecordedError string         `json:"record_error,omitempty"`
+	Log           string         `json:"log"`      // runtime.log, where its `log` key puts it: `svc-ctl logs NAME`
+	PrevLog       string         `json:"prev_log"` // what the instance before the last restart wrote: `logs NAME --prev`
 }
 
 // Instance is the service's recorded instance as it is now: its tree,
@@ -158,6 +160,7 @@ type JobStatus struct {
 	Missing7d  int          `json:"missing_7d"`
 	Paused     *state.Pause `json:"pause,omitempty"`
 	Registered time.Time    `json:"registered_at,omitzero"`
+	Log        string       `json:"log"` // last.log: `svc-ctl logs NAME`
 }
 
 // Healthy reports whether status should exit 0: the agent runs and every
@@ -338,7 +341,7 @@ func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *
 func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, store *runtrace.Store, last *state.LastFile, now time.Time) ServiceStatus {
 	st, _ := state.LoadService(p.StateFile(svc.Name))
 	s := ServiceStatus{Name: svc.Name, State: st.State, Probe: st.LastProbe, LastRestart: st.LastRestart,
-		Failures: st.Failures, Interval: svc.Interval.String()}
+		Failures: st.Failures, Interval: svc.Interval.String(), Log: p.RuntimeLog(svc), PrevLog: p.PrevLog(svc)}
 	if len(st.LastProbe) > 0 {
 		s.Health = probe.Summary(st.LastProbe)
 		s.HealthAt = st.LastProbeAt

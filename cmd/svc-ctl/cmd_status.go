@@ -311,6 +311,9 @@ func printJobs(w io.Writer, r *report.StatusReport) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", j.Name, sched, next, nextLocal, last, j.Missing7d)
 	}
 	tw.Flush()
+	if len(r.Jobs) == 1 {
+		fmt.Fprintf(w, "\nlog: %s (the last run's output: 'svc-ctl logs %s')\n", r.Jobs[0].Log, r.Jobs[0].Name)
+	}
 }
 
 func dash(s string) string {
@@ -361,4 +364,6 @@ func printInstance(w io.Writer, s report.ServiceStatus, now time.Time) {
 	if s.Health != "" {
 		fmt.Fprintf(w, "health:   %s, %s (the last probe's verdict, not probed now)\n", s.Health, ago(s.HealthAt, now))
 	}
+	fmt.Fprintf(w, "log:      %s ('svc-ctl logs %s [-f]')\n", s.Log, s.Name)
+	fmt.Fprintf(w, "prev log: %s (the instance before the last restart: 'svc-ctl logs %s --prev')\n", s.PrevLog, s.Name)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,15 @@ func cause(r runtrace.Run) string {
 	}
 	json.Unmarshal(r.Detail, &d)
 	return d.Cause
+}
+
+// verdicts lists rows as "#ID trigger outcome/reason (cause)", for failures.
+func verdicts(rows []runtrace.Run) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("#%d %s %s (%s)", r.ID, r.Trigger, r.Verdict(), cause(r)))
+	}
+	return out
 }
 
 func latestRow(t *testing.T, st *runtrace.Store, job string) runtrace.Run {
@@ -120,26 +130,21 @@ func TestRestartUnderRunningAgent(t *testing.T) {
 	}
 	newPID := pid()
 	testutil.KillPID(t, int(newPID))
-	testutil.WaitFor(t, 20*time.Second, "the agent restores the killed instance", func() bool {
-		return pid() != newPID && testutil.Healthy(addr)
-	})
+	var rows []runtrace.Run
+	testutil.WaitForSaying(t, 20*time.Second, "the agent restores the killed instance", func() bool {
+		var err error
+		rows, err = st.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web", Since: restarted.StartedAt})
+		return err == nil && len(rows) > 0 && rows[0].Reason == runtrace.ReasonStarted && pid() != newPID && testutil.Healthy(addr)
+	}, func() string { return fmt.Sprintf("rows %v, pid %d (killed %d)", verdicts(rows), pid(), newPID) })
 	if n := countExe(testsvcBin, addr); n != 1 {
 		t.Fatalf("%d instances of web, want 1", n)
 	}
-	rows, err := st.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web", Since: restarted.StartedAt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sawExit bool
 	for _, row := range rows {
 		if row.Reason == runtrace.ReasonLockHeld {
 			t.Errorf("row %d: %s: the agent raced the restart", row.ID, row.Verdict())
 		}
-		if row.Reason == runtrace.ReasonStarted && row.Trigger == runtrace.TriggerEvent && strings.HasPrefix(cause(row), "exited: ") {
-			sawExit = true
-		}
 	}
-	if !sawExit {
-		t.Fatalf("no event-triggered start with cause exited after the restart: %+v", rows)
+	if rows[0].Trigger != runtrace.TriggerEvent || !strings.HasPrefix(cause(rows[0]), "exited: ") {
+		t.Fatalf("the restore: trigger %s, cause %q; want event, exited: ...", rows[0].Trigger, cause(rows[0]))
 	}
 }

@@ -17,3 +17,16 @@ func WaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// WaitForSaying is WaitFor that, when d passes, also says what it saw last
+// (say is called once, then).
+func WaitForSaying(t testing.TB, d time.Duration, what string, cond func() bool, say func() string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s; last seen: %s", d, what, say())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

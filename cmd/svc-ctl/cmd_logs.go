@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"svcctl/config"
+	"svcctl/report"
+	"svcctl/watchdog"
+)
+
+type logsOptions struct {
+	follow, prev, raw, utc bool
+	lines                  int
+	since                  string
+}
+
+func (o *logsOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVarP(&o.follow, "follow", "f", false, "keep printing what is written, across rotations and restarts, until Ctrl-C")
+	f.IntVarP(&o.lines, "lines", "n", 50, "print the last N lines first (0 = all)")
+	f.BoolVar(&o.prev, "prev", false, "the previous file: runtime.prev.log (the instance before the last restart), last.prev.log")
+	f.StringVar(&o.since, "since", "", "only lines stamped since: a duration back (30m, 2h) or a time")
+	f.BoolVar(&o.raw, "raw", false, "agent: print agent.log's JSON lines as they are, even on a terminal")
+	f.BoolVar(&o.utc, "utc", false, "agent: print times in UTC")
+}
+
+func newLogsCommand(g *globals) *cobra.Command {
+	var o logsOptions
+	cmd := &cobra.Command{
+		Use:         "logs NAME|agent [-f] [-n N] [--prev] [--since D]",
+		Annotations: trust(trustRead),
+		Short:       "Print a service's output (runtime.log), a job's last run (last.log) or agent.log",
+		Long: `Print the end of a log:
+
+  a service   its runtime.log (where its 'log' key puts it); --prev: runtime.prev.log,
+              what the instance before the last restart wrote
+  a job       last.log, the output of its last run; --prev: the run before
+  agent       agent.log: one line per event, pretty on a terminal, the JSON
+              lines as they are when piped (--raw on a terminal too)
+
+-f follows the log as it grows, across a size rotation (log_max copies the
+newest part to runtime.log.1 and truncates the live file), a restart (the log
+moves to runtime.prev.log and the new instance starts a new one), a new job
+run, and agent.log's own rotation. Notes about the file itself go to stderr.
+
+--since keeps lines stamped since then: agent.log's times, and a service's own
+timestamps where its lines start with one (RFC 3339, "2006-01-02 15:04:05" or
+a JSON "time"); a log whose lines carry none is printed whole, and says so.`,
+		Example: `  svc-ctl logs proxy -f
+  svc-ctl logs proxy --prev -n 200
+  svc-ctl logs agent --since 1h | jq -c 'select(.level=="WARN")'`,
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeLogNames(g),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runLogs(cmd.Context(), g, o, args) },
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) error {
+	if o.follow && o.prev {
+		return usageError{errors.New("--prev is a finished file; -f follows the live one: use one of them")}
+	}
+	if o.lines < 0 {
+		return usageError{fmt.Errorf("-n %d: want 0 (all) or more", o.lines)}
+	}
+	since, err := parseSince("since", o.since, time.Now())
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	l, err := report.LogOf(cfg, args[0], o.prev)
+	if errors.Is(err, watchdog.ErrUnknownName) {
+		return unknownLogName(cfg, args[0])
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	pretty := l.Kind == report.LogAgent && !o.raw && isTerminal(g.stdout)
+	print := func(line report.LogLine) {
+		switch {
+		case line.Note:
+			fmt.Fprintf(g.stderr, "svc-ctl logs: %s\n", line.Text)
+		case pretty:
+			fmt.Fprintln(g.stdout, prettyAgentLine(line.Text, o.utc))
+		default:
+			fmt.Fprintln(g.stdout, line.Text)
+		}
+	}
+	res, err := report.TailLog(l, report.TailOptions{Lines: o.lines, Since: since, Stamp: report.LineTime})
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && o.follow:
+		res = &report.TailResult{}
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no log at %s yet: %s", l.Path, noLogYet(l))
+	case err != nil:
+		return fmt.Errorf("read %s: %w", l.Path, err)
+	}
+	if !since.IsZero() && !res.Stamped && len(res.Lines) > 0 {
+		fmt.Fprintf(g.stderr, "svc-ctl logs: --since: no line of %s starts with a time svc-ctl can read; printing the last lines regardless\n", l.Path)
+	}
+	for _, line := range res.Lines {
+		print(report.LogLine{Text: line})
+	}
+	if !o.follow {
+		return nil
+	}
+	return report.FollowLog(ctx, l, res, 250*time.Millisecond, print)
+}
+
+// unknownLogName is unknownName for logs, which takes `agent` too.
+func unknownLogName(cfg *config.Config, name string) error {
+	return usageError{unknownNameError{name: name, what: "service or job", known: append(allNames(cfg), "agent")}}
+}
+
+func noLogYet(l report.Log) string {
+	switch {
+	case l.Kind == report.LogAgent:
+		return "the agent has not run with this state dir"
+	case !l.Live:
+		return "there was no restart (or job run) before the current one"
+	case l.Kind == report.LogJob:
+		return "the job has not run yet (`svc-ctl schedule next " + l.Name + "`)"
+	}
+	return "svc-ctl has not started " + l.Name + " with this state dir (`svc-ctl start " + l.Name + "`)"
+}
+
+// isTerminal reports whether w is a terminal a person reads.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// prettyAgentLine turns one of agent.log's JSON lines into one line for
+// people: time, level, event, then the other keys in the order written.
+// A line that is not JSON is printed as it is.
+func prettyAgentLine(line string, utc bool) string {
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return line
+	}
+	var when, level, msg string
+	var rest strings.Builder
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return line
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return line
+		}
+		key, _ := k.(string)
+		val := plainValue(v)
+		switch key {
+		case "time":
+			if t, err := time.Parse(time.RFC3339Nano, val); err == nil {
+				val = fmtTime(t, utc)
+			}
+			when = val
+		case "level":
+			level = val
+		case "msg":
+			msg = val
+		case "pid":
+		default:
+			fmt.Fprintf(&rest, " %s=%s", key, val)
+		}
+	}
+	return fmt.Sprintf("%s %-5s %s%s", when, level, msg, rest.String())
+}
+
+// plainValue prints a JSON value for people: strings bare (quoted only when
+// they hold spaces), everything else compact.
+func plainValue(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if strings.ContainsAny(s, " \t\n\"") {
+			b, _ := json.Marshal(s)
+			return string(b)
+		}
+		return s
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}
