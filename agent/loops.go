@@ -202,8 +202,9 @@ func (a *Agent) adoptNewer(name string, ended proc.Identity) {
 	if closed {
 		return
 	}
-	if cur, err := proc.ReadPidFile(a.paths.Pid(name)); err == nil && idKey(cur) != idKey(ended) {
-		a.adopt(name)
+	if cur, err := proc.ReadPidFile(a.paths.Pid(name)); err == nil && idKey(cur) != idKey(ended) && !a.adopt(name) {
+		// It is gone already too: a cycle now, not at the next interval.
+		a.trigger(name, a.goneRequest(name))
 	}
 }
 
