@@ -202,7 +202,7 @@ func (a *Agent) adoptNewer(name string, ended proc.Identity) {
 	if closed {
 		return
 	}
-	if cur, err := proc.ReadPidFile(a.paths.Pid(name)); err == nil && idKey(cur) != idKey(ended) && !a.adopt(name) {
+	if cur, err := a.sup.Instance(name); err == nil && idKey(cur.Identity) != idKey(ended) && !a.adopt(name) {
 		// It is gone already too: a cycle now, not at the next interval.
 		a.trigger(name, a.goneRequest(name))
 	}
@@ -211,7 +211,7 @@ func (a *Agent) adoptNewer(name string, ended proc.Identity) {
 // goneRequest is the cycle to run for a recorded instance that could not
 // be watched: an exit when no process of it is left, else a plain look.
 func (a *Agent) goneRequest(name string) watchdog.Request {
-	inst, err := proc.ReadInstance(a.paths.Pid(name))
+	inst, err := a.sup.Instance(name)
 	if err == nil {
 		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
 			return watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Cause: watchdog.CauseExited,
