@@ -13,6 +13,10 @@ type checker struct {
 	doc  *document
 	base string // directory that relative paths are resolved against
 	user bool   // a per-user config (UserMode): only it may name a desktop channel
+	// deniedEnvFileOK: an env_file this process may not read is listed in
+	// unread instead of failing the load (LoadToRead).
+	deniedEnvFileOK bool
+	unread          []string
 }
 
 // fail records a problem at path, on the line where path (or its nearest

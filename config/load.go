@@ -16,13 +16,29 @@ import (
 // contents comes back as one or more *Error (see Errors); a file that cannot
 // be read comes back wrapping the os error (errors.Is(err, fs.ErrNotExist)).
 func Load(path string) (*Config, error) {
+	return load(path, false)
+}
+
+// LoadToRead is Load for the commands that only read what the agent left
+// (status, runs, why, missing, snapshot, verify, schedule, config check): an
+// env_file this process may not read is not an error but is listed in
+// Config.UnreadEnvFiles, its variables missing. The recommended env_file is
+// 0600 and the agent's; a person who may read the config should still get
+// "permission denied" answers from the state they cannot read, not a config
+// that is invalid for everyone but root. Never for anything that runs what
+// the config names: that is LoadToRun.
+func LoadToRead(path string) (*Config, error) {
+	return load(path, true)
+}
+
+func load(path string, deniedEnvFileOK bool) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		// The os error names the path and the cause; callers know where the
 		// path came from (--config, $SVC_CTL_CONFIG, default) and say so.
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return Parse(data, path)
+	return parse(data, path, deniedEnvFileOK)
 }
 
 // Parse parses and validates config bytes. file is the name used in
@@ -34,6 +50,10 @@ func Load(path string) (*Config, error) {
 // can be trusted), else every unknown key and wrong type, and, when the
 // types are right, every failed validation rule, sorted by line.
 func Parse(data []byte, file string) (*Config, error) {
+	return parse(data, file, false)
+}
+
+func parse(data []byte, file string, deniedEnvFileOK bool) (*Config, error) {
 	display := file
 	if display == "" {
 		display = "config"
@@ -53,7 +73,7 @@ func Parse(data []byte, file string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{doc: doc, base: base, user: userMode()}
+	c := &checker{doc: doc, base: base, user: userMode(), deniedEnvFileOK: deniedEnvFileOK}
 	cfg := &Config{Path: abs, Agent: c.agent(&raw.Agent)}
 	cfg.Services = c.services(raw.Service, cfg.Agent.StateDir)
 	cfg.Jobs = c.jobs(raw.Job)
@@ -61,6 +81,7 @@ func Parse(data []byte, file string) (*Config, error) {
 	if err := doc.finish(); err != nil {
 		return nil, err
 	}
+	cfg.UnreadEnvFiles = c.unread
 	return cfg, nil
 }
 

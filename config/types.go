@@ -14,6 +14,10 @@ type Config struct {
 	Services []Service
 	Jobs     []Job
 	Notify   []Notify
+	// UnreadEnvFiles lists the env_files this process was not allowed to
+	// read (LoadToRead only; Load and LoadToRun fail instead): their
+	// variables are missing from Env.
+	UnreadEnvFiles []string
 }
 
 // Agent is the [agent] table.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -140,6 +142,12 @@ func (c *checker) envFile(key, path string, env map[string]string) map[string]st
 		return env
 	}
 	fileEnv, err := readEnvFile(path)
+	if err != nil && c.deniedEnvFileOK && errors.Is(err, fs.ErrPermission) {
+		if !slices.Contains(c.unread, path) {
+			c.unread = append(c.unread, path)
+		}
+		return env
+	}
 	if err != nil {
 		c.fail(key, "%v", err)
 		return env

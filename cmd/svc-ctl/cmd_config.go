@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"svcctl/state"
 )
 
 // newConfigCommand is the `config` group; `config check` is its verb.
@@ -39,6 +42,11 @@ func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []str
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return err
+	}
+	if len(cfg.UnreadEnvFiles) > 0 {
+		// The file is valid as far as this process can see; the rest is a
+		// check that could not be made (exit 1), not a broken config.
+		return state.Denied(cfg.UnreadEnvFiles[0], fs.ErrPermission)
 	}
 	r := cfg.Redacted()
 	if o.json {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"svcctl/config"
 	"svcctl/internal/svcenv"
 	"svcctl/report"
+	"svcctl/state"
 	"svcctl/watchdog"
 
 	"github.com/spf13/cobra"
@@ -96,13 +99,17 @@ type envVar struct {
 func printEnv(g *globals, cfg *config.Config, name string, asJSON bool) error {
 	var env map[string]string
 	var runAs config.RunAs
+	var envFile string
 	switch {
 	case cfg.Service(name) != nil:
-		env, runAs = cfg.Service(name).Env, cfg.Service(name).RunAs
+		env, runAs, envFile = cfg.Service(name).Env, cfg.Service(name).RunAs, cfg.Service(name).EnvFile
 	case cfg.Job(name) != nil:
-		env, runAs = cfg.Job(name).Env, cfg.Job(name).RunAs
+		env, runAs, envFile = cfg.Job(name).Env, cfg.Job(name).RunAs, cfg.Job(name).EnvFile
 	default:
 		return usageError{fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)}
+	}
+	if envFile != "" && slices.Contains(cfg.UnreadEnvFiles, envFile) {
+		return state.Denied(envFile, fs.ErrPermission) // its names are unknown to this process
 	}
 	id, err := runAs.Identity()
 	if err != nil {

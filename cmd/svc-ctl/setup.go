@@ -36,6 +36,7 @@ func loadConfig(g *globals) (*config.Config, error) {
 	case trustRun:
 		load = config.LoadToRun
 	case trustRead:
+		load = config.LoadToRead // an env_file it may not read is no config error for a reader
 	default:
 		return nil, fmt.Errorf("internal error: a command of trust level %q loads the config", g.trust)
 	}

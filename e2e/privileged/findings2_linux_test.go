@@ -319,3 +319,47 @@ user = %q
 		t.Fatalf("exec of a job with user = %s ran as %q, want uid %d:\n%v", attacker.name, strings.TrimSpace(r.stdout), attacker.uid, r)
 	}
 }
+
+// TestReaderWithUnreadableEnvFile: the recommended env_file is 0600 and the
+// agent's. A person who may read the config (0644) but not the env_file gets
+// the readers' answers — "permission denied reading the state", exit 1 — not
+// a config that is invalid for everyone but root (exit 2 from status, runs,
+// why, schedule next...). What needs the env_file's names or values says it
+// could not read it; the root agent's verbs still load it strictly.
+func TestReaderWithUnreadableEnvFile(t *testing.T) {
+	requirePrivileged(t)
+	addr := freeAddr(t)
+	cfg, state := rootConfig(t, webService("web", addr, `env_file = "web.env"`)+`
+[[job]]
+name = "nightly"
+schedule = "0 3 * * *"
+timezone = "UTC"
+command = ["/bin/true"]
+env_file = "web.env"
+`)
+	envFile := filepath.Join(filepath.Dir(cfg), "web.env")
+	writeAs(t, envFile, "API_TOKEN=tok-envfile-4711\n", 0o600, 0, 0)
+	os.Chmod(cfg, 0o644)
+	t.Cleanup(func() { asRoot(t, nil, "--config", cfg, "stop", "web") })
+	if r := asRoot(t, nil, "--config", cfg, "start", "web"); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	db := filepath.Join(state, "svc-ctl.db")
+	for _, args := range [][]string{{"status"}, {"runs"}, {"why", "web"}, {"missing"}, {"snapshot", "web"}} {
+		r := asAttacker(t, append([]string{"--config", cfg}, args...)...)
+		wantRefused(t, r, 1, "permission denied reading "+db+": run as root or as the agent's user")
+		if strings.Contains(r.stderr, "env_file") {
+			t.Errorf("%v blames the env_file instead of the state it could not read:\n%v", args, r)
+		}
+	}
+	if r := asAttacker(t, "--config", cfg, "schedule", "next", "nightly", "-n", "1"); r.code != 0 {
+		t.Errorf("schedule next needs no env_file:\n%v", r)
+	}
+	for _, args := range [][]string{{"config", "check"}, {"status", "web", "--env"}} {
+		r := asAttacker(t, append([]string{"--config", cfg}, args...)...)
+		wantRefused(t, r, 1, "permission denied reading "+envFile)
+	}
+	if r := asRoot(t, nil, "--config", cfg, "config", "check"); r.code != 0 || strings.Contains(r.stdout, "tok-envfile-4711") {
+		t.Errorf("root's config check:\n%v", r)
+	}
+}
