@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -89,11 +90,17 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 	if err != nil {
 		return jobSpawnFailed(fmt.Errorf("run as %s: %w", req.Job.RunAs.User+":"+req.Job.RunAs.Group, err), req.Redactor)
 	}
+	result, err := newResultFile(id)
+	if err != nil {
+		return jobSpawnFailed(err, req.Redactor)
+	}
 	c := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
 	// The job's user, as for the agent's own runs of it: a root cron line
 	// `svc-ctl exec backup -- ...` runs the command as `user`, not as root.
-	// The environment stays the caller's: CMD is the caller's own command.
+	// The environment stays the caller's: CMD is the caller's own command;
+	// only SVCCTL_RESULT is added, as for every run of a job.
 	runAs(c, id)
+	c.Env = append(os.Environ(), EnvResult+"="+result.path)
 	c.Stdin = req.Stdin
 	c.Stdout = io.MultiWriter(req.Stdout, tail)
 	c.Stderr = io.MultiWriter(req.Stderr, tail)
@@ -114,6 +121,8 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 	default:
 		res = jobSpawnFailed(err, req.Redactor)
 	}
+	line, rerr := result.read()
+	applyResult(&res, line, rerr, req.Redactor)
 	res.Detail["argv0"] = req.Argv[0]
 	res.Detail["duration_ms"] = time.Since(start).Milliseconds()
 	res.Detail["via"] = "svc-ctl exec"

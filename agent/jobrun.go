@@ -75,14 +75,15 @@ func (r *JobResult) keepTail(lines []string, red *redact.Redactor) {
 }
 
 // ExitStatus is what `svc-ctl exec` exits with, so the scheduler that ran it
-// sees the command's own status: its exit code, 124 for a timeout (as
+// sees the command's own status: its exit code (a job-reported skip is 0,
+// its failure the command's code or 1), 124 for a timeout (as
 // timeout(1)), 127 when it could not be started (as a shell), 130 when
 // interrupted, 1 for anything else that failed.
 func (r JobResult) ExitStatus() int {
 	switch {
 	case r.Outcome != runtrace.OutcomeFailed:
 		return 0
-	case r.Reason == runtrace.ReasonExitNonzero && r.ExitCode > 0:
+	case (r.Reason == runtrace.ReasonExitNonzero || runtrace.JobReported(r.Reason)) && r.ExitCode > 0:
 		return r.ExitCode
 	case r.Reason == runtrace.ReasonTimeout:
 		return 124
@@ -141,8 +142,13 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 	if err != nil {
 		return jobSpawnFailed(fmt.Errorf("run as %s: %w", j.RunAs.User+":"+j.RunAs.Group, err), red)
 	}
+	result, err := newResultFile(id)
+	if err != nil {
+		return jobSpawnFailed(err, red)
+	}
 	out, err := openJobOutput(logPath, p.JobLogTail(j.Name), j.LogMax)
 	if err != nil {
+		result.read()
 		return jobSpawnFailed(err, red)
 	}
 	pr, pw, err := os.Pipe()
@@ -150,11 +156,12 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		out.Close()
 		return jobSpawnFailed(fmt.Errorf("output pipe: %w", err), red)
 	}
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: j.Env, Output: pw, RunAs: id, Name: j.Name})
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: result.env(j.Env), Output: pw, RunAs: id, Name: j.Name})
 	pw.Close() // the child has its own copy; EOF comes when the last holder closes it
 	if err != nil {
 		pr.Close()
 		out.Close()
+		result.read()
 		return jobSpawnFailed(err, red)
 	}
 	copied := make(chan struct{})
@@ -163,6 +170,8 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		io.Copy(out, pr)
 	}, nil)
 	res := waitJob(ctx, child, j.Timeout)
+	line, rerr := result.read()
+	applyResult(&res, line, rerr, red)
 	select {
 	case <-copied:
 	case <-time.After(outputDrain):

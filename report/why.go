@@ -9,6 +9,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/runtrace"
+	"svcctl/schedule"
 	"svcctl/snapshot"
 	"svcctl/state"
 	"svcctl/watchdog"
@@ -25,6 +26,15 @@ type Diagnosis struct {
 	Means    string          `json:"means"`
 	LookNext []string        `json:"look_next"`
 	Snapshot *snapshot.Entry `json:"snapshot,omitempty"`
+	// Pending is a slot that came due but is still within its grace with
+	// no row: not missing yet.
+	Pending *PendingSlot `json:"pending,omitempty"`
+}
+
+// PendingSlot is a slot within its grace.
+type PendingSlot struct {
+	Slot       time.Time `json:"slot"`
+	GraceUntil time.Time `json:"grace_until"`
 }
 
 // Why diagnoses target ("proxy", "watchdog:proxy", "daily-pull" or
@@ -117,6 +127,11 @@ func snapshotFor(path string, runID int64) *snapshot.Entry {
 	return nil
 }
 
+// whyJob answers for a job. With at, the slot at or before it. Without,
+// the newest thing that happened: the newest row (a manual run or an exec
+// counts), unless a slot that came due after it, past its grace, has no
+// row: then that missing slot is the news. A slot still within its grace
+// is not missing yet, and the answer says so.
 func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p state.Paths, name string, at, now time.Time) (*Diagnosis, error) {
 	j := cfg.Job(name)
 	d := &Diagnosis{Target: runtrace.JobID(name)}
@@ -124,25 +139,75 @@ func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p st
 	if err != nil {
 		return nil, err
 	}
-	if !known {
-		d.Branch = "no-row"
-		d.Means = "never triggered: the job was never registered (no agent has loaded it, no `svc-ctl exec` has recorded it)"
-		d.LookNext = []string{"is the agent running with this config? `svc-ctl status --config " + cfg.Path + "`"}
-		return d, nil
+	var s *schedule.Schedule
+	if known {
+		if s, err = j.Cron(reg); err != nil {
+			return nil, err
+		}
 	}
-	s, err := j.Cron(reg)
+	if !at.IsZero() {
+		return whyJobAt(ctx, store, cfg, p, d, s, reg, at)
+	}
+	newest, err := latestVerdict(ctx, store, d.Target, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	ref := now.Add(-j.Grace)
-	if !at.IsZero() {
-		ref = at
+	if s != nil {
+		if slots := s.Slots(maxTime(reg, now.Add(-j.Grace).Add(-400*24*time.Hour)), now.Add(-j.Grace), 0); len(slots) > 0 {
+			slot := slots[len(slots)-1].UTC()
+			row, err := runForSlot(ctx, store, d.Target, slot)
+			if err != nil {
+				return nil, err
+			}
+			if row == nil && (newest == nil || newest.StartedAt.Before(slot)) {
+				d.Slot = &slot
+				noRow(d, j, p, slot)
+				pendingSlot(ctx, store, d, j, s, now)
+				return d, nil
+			}
+		}
 	}
-	slots := s.Slots(maxTime(reg, ref.Add(-400*24*time.Hour)), ref, 0)
+	if newest == nil {
+		d.Branch = "no-row"
+		switch {
+		case !known:
+			d.Means = "never triggered: the job was never registered (no agent has loaded it, no `svc-ctl exec` has recorded it)"
+			d.LookNext = []string{"is the agent running with this config? `svc-ctl status --config " + cfg.Path + "`"}
+		default:
+			d.Means = fmt.Sprintf("no slot has come due yet (registered %s; next slot %s)", reg.Format(time.RFC3339), s.Next(now).Format(time.RFC3339))
+			d.LookNext = []string{"`svc-ctl schedule next " + name + "`"}
+		}
+		if s != nil {
+			pendingSlot(ctx, store, d, j, s, now)
+		}
+		return d, nil
+	}
+	d.Row = newest
+	if !newest.ScheduledAt.IsZero() {
+		slot := newest.ScheduledAt.UTC()
+		d.Slot = &slot
+	}
+	explain(d, newest, cfg, p, name)
+	if s != nil {
+		pendingSlot(ctx, store, d, j, s, now)
+	}
+	return d, nil
+}
+
+// whyJobAt answers for the slot at or before at.
+func whyJobAt(ctx context.Context, store *runtrace.Store, cfg *config.Config, p state.Paths, d *Diagnosis, s *schedule.Schedule, reg, at time.Time) (*Diagnosis, error) {
+	_, name := runtrace.SplitID(d.Target)
+	j := cfg.Job(name)
+	if s == nil {
+		d.Branch = "no-row"
+		d.Means = "never triggered: the job was never registered (no agent has loaded it, no `svc-ctl exec --scheduled` has recorded a slot of it)"
+		return d, nil
+	}
+	slots := s.Slots(maxTime(reg, at.Add(-400*24*time.Hour)), at, 0)
 	if len(slots) == 0 {
 		d.Branch = "no-row"
-		d.Means = fmt.Sprintf("no slot has come due yet (registered %s; next slot %s)", reg.Format(time.RFC3339), s.Next(now).Format(time.RFC3339))
-		d.LookNext = []string{"`svc-ctl schedule next " + name + "`"}
+		d.Means = fmt.Sprintf("no slot had come due by then (registered %s)", reg.Format(time.RFC3339))
+		d.LookNext = []string{"`svc-ctl schedule next " + j.Name + "`"}
 		return d, nil
 	}
 	slot := slots[len(slots)-1].UTC()
@@ -152,14 +217,33 @@ func whyJob(ctx context.Context, store *runtrace.Store, cfg *config.Config, p st
 		return nil, err
 	}
 	if row == nil {
-		d.Branch = "no-row"
-		d.Means = fmt.Sprintf("never triggered: the slot %s (%s) has no row", slot.Format(time.RFC3339), slot.In(j.Location).Format("2006-01-02 15:04 MST"))
-		d.LookNext = noRowHints(j, p)
+		noRow(d, j, p, slot)
 		return d, nil
 	}
 	d.Row = row
-	explain(d, row, cfg, p, name)
+	explain(d, row, cfg, p, j.Name)
 	return d, nil
+}
+
+// noRow is the answer for a slot past its grace without a row.
+func noRow(d *Diagnosis, j *config.Job, p state.Paths, slot time.Time) {
+	d.Branch = "no-row"
+	d.Means = fmt.Sprintf("never triggered: the slot %s (%s) has no row", slot.Format(time.RFC3339), slot.In(j.Location).Format("2006-01-02 15:04 MST"))
+	d.LookNext = noRowHints(j, p)
+}
+
+// pendingSlot notes the newest slot that came due but is still within its
+// grace without a row: it may still start, so it is not missing yet.
+func pendingSlot(ctx context.Context, store *runtrace.Store, d *Diagnosis, j *config.Job, s *schedule.Schedule, now time.Time) {
+	slots := s.Slots(now.Add(-j.Grace), now, 0)
+	if len(slots) == 0 {
+		return
+	}
+	slot := slots[len(slots)-1].UTC()
+	if row, err := runForSlot(ctx, store, d.Target, slot); err != nil || row != nil {
+		return // it has its row (or the ledger cannot say)
+	}
+	d.Pending = &PendingSlot{Slot: slot, GraceUntil: slot.Add(j.Grace)}
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -200,21 +284,27 @@ func noRowHints(j *config.Job, p state.Paths) []string {
 // explain fills the branch, meaning and hints from a row.
 func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p state.Paths, name string) {
 	d.Branch = string(r.Outcome)
-	switch r.Outcome {
-	case runtrace.OutcomeRunning:
+	switch {
+	case r.Outcome == runtrace.OutcomeRunning:
 		d.Means = "still running (or its process died and the reaper has not judged it yet)"
 		d.LookNext = []string{"wait for it; a row left running past its timeout becomes failed/abandoned at the next agent start"}
-	case runtrace.OutcomeOK:
+	case r.Outcome == runtrace.OutcomeOK:
 		d.Means = "our side completed (" + string(r.Reason) + ")"
 		d.LookNext = okHints(r, cfg, p, name)
-	case runtrace.OutcomeSkipped:
+	case r.Outcome == runtrace.OutcomeSkipped && runtrace.JobReported(r.Reason):
+		d.Means = "triggered, and the job itself decided to skip: " + string(r.Reason) + " (its own word, written to SVCCTL_RESULT)"
+		d.LookNext = jobReportedHints(r, p, name)
+	case r.Outcome == runtrace.OutcomeFailed && runtrace.JobReported(r.Reason):
+		d.Means = "the chain broke midway, as the job itself reported: " + string(r.Reason) + " (its own word, written to SVCCTL_RESULT)"
+		d.LookNext = jobReportedHints(r, p, name)
+	case r.Outcome == runtrace.OutcomeSkipped:
 		d.Means = "triggered, but a precondition said no: " + string(r.Reason)
 		d.LookNext = skippedHints(r, cfg, p, name)
-	case runtrace.OutcomeFailed:
+	case r.Outcome == runtrace.OutcomeFailed:
 		d.Means = "the chain broke midway: " + string(r.Reason)
 		d.LookNext = failedHints(r, cfg, p, name)
 	}
-	if msg := detailString(r.Detail, "message", "why", "error"); msg != "" {
+	if msg := detailString(r.Detail, "message", "why", "error", "result_error"); msg != "" {
 		d.LookNext = append([]string{"detail: " + msg}, d.LookNext...)
 	}
 }
@@ -243,6 +333,22 @@ func okHints(r *runtrace.Run, cfg *config.Config, p state.Paths, name string) []
 		return []string{"the host slept and woke; every service cycled and the jobs caught up"}
 	}
 	return []string{"delivery and reconciliation downstream: did the result arrive where it should?"}
+}
+
+// jobReportedHints: the verdict is the job's own; what it wrote and what it
+// printed say more than svc-ctl can.
+func jobReportedHints(r *runtrace.Run, p state.Paths, name string) []string {
+	hints := []string{"the job's own words are in the detail's why; its output: " + p.JobLog(name) + " (`svc-ctl logs " + name + "`)"}
+	var d struct {
+		ExitCode *int `json:"exit_code"`
+	}
+	if json.Unmarshal(r.Detail, &d) == nil && d.ExitCode != nil {
+		hints = append(hints, fmt.Sprintf("its command exited with code %d; the reason is the job's, not svc-ctl's", *d.ExitCode))
+	}
+	if r.Outcome == runtrace.OutcomeSkipped {
+		hints = append(hints, "a skip is not retried: the next slot runs as scheduled (`svc-ctl schedule next "+name+"`)")
+	}
+	return hints
 }
 
 func skippedHints(r *runtrace.Run, cfg *config.Config, p state.Paths, name string) []string {

@@ -1,5 +1,7 @@
 package runtrace
 
+import "strings"
+
 // Outcome is a run's verdict. A row starts as OutcomeRunning and is finished
 // once, as one of the other three.
 type Outcome string
@@ -68,11 +70,38 @@ var Reasons = map[Outcome][]Reason{
 		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost},
 }
 
+// JobReasonPrefix begins the reason of a verdict a job reported itself
+// through SVCCTL_RESULT: job.REASON, REASON being [a-z0-9-]{1,40}, the job's
+// own word (DESIGN.md, job-reported verdicts). Such reasons go with skipped
+// and failed only.
+const JobReasonPrefix = "job."
+
+// JobReason is the reason code of a job-reported verdict.
+func JobReason(word string) Reason { return Reason(JobReasonPrefix + word) }
+
+// JobReported reports whether r is a job-reported reason (job.REASON with a
+// well-formed REASON).
+func JobReported(r Reason) bool {
+	w, ok := strings.CutPrefix(string(r), JobReasonPrefix)
+	if !ok || len(w) == 0 || len(w) > 40 {
+		return false
+	}
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // ValidReason reports whether reason is allowed with outcome. A running row
 // has no reason; ok rows must carry one of the ok reasons.
 func ValidReason(outcome Outcome, reason Reason) bool {
 	if outcome == OutcomeRunning {
 		return reason == ""
+	}
+	if (outcome == OutcomeSkipped || outcome == OutcomeFailed) && JobReported(reason) {
+		return true
 	}
 	for _, r := range Reasons[outcome] {
 		if r == reason {
@@ -82,8 +111,12 @@ func ValidReason(outcome Outcome, reason Reason) bool {
 	return false
 }
 
-// KnownReason reports whether r is a reason code of any outcome.
+// KnownReason reports whether r is a reason code of any outcome (a
+// job-reported one included).
 func KnownReason(r Reason) bool {
+	if JobReported(r) {
+		return true
+	}
 	for _, rs := range Reasons {
 		for _, x := range rs {
 			if x == r {

@@ -94,6 +94,10 @@ func printDiagnosis(w io.Writer, d *report.Diagnosis, utc bool) {
 		fmt.Fprintln(w, "  row:   none")
 	}
 	fmt.Fprintf(w, "  means: %s\n", d.Means)
+	if ps := d.Pending; ps != nil {
+		fmt.Fprintf(w, "  note:  the newest slot, %s, came due but is still within its grace (until %s): not missing yet\n",
+			fmtTime(ps.Slot, utc), fmtTime(ps.GraceUntil, utc))
+	}
 	if len(d.LookNext) > 0 {
 		fmt.Fprintln(w, "  look next:")
 		for _, h := range d.LookNext {

@@ -103,9 +103,14 @@ grace = "5m"
 		t.Fatalf("why: %+v", r)
 	}
 	// The latest slot has its row: ok, with where to look next.
-	r = svcctl(t, "why", "backup", "--config", cfgPath)
+	r = svcctl(t, "why", "backup", "--at", reg.Add(2*time.Hour).Format(time.RFC3339), "--config", cfgPath)
 	if r.code != 0 || !strings.Contains(r.stdout, "ok/completed") {
-		t.Fatalf("why latest: %+v", r)
+		t.Fatalf("why at the latest slot: %+v", r)
+	}
+	// Without --at, why answers for the newest run: the manual one that failed.
+	r = svcctl(t, "why", "backup", "--config", cfgPath)
+	if r.code != 0 || !strings.Contains(r.stdout, "failed/exit-nonzero, trigger manual") {
+		t.Fatalf("why: %+v", r)
 	}
 }
 

@@ -12,6 +12,7 @@
 //	--body S                body /health answers with (default "ok")
 //	--tick D                write a log line to stdout every D (0 = off)
 //	--say S                 write the line S to stdout first
+//	--result S              write S to the file $SVCCTL_RESULT names (a job reporting its own verdict)
 //	--sleep D               with --exit-now: run D before exiting
 //
 // With --exit-now (and --say, --sleep) it stands in for a job's command on
@@ -53,9 +54,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	body := fs.String("body", "ok", "body of /health")
 	tick := fs.Duration("tick", 0, "log a line every tick")
 	say := fs.String("say", "", "write this line to stdout first (a job's output)")
+	result := fs.String("result", "", "write this to the file $SVCCTL_RESULT names (a job's own verdict)")
 	sleep := fs.Duration("sleep", 0, "with --exit-now: run this long before exiting (a job that takes time)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *result != "" {
+		if err := os.WriteFile(os.Getenv("SVCCTL_RESULT"), []byte(*result+"\n"), 0o600); err != nil {
+			fmt.Fprintf(stderr, "testsvc: --result: %v\n", err)
+			return 2
+		}
 	}
 	if *say != "" {
 		fmt.Fprintln(stdout, *say)

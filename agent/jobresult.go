@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"svcctl/internal/fsutil"
+	"svcctl/internal/redact"
+	"svcctl/internal/runas"
+	"svcctl/runtrace"
+)
+
+// A job may report its own verdict (DESIGN.md, "job-reported verdicts";
+// seed 002: "a transient downstream timeout is recorded as skipped with its
+// reason, not retried"). Every run gets SVCCTL_RESULT, the path of a file
+// in a directory of its own; the job may write one line there:
+//
+//	skipped REASON: words
+//	failed REASON: words
+//
+// REASON is [a-z0-9-]{1,40}; it is stored as the reason job.REASON (the
+// namespace says whose word it is), the words as the detail's `why`, the
+// exit code beside them. Without the file (or with an empty one) the exit
+// code decides. A line that is neither is recorded as such: failed/
+// exit-nonzero with the exit code kept and `result_error` saying what was
+// wrong: a job that tried to say something is never recorded as fine when
+// its words could not be read.
+
+// EnvResult is the variable that names the result file.
+const EnvResult = "SVCCTL_RESULT"
+
+// maxResult bounds what is read of the file: one line, not a report.
+const (
+	maxResult      = 4 << 10
+	maxResultWords = 500
+)
+
+var resultLine = regexp.MustCompile(`^(skipped|failed) ([a-z0-9-]{1,40})(?::\s*(.*))?$`)
+
+// resultFile is one run's SVCCTL_RESULT: a private directory (0700, owned
+// by the job's user when it runs as another) outside the state dir, so the
+// job can create its file and nothing else can.
+type resultFile struct {
+	dir, path string
+}
+
+// newResultFile makes the directory for one run; id is the job's user
+// (nil: the agent's own).
+func newResultFile(id *runas.Identity) (*resultFile, error) {
+	dir, err := os.MkdirTemp("", "svc-ctl-result-")
+	if err != nil {
+		return nil, fmt.Errorf("result file for %s: %w", EnvResult, err)
+	}
+	if id != nil && id.UID != uint32(os.Getuid()) {
+		if err := os.Chown(dir, int(id.UID), int(id.GID)); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("result file for %s: give %s to %s: %w", EnvResult, dir, id.Username, err)
+		}
+	}
+	return &resultFile{dir: dir, path: filepath.Join(dir, "result")}, nil
+}
+
+// env adds SVCCTL_RESULT to a job's environment (a copy).
+func (r *resultFile) env(env map[string]string) map[string]string {
+	out := make(map[string]string, len(env)+1)
+	for k, v := range env {
+		out[k] = v
+	}
+	out[EnvResult] = r.path
+	return out
+}
+
+// read returns the line the job wrote ("" when it wrote none) and removes
+// the directory. The file is opened without following a link and must be a
+// regular file: a job running as another user must not make the agent
+// read a file it could not (a link to /etc/shadow) or hang on a FIFO.
+func (r *resultFile) read() (string, error) {
+	defer os.RemoveAll(r.dir)
+	f, err := fsutil.Open(r.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxResult))
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(strings.TrimLeft(string(b), "\r\n\t "), "\n")
+	return strings.TrimSpace(line), nil
+}
+
+// applyResult turns what the job wrote into the run's verdict. It applies
+// only to a run whose command exited by itself: a timeout, an interruption
+// or a start that failed is svc-ctl's own verdict.
+func applyResult(res *JobResult, line string, readErr error, red *redact.Redactor) {
+	if res.Reason != runtrace.ReasonCompleted && res.Reason != runtrace.ReasonExitNonzero {
+		return
+	}
+	code := res.ExitCode
+	if res.Reason == runtrace.ReasonCompleted {
+		code = 0
+	}
+	if readErr != nil {
+		invalidResult(res, code, "the result file could not be read: "+readErr.Error(), red)
+		return
+	}
+	if line == "" {
+		return
+	}
+	m := resultLine.FindStringSubmatch(line)
+	if m == nil {
+		invalidResult(res, code, fmt.Sprintf("the line in %s is not `skipped REASON: words` or `failed REASON: words` (REASON: a-z, 0-9 and -, at most 40): %q",
+			EnvResult, clip(line, 200)), red)
+		return
+	}
+	res.Outcome = runtrace.Outcome(m[1])
+	res.Reason = runtrace.JobReason(m[2])
+	res.ExitCode = code
+	res.Detail = map[string]any{"exit_code": code, "reported_by": "the job (" + EnvResult + ")"}
+	if words := strings.TrimSpace(m[3]); words != "" {
+		res.Detail["why"] = red.String(clip(words, maxResultWords))
+	}
+}
+
+func invalidResult(res *JobResult, code int, why string, red *redact.Redactor) {
+	res.Outcome, res.Reason, res.ExitCode = runtrace.OutcomeFailed, runtrace.ReasonExitNonzero, code
+	res.Detail = map[string]any{"exit_code": code, "result_error": red.String(why)}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
