@@ -131,6 +131,10 @@ func dsn(path string, busyMS int64, h handle) string {
 	case readOnlyHandle:
 		q.Set("mode", "ro")
 		q.Add("_pragma", "query_only(1)")
+	case readOnlyQuiescent:
+		q.Set("mode", "ro")
+		q.Set("immutable", "1")
+		q.Add("_pragma", "query_only(1)")
 	case readHandle:
 		q.Add("_pragma", "query_only(1)")
 	default:
@@ -149,4 +153,28 @@ const (
 	writeHandle    handle = iota // the one writer connection of this process
 	readHandle                   // readers beside the writer
 	readOnlyHandle               // Options.ReadOnly: never writes, never creates
+	readOnlyQuiescent            // Options.ReadOnly on a ledger no writer has open (quiescent)
 )
+
+// quiescent reports a database that no connection has open in WAL mode and
+// that has nothing to replay: no -wal and no -shm beside it (a writer that
+// closes cleanly checkpoints and removes both). Every commit is then in the
+// main file, and a reader opens it immutable: SQLite would otherwise create
+// the -wal and -shm to read it, which a read-only state dir refuses ("attempt
+// to write a readonly database": the reader could not read a stopped agent's
+// ledger at all), and which root, reading a per-user agent's state dir, would
+// leave behind owned by root, for that agent to fail on at its next start.
+// A writer that opens the file meanwhile commits to its WAL, which this
+// reader does not see: it keeps reading the state of the last checkpoint,
+// consistent, until that writer's first checkpoint (at 1000 pages); a
+// reader still open then may get an error, and the next open finds the -shm
+// and reads normally. Readers are short-lived (one command, one page
+// request).
+func quiescent(path string) bool {
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if _, err := os.Lstat(path + suffix); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	return true
+}

@@ -115,8 +115,12 @@ func (s *Store) openReadOnly() error {
 	if err := checkHeader(s.path); err != nil {
 		return err
 	}
+	h := readOnlyHandle
+	if quiescent(s.path) {
+		h = readOnlyQuiescent
+	}
 	var err error
-	if s.r, err = s.sqlOpen(readOnlyHandle, readConns); err != nil {
+	if s.r, err = s.sqlOpen(h, readConns); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.busy+30*time.Second)

@@ -338,3 +338,57 @@ func TestWriteTransactionsTakeLockUpFront(t *testing.T) {
 		t.Fatalf("BEGIN under a held lock: %v, want SQLITE_BUSY", err)
 	}
 }
+
+// TestReadOnlyOfAStoppedLedgerCreatesNothing: a ledger no writer has open
+// (checkpointed, no -wal, no -shm) is read without creating either file, so
+// a read-only state dir can be read and root leaves nothing behind in a
+// per-user agent's; with a writer attached, readers see its newest commits.
+func TestReadOnlyOfAStoppedLedgerCreatesNothing(t *testing.T) {
+	path := dbPath(t)
+	w, err := Open(path, Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRecord(t, w, Run{JobID: "job:a", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
+	w.Close()
+	names := func() string {
+		es, _ := os.ReadDir(filepath.Dir(path))
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name())
+		}
+		return strings.Join(out, " ")
+	}
+	before := names()
+	if before != "svc-ctl.db" {
+		t.Fatalf("a closed ledger left %q beside it, want only svc-ctl.db", before)
+	}
+	ro, err := Open(path, Options{ReadOnly: true, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ro.Count(ctxb, Filter{}); err != nil || n != 1 {
+		t.Fatalf("read-only Count = %d, %v; want 1", n, err)
+	}
+	// A writer that starts meanwhile does not break the reader: it reads
+	// the last checkpoint's state.
+	w2 := openT(t, path)
+	mustRecord(t, w2, Run{JobID: "job:a", StartedAt: t0.Add(time.Minute), Outcome: OutcomeOK, Reason: ReasonCompleted})
+	if n, err := ro.Count(ctxb, Filter{}); err != nil || n != 1 {
+		t.Errorf("quiescent reader with a writer started since: Count = %d, %v; want 1 (the checkpointed state)", n, err)
+	}
+	ro.Close()
+	ro2, err := Open(path, Options{ReadOnly: true, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro2.Close()
+	if n, err := ro2.Count(ctxb, Filter{}); err != nil || n != 2 {
+		t.Errorf("reader opened beside a writer: Count = %d, %v; want 2 (the WAL's commits too)", n, err)
+	}
+	ro2.Close()
+	w2.Close()
+	if got := names(); got != before {
+		t.Errorf("after the readers the dir holds %q, want %q", got, before)
+	}
+}

@@ -34,6 +34,11 @@ type Supervisor struct {
 	// which every instance this process spawns gets a cgroup of its own, so
 	// that even a daemonizing service stays owned. Empty: sessions only.
 	Cgroup string
+	// By names who acts by hand through this supervisor, for the record:
+	// "ui" for the status page. It is the `by` of a manual run's detail and
+	// of a pause sentinel. Empty: the person at the terminal (state.Who()
+	// on a pause; nothing on a row).
+	By string
 
 	recErr   recordErrors
 	book     bookkeeping      // state.json, watchdog.last.json and pid files the disk refused
@@ -126,6 +131,7 @@ type Detail struct {
 	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
 	LogTail        []string         `json:"log_tail,omitempty"`
 	Error          string           `json:"error,omitempty"`
+	By             string           `json:"by,omitempty"` // who asked for a manual run (Supervisor.By)
 }
 
 // Ensure runs one L3 cycle for the named service (DESIGN.md, "The L3 cycle")
@@ -144,6 +150,7 @@ func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) (res 
 	c := &cycle{s: s, svc: svc, req: req, log: s.Log.With("service", name)}
 	c.res = Result{Service: name, Trigger: req.Trigger, StartedAt: s.now()}
 	if req.Manual {
+		c.res.Detail.By = s.By
 		c.begin(ctx) // a person is waiting on it: their row exists at once
 	}
 	// The verdict as finish wrote it (run id of a row recorded whole,

@@ -43,7 +43,7 @@ func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) 
 		return rep, fmt.Errorf("service %s is locked by another svc-ctl process for too long; try again", name)
 	}
 	defer lock.Unlock()
-	if err := state.WritePause(s.Paths.Paused(name), state.Pause{At: s.now(), Reason: "stopped", By: state.Who()}); err != nil {
+	if err := state.WritePause(s.Paths.Paused(name), state.Pause{At: s.now(), Reason: "stopped", By: s.by()}); err != nil {
 		return rep, fmt.Errorf("pause %s: %w", name, err)
 	}
 	rep.Paused = true
@@ -82,7 +82,7 @@ func (s *Supervisor) PauseTarget(name string, d time.Duration, reason string) (s
 	if err != nil {
 		return state.Pause{}, err
 	}
-	p := state.Pause{At: s.now(), Reason: reason, By: state.Who()}
+	p := state.Pause{At: s.now(), Reason: reason, By: s.by()}
 	if d > 0 {
 		u := p.At.Add(d)
 		p.Until = &u
@@ -129,8 +129,21 @@ func (s *Supervisor) Resume(ctx context.Context, name string) (ResumeReport, err
 	st, _ := state.LoadService(s.Paths.StateFile(name))
 	rep.ClearedGiveUp = st.State == state.GivenUp
 	st.Failures, st.BackoffUntil, st.GivenUpAt = 0, time.Time{}, time.Time{}
-	st.MoveTo(state.Unknown, "resumed by hand", s.now())
+	why := "resumed by hand"
+	if s.By != "" {
+		why += " (" + s.By + ")"
+	}
+	st.MoveTo(state.Unknown, why, s.now())
 	return rep, state.SaveService(s.Paths.StateFile(name), st, true)
+}
+
+// by is who a pause sentinel names: Supervisor.By, else the person at the
+// terminal.
+func (s *Supervisor) by() string {
+	if s.By != "" {
+		return s.By
+	}
+	return state.Who()
 }
 
 func (s *Supervisor) pausePath(name string) (string, error) {

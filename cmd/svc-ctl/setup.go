@@ -27,6 +27,18 @@ func loadConfig(g *globals) (*config.Config, error) {
 	if g.cfg != nil {
 		return g.cfg, nil
 	}
+	cfg, err := loadConfigFresh(g)
+	if err != nil {
+		return nil, err
+	}
+	g.cfg = cfg
+	return cfg, nil
+}
+
+// loadConfigFresh loads and checks the config as loadConfig does, every
+// time: for a long-running command (ui) whose every action must pass the
+// checks as they stand then, not as they stood when it started.
+func loadConfigFresh(g *globals) (*config.Config, error) {
 	path, source, err := config.Resolve(g.configPath)
 	if err != nil {
 		return nil, configError{err}
@@ -55,7 +67,6 @@ func loadConfig(g *globals) (*config.Config, error) {
 			return nil, configError{err}
 		}
 	}
-	g.cfg = cfg
 	return cfg, nil
 }
 

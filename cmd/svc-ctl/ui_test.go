@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"svcctl/internal/testutil"
+)
+
+// uiProc is a running `svc-ctl ui` and the URL it printed first.
+type uiProc struct {
+	url, base, token string
+	stderr           *strings.Builder
+}
+
+func startUI(t *testing.T, args ...string) *uiProc {
+	t.Helper()
+	cmd := exec.Command(svcctlBin, append([]string{"ui"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(out).ReadString('\n')
+		line <- strings.TrimSpace(s)
+		io.Copy(io.Discard, out)
+	}()
+	var first string
+	select {
+	case first = <-line:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("svc-ctl ui printed no URL; stderr: %s", errb.String())
+	}
+	m := regexp.MustCompile(`^(http://127\.0\.0\.1:[0-9]+)/\?token=([A-Za-z0-9_-]{43})$`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("first line %q is not the page's URL with its token; stderr: %s", first, errb.String())
+	}
+	return &uiProc{url: first, base: m[1], token: m[2], stderr: &errb}
+}
+
+func (u *uiProc) request(t *testing.T, method, path, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, u.base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+u.token)
+	if method == http.MethodPost {
+		req.Header.Set("Origin", u.base)
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestUIServesAndActs: `svc-ctl ui` prints its URL first, serves the state
+// without an agent, and its start runs the CLI's cycle, recorded manual
+// and by "ui".
+func TestUIServesAndActs(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "10m"))
+	u := startUI(t, "--config", cfg)
+	if code, body := u.request(t, "GET", "/api/state", ""); code != 200 || !strings.Contains(body, `"name":"web"`) || !strings.Contains(body, `"state":"stopped"`) {
+		t.Fatalf("state = %d %s", code, body)
+	}
+	code, body := u.request(t, "POST", "/api/actions/start", `{"name":"web"}`)
+	if code != 200 || !strings.Contains(body, `"reason":"started"`) {
+		t.Fatalf("start = %d %s", code, body)
+	}
+	if !testutil.Healthy(addr) {
+		t.Fatal("web is not running after the page's start")
+	}
+	r := svcctl(t, "--config", cfg, "runs", "--json", "--job", "watchdog:web")
+	var runs []struct {
+		Trigger string
+		Reason  string
+		Detail  struct{ By string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Trigger != "manual" || runs[0].Detail.By != "ui" {
+		t.Fatalf("runs = %s (%v), want one manual run by ui", r.stdout, err)
+	}
+	if !strings.Contains(u.stderr.String(), "ui.action") {
+		t.Errorf("the action left no line in the terminal: %s", u.stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(state, "services", "web", "paused")); err == nil {
+		t.Fatal("paused before any pause")
+	}
+}
+
+// TestUIActionsCheckTheConfigAgain: a config that became writable by
+// others after the page started is refused at the next action, as the CLI
+// verb would refuse it, and nothing is done.
+func TestUIActionsCheckTheConfigAgain(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the permission check applies when running as root")
+	}
+	cfg, state := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "10m"))
+	u := startUI(t, "--config", cfg)
+	if err := os.Chmod(cfg, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	code, body := u.request(t, "POST", "/api/actions/pause", `{"name":"web","reason":"x"}`)
+	if code != http.StatusForbidden || !strings.Contains(body, "chmod go-w") {
+		t.Errorf("pause with a world-writable config = %d %s, want 403 naming the fix", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(state, "services", "web", "paused")); err == nil {
+		t.Error("the refused pause wrote its sentinel")
+	}
+}
+
+// TestUIRefusesAPublicListenByDefault: a non-loopback address needs
+// --listen-public (exit 2 naming it).
+func TestUIRefusesAPublicListenByDefault(t *testing.T) {
+	cfg, _ := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "10m"))
+	r := svcctl(t, "--config", cfg, "ui", "--listen", "0.0.0.0:0")
+	if r.code != 2 || !strings.Contains(r.stderr, "--listen-public") || r.stdout != "" {
+		t.Errorf("ui --listen 0.0.0.0:0 = %+v, want exit 2 naming --listen-public", r)
+	}
+}

@@ -1,0 +1,164 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"svcctl/internal/fsutil"
+	"svcctl/internal/redact"
+	"svcctl/report"
+	"svcctl/runtrace"
+	"svcctl/snapshot"
+	"svcctl/state"
+	"svcctl/watchdog"
+)
+
+// Detail is what /api/detail answers for a service or job, at a run or now:
+// the four-way why, the snapshot written before that restart, and the log
+// tails, redacted.
+type Detail struct {
+	Name     string            `json:"name"`
+	Kind     string            `json:"kind"` // service | job
+	At       time.Time         `json:"at,omitzero"`
+	Why      *report.Diagnosis `json:"why,omitempty"`
+	WhyError string            `json:"why_error,omitempty"`
+	Cause    string            `json:"cause,omitempty"`
+	Snapshot *snapshot.Entry   `json:"snapshot,omitempty"`
+	Logs     []LogTail         `json:"logs"`
+	Pause    *state.Pause      `json:"pause,omitempty"`
+	Paths    map[string]string `json:"paths"`
+}
+
+// LogTail is the end of one log file.
+type LogTail struct {
+	Name  string   `json:"name"` // runtime.prev.log, runtime.log, last.log
+	Path  string   `json:"path"`
+	Lines []string `json:"lines"`
+	Error string   `json:"error,omitempty"`
+}
+
+// tailLines is how much of each log the detail shows.
+const (
+	tailLines = 40
+	tailBytes = 64 << 10
+)
+
+func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	var at time.Time
+	if ms, ok := queryInt(r, "at"); ok {
+		at = time.UnixMilli(ms).UTC()
+	}
+	d, err := s.detail(r.Context(), name, at)
+	switch {
+	case errors.Is(err, watchdog.ErrUnknownName):
+		fail(w, http.StatusNotFound, err)
+	case err != nil:
+		fail(w, statusOf(err), err)
+	default:
+		writeJSON(w, http.StatusOK, d)
+	}
+}
+
+func (s *Server) detail(ctx context.Context, name string, at time.Time) (*Detail, error) {
+	cfg := s.opts.Config
+	p := state.PathsOf(cfg)
+	if err := state.Readable(p); err != nil {
+		return nil, err
+	}
+	d := &Detail{Name: name, At: at, Logs: []LogTail{}, Paths: map[string]string{}}
+	red := redact.New(cfg.SecretValues()...)
+	switch {
+	case cfg.Service(name) != nil:
+		svc := cfg.Service(name)
+		d.Kind = "service"
+		d.Logs = append(d.Logs, tailOf("runtime.prev.log", p.PrevLog(svc), red), tailOf("runtime.log", p.RuntimeLog(svc), red))
+		d.Paths["snapshots"] = p.Snapshots(name)
+		d.Pause, _ = state.ReadPause(p.Paused(name))
+	case cfg.Job(name) != nil:
+		d.Kind = "job"
+		d.Logs = append(d.Logs, tailOf("last.prev.log", p.JobPrevLog(name), red), tailOf("last.log", p.JobLog(name), red))
+		d.Pause, _ = state.ReadPause(p.JobPaused(name))
+	default:
+		return nil, fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)
+	}
+	store, err := openLedger(cfg)
+	if err != nil {
+		d.WhyError = "run_trace unavailable: " + err.Error()
+		return d, nil
+	}
+	defer store.Close()
+	why, err := report.Why(ctx, store, cfg, name, at, s.opts.Now())
+	if err != nil {
+		d.WhyError = err.Error()
+		return d, nil
+	}
+	d.Why = why
+	if d.Kind == "service" {
+		d.Snapshot, d.Cause = snapshotBefore(p.Snapshots(name), why.Row, at)
+	}
+	return d, nil
+}
+
+// snapshotBefore is the snapshot the run's own cycle wrote (same run id),
+// else the newest one taken at or before the run (or at): "what it looked
+// like before that restart". It also returns the run's cause.
+func snapshotBefore(path string, row *runtrace.Run, at time.Time) (*snapshot.Entry, string) {
+	es, _, err := snapshot.Read(path, 500)
+	if err != nil || len(es) == 0 {
+		if row != nil && isRestart(*row) {
+			return nil, causeOf(*row, nil)
+		}
+		return nil, ""
+	}
+	reasons := map[int64]string{}
+	for _, e := range es {
+		if e.RunID > 0 {
+			reasons[e.RunID] = e.Reason
+		}
+	}
+	cause := ""
+	if row != nil && (isRestart(*row) || reasons[row.ID] != "") {
+		cause = causeOf(*row, reasons)
+	}
+	if row != nil {
+		for i := len(es) - 1; i >= 0; i-- {
+			if es[i].RunID == row.ID {
+				return &es[i], cause
+			}
+		}
+		if at.IsZero() {
+			at = row.FinishedAt
+			if at.IsZero() {
+				at = row.StartedAt
+			}
+		}
+	}
+	if at.IsZero() {
+		return &es[len(es)-1], cause
+	}
+	for i := len(es) - 1; i >= 0; i-- {
+		if !es[i].Time.After(at.Add(time.Second)) {
+			return &es[i], cause
+		}
+	}
+	return nil, cause
+}
+
+// tailOf reads the end of a log, opened without following a link, and
+// redacts it: a service writes its own log, so nothing in it was scrubbed.
+func tailOf(name, path string, red *redact.Redactor) LogTail {
+	t := LogTail{Name: name, Path: path, Lines: []string{}}
+	lines, err := fsutil.TailLines(path, tailLines, tailBytes)
+	if err != nil {
+		t.Error = state.Denied(path, err).Error()
+		return t
+	}
+	if lines != nil {
+		t.Lines = red.Lines(lines)
+	}
+	return t
+}

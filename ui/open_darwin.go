@@ -1,0 +1,3 @@
+package ui
+
+func openerArgv(url string) []string { return []string{"open", url} }

@@ -1,0 +1,174 @@
+package ui
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"svcctl/config"
+	"svcctl/report"
+	"svcctl/watchdog"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options are what the page needs from the command that serves it.
+type Options struct {
+	// Config is the configuration the page shows (loaded by the caller as an
+	// acting verb loads it).
+	Config *config.Config
+	// Version is this svc-ctl's, shown beside the agent's.
+	Version string
+	// Install says what the OS service manager knows of the agent (the
+	// install package sits beside this one); nil: not asked.
+	Install func() report.InstallInfo
+	// Act gives one action its supervisor; nil: the page offers no actions.
+	Act Actor
+	// Log receives ui.* events (actions, failed reads). Default: discard.
+	Log *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Actor builds the supervisor for one action the way the CLI verbs build
+// theirs (config.LoadToRun, state.Check, the ledger through notify's
+// funnel), fresh each time: a config or state dir that turned unsafe since
+// the page started is refused at the action. done closes what it opened.
+type Actor func(ctx context.Context) (sup *watchdog.Supervisor, done func(), err error)
+
+// Server is the status page of one configuration.
+type Server struct {
+	opts  Options
+	token string
+
+	cpu      cpuSampler
+	verify   cached[*report.VerifyReport]
+	install  cached[report.InstallInfo]
+	timeline sync.Map // range -> *cached[*Timeline]
+}
+
+// New returns the page for opts, with a fresh random token.
+func New(opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Server{opts: opts, token: newToken()}
+}
+
+// Token is the credential the printed URL carries.
+func (s *Server) Token() string { return s.token }
+
+// URL is the address to print and open for a listener at addr.
+func (s *Server) URL(addr net.Addr) string { return pageURL(addr, s.token) }
+
+// Handler serves the page, its assets and its API behind the guard, for a
+// listener at addr (its port names the cookie; a loopback address limits
+// the Host header).
+func (s *Server) Handler(addr net.Addr) http.Handler {
+	port := "0"
+	if _, p, err := net.SplitHostPort(addr.String()); err == nil {
+		port = p
+	}
+	g := &guard{token: s.token, cookie: "svcctl_ui_" + port, hosts: allowedHosts(addr)}
+	return g.wrap(s.mux())
+}
+
+func (s *Server) mux() *http.ServeMux {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(static)
+	m.Handle("GET /{$}", files)
+	for _, f := range []string{"/app.js", "/app.css", "/favicon.svg"} {
+		m.Handle("GET "+f, files)
+	}
+	m.HandleFunc("GET /api/state", s.handleState)
+	m.HandleFunc("GET /api/timeline", s.handleTimeline)
+	m.HandleFunc("GET /api/detail", s.handleDetail)
+	m.HandleFunc("POST /api/actions/{action}", s.handleAction)
+	return m
+}
+
+// Serve answers on ln until ctx ends, then shuts down (in-flight requests
+// get a few seconds).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(ln.Addr()),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelDebug),
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	err := hs.Serve(ln)
+	<-done
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// writeJSON answers v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.Encode(v)
+}
+
+// apiError is every error the API answers: a sentence for the person.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+func fail(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, apiError{Error: err.Error()})
+}
+
+// cached holds a value that is costly to compute (verify's quick_check, the
+// OS service manager, a week of timeline) for ttl; the refresh runs outside
+// the lock's hold on readers, one at a time.
+type cached[T any] struct {
+	mu   sync.Mutex
+	at   time.Time
+	ttl  time.Duration
+	val  T
+	have bool
+}
+
+// get returns the value, computing it when there is none or it is older
+// than its ttl. The ttl adapts to the cost: at least min, and ten times
+// what the last computation took, so a slow answer never takes more than a
+// tenth of a core however often the page asks.
+func (c *cached[T]) get(now time.Time, min time.Duration, compute func() T) T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.have && now.Sub(c.at) < c.ttl {
+		return c.val
+	}
+	start := time.Now()
+	c.val, c.have, c.at = compute(), true, now
+	c.ttl = max(min, 10*time.Since(start))
+	return c.val
+}
+
+func queryInt(r *http.Request, key string) (int64, bool) {
+	v, err := strconv.ParseInt(r.URL.Query().Get(key), 10, 64)
+	return v, err == nil
+}

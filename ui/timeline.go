@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"svcctl/config"
+	"svcctl/report"
+	"svcctl/runtrace"
+	"svcctl/state"
+)
+
+// Timeline is what /api/timeline answers: one strip per service and job
+// (and one for the agent) over [From, To).
+type Timeline struct {
+	From     time.Time `json:"from"`
+	To       time.Time `json:"to"`
+	BucketMS int64     `json:"bucket_ms"` // width of one Density bucket
+	Strips   []Strip   `json:"strips"`
+	Sleeps   []Sleep   `json:"sleeps"` // the host's sleep periods, from the agent's ok/resumed rows
+	Error    string    `json:"error,omitempty"`
+}
+
+// Strip is one service's, job's or the agent's runs in the window.
+type Strip struct {
+	ID      string `json:"id"`   // watchdog:web, job:pull, agent
+	Kind    string `json:"kind"` // service | job | agent
+	Name    string `json:"name"`
+	Marks   []Mark `json:"marks"`   // every run that is not a routine healthy cycle, oldest first
+	Missing []Slot `json:"missing"` // expected job slots with no row (hollow marks)
+	// Density is the number of runs of each bucket, routine or not: where
+	// it is zero, nothing ran (the agent was down, or the host asleep).
+	Density   []int `json:"density"`
+	Truncated bool  `json:"truncated,omitempty"` // more marks than maxMarks: the oldest are left out
+}
+
+// Mark is one run as the page draws and explains it.
+type Mark struct {
+	ID         int64            `json:"id"`
+	At         time.Time        `json:"at"` // started
+	End        time.Time        `json:"end,omitzero"`
+	Slot       time.Time        `json:"slot,omitzero"`
+	Trigger    runtrace.Trigger `json:"trigger"`
+	Outcome    runtrace.Outcome `json:"outcome"`
+	Reason     runtrace.Reason  `json:"reason,omitempty"`
+	DurationMS int64            `json:"duration_ms,omitempty"`
+	Restart    bool             `json:"restart,omitempty"` // a new instance came up
+	Cause      string           `json:"cause,omitempty"`   // why the old one was stopped (restarts and failed restarts)
+	Message    string           `json:"message,omitempty"`
+	By         string           `json:"by,omitempty"`      // who asked, for manual runs that say
+	AwayMS     int64            `json:"away_ms,omitempty"` // the agent's wake rows: how long the host was away
+}
+
+// Slot is a missing slot: its time, and in the job's zone for the hover.
+type Slot struct {
+	At     time.Time `json:"at"`
+	InZone string    `json:"in_zone"`
+}
+
+// Sleep is a period the host was away.
+type Sleep struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// ranges the page offers, and how wide a density bucket is in each (288
+// buckets: one pixel-ish each on a laptop).
+var ranges = map[string]time.Duration{"24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
+
+const (
+	buckets  = 288
+	maxMarks = 1500 // per strip: a job every minute for a day is 1440
+)
+
+func (s *Server) handleTimeline(w http.ResponseWriter, r *http.Request) {
+	rg := r.URL.Query().Get("range")
+	if rg == "" {
+		rg = "24h"
+	}
+	span, ok := ranges[rg]
+	if !ok {
+		fail(w, http.StatusBadRequest, fmt.Errorf("range %q: want 24h or 7d", rg))
+		return
+	}
+	c, _ := s.timeline.LoadOrStore(rg, &cached[*Timeline]{})
+	now := s.opts.Now()
+	tl := c.(*cached[*Timeline]).get(now, 2*time.Second, func() *Timeline {
+		return buildTimeline(context.WithoutCancel(r.Context()), s.opts.Config, now, span)
+	})
+	writeJSON(w, http.StatusOK, tl)
+}
+
+// buildTimeline reads the window's runs from the ledger (read-only). A
+// ledger that cannot be read gives strips without marks and says why.
+func buildTimeline(ctx context.Context, cfg *config.Config, now time.Time, span time.Duration) *Timeline {
+	to := now.UTC().Truncate(time.Second).Add(time.Second)
+	from := to.Add(-span)
+	bucket := span / buckets
+	tl := &Timeline{From: from, To: to, BucketMS: bucket.Milliseconds(), Sleeps: []Sleep{}}
+	store, err := openLedger(cfg)
+	if err != nil {
+		tl.Error = "run_trace unavailable: " + err.Error()
+	} else {
+		defer store.Close()
+	}
+	snaps := snapshotReasons{paths: state.PathsOf(cfg)}
+	for _, svc := range cfg.Services {
+		st := Strip{ID: runtrace.WatchdogID(svc.Name), Kind: "service", Name: svc.Name}
+		fillStrip(ctx, store, &st, from, to, bucket, snaps.of(svc.Name))
+		tl.Strips = append(tl.Strips, st)
+	}
+	for i := range cfg.Jobs {
+		j := &cfg.Jobs[i]
+		st := Strip{ID: runtrace.JobID(j.Name), Kind: "job", Name: j.Name}
+		fillStrip(ctx, store, &st, from, to, bucket, nil)
+		if store != nil {
+			if js, err := report.SlotsFor(ctx, store, j, from, now); err == nil {
+				for _, m := range js.Missing {
+					st.Missing = append(st.Missing, Slot{At: m.UTC(), InZone: m.In(j.Location).Format("Mon 2 Jan 15:04 MST")})
+				}
+			}
+		}
+		tl.Strips = append(tl.Strips, st)
+	}
+	ag := Strip{ID: runtrace.AgentID, Kind: "agent", Name: "agent"}
+	fillStrip(ctx, store, &ag, from, to, bucket, nil)
+	for _, m := range ag.Marks {
+		if m.Reason == runtrace.ReasonResumed && m.AwayMS > 0 {
+			tl.Sleeps = append(tl.Sleeps, Sleep{From: m.At.Add(-time.Duration(m.AwayMS) * time.Millisecond), To: m.At})
+		}
+	}
+	tl.Strips = append(tl.Strips, ag)
+	return tl
+}
+
+func fillStrip(ctx context.Context, store *runtrace.Store, st *Strip, from, to time.Time, bucket time.Duration, snapReasons map[int64]string) {
+	st.Marks, st.Missing, st.Density = []Mark{}, []Slot{}, make([]int, buckets)
+	if store == nil {
+		return
+	}
+	runs, err := store.Notable(ctx, st.ID, from, to, maxMarks+1)
+	if err != nil {
+		return
+	}
+	if len(runs) > maxMarks {
+		runs, st.Truncated = runs[:maxMarks], true
+	}
+	for i := len(runs) - 1; i >= 0; i-- { // oldest first: later marks draw on top
+		st.Marks = append(st.Marks, markOf(runs[i], snapReasons))
+	}
+	if d, err := store.Density(ctx, st.ID, from, to, bucket); err == nil {
+		for b, n := range d {
+			if b >= 0 && b < buckets {
+				st.Density[b] = n
+			}
+		}
+	}
+}
+
+func markOf(r runtrace.Run, snapReasons map[int64]string) Mark {
+	m := Mark{ID: r.ID, At: r.StartedAt, End: r.FinishedAt, Slot: r.ScheduledAt, Trigger: r.Trigger,
+		Outcome: r.Outcome, Reason: r.Reason, DurationMS: r.Duration.Milliseconds(), Restart: isRestart(r)}
+	var d struct {
+		Message string `json:"message"`
+		Error   string `json:"error"`
+		Cause   string `json:"cause"`
+		By      string `json:"by"`
+		AwayMS  int64  `json:"away_ms"`
+	}
+	json.Unmarshal(r.Detail, &d) // not an object: a mark without words
+	m.Message, m.By, m.AwayMS = d.Message, d.By, d.AwayMS
+	if m.Message == "" {
+		m.Message = d.Error
+	}
+	if m.Restart || d.Cause != "" || snapReasons[r.ID] != "" {
+		m.Cause = causeOf(r, snapReasons)
+	}
+	return m
+}
