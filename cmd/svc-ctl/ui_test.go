@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +20,25 @@ import (
 // uiProc is a running `svc-ctl ui` and the URL it printed first.
 type uiProc struct {
 	url, base, token string
-	stderr           *strings.Builder
+	stderr           *lockedBuf
+}
+
+// lockedBuf is a process's stderr, read while it is written.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func startUI(t *testing.T, args ...string) *uiProc {
@@ -29,8 +48,8 @@ func startUI(t *testing.T, args ...string) *uiProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errb strings.Builder
-	cmd.Stderr = &errb
+	errb := &lockedBuf{}
+	cmd.Stderr = errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +70,7 @@ func startUI(t *testing.T, args ...string) *uiProc {
 	if m == nil {
 		t.Fatalf("first line %q is not the page's URL with its token; stderr: %s", first, errb.String())
 	}
-	return &uiProc{url: first, base: m[1], token: m[2], stderr: &errb}
+	return &uiProc{url: first, base: m[1], token: m[2], stderr: errb}
 }
 
 func (u *uiProc) request(t *testing.T, method, path, body string) (int, string) {
