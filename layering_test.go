@@ -223,3 +223,25 @@ func TestLayeringTableCatchesAnUpwardArrow(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserDriverNotShipped: chromedp drives Chromium in e2e/browser only;
+// the shipped binary links none of it, on any OS.
+func TestBrowserDriverNotShipped(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("go tool not found: %v", err)
+	}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		cmd := exec.Command(goTool, "list", "-deps", "./cmd/svc-ctl")
+		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "GOARCH=amd64", "CGO_ENABLED=0")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOOS=%s go list: %v", goos, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/chromedp/") {
+				t.Errorf("GOOS=%s: svc-ctl links %s: the browser driver is for e2e/browser's test only", goos, dep)
+			}
+		}
+	}
+}
