@@ -39,11 +39,13 @@ type ActionResult struct {
 type action func(ctx context.Context, sup *watchdog.Supervisor, req ActionRequest) (ActionResult, error)
 
 // actionTable is every action the page offers, each the code its CLI verb
-// runs (cmd/svc-ctl/cmd_start.go, cmd_pause.go, cmd_resume.go).
+// runs (cmd/svc-ctl/cmd_start.go, cmd_restart.go, cmd_pause.go,
+// cmd_resume.go).
 var actionTable = map[string]action{
-	"start":  actStart,
-	"pause":  actPause,
-	"resume": actResume,
+	"start":   actStart,
+	"restart": actRestart,
+	"pause":   actPause,
+	"resume":  actResume,
 }
 
 // actionOrder is how the page lists them.
@@ -114,6 +116,17 @@ func actStart(ctx context.Context, sup *watchdog.Supervisor, req ActionRequest) 
 		return ActionResult{}, fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, req.Name, sup.Cfg.Path)
 	}
 	r, err := sup.Ensure(ctx, req.Name, watchdog.Request{Trigger: runtrace.TriggerManual, Manual: true})
+	if err != nil {
+		return ActionResult{}, err
+	}
+	return cycleResult(r), nil
+}
+
+func actRestart(ctx context.Context, sup *watchdog.Supervisor, req ActionRequest) (ActionResult, error) {
+	if sup.Cfg.Service(req.Name) == nil {
+		return ActionResult{}, fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, req.Name, sup.Cfg.Path)
+	}
+	r, err := sup.Restart(ctx, req.Name)
 	if err != nil {
 		return ActionResult{}, err
 	}

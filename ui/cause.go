@@ -52,5 +52,5 @@ func causeOf(r runtrace.Run, snapReasons map[int64]string) string {
 func isRestart(r runtrace.Run) bool {
 	kind, _ := runtrace.SplitID(r.JobID)
 	return kind == runtrace.KindWatchdog && r.Outcome == runtrace.OutcomeOK &&
-		(r.Reason == runtrace.ReasonStarted || r.Reason == "restarted")
+		(r.Reason == runtrace.ReasonStarted || r.Reason == runtrace.ReasonRestarted)
 }

@@ -89,7 +89,7 @@ func (pg *page) startAndKill() {
 	}
 	testutil.KillPID(t, int(inst.PID))
 	testutil.WaitFor(t, 10*time.Second, "web down", func() bool { return !testutil.Healthy(pg.webAddr()) })
-	r, err := sup.Ensure(context.Background(), "web", watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited: killed by SIGKILL"})
+	r, err := sup.Ensure(context.Background(), "web", watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Cause: watchdog.CauseExited, Why: "killed by SIGKILL"})
 	if err != nil || r.Reason != runtrace.ReasonStarted {
 		t.Fatalf("restart after the kill: %+v, %v", r, err)
 	}

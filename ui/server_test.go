@@ -23,7 +23,7 @@ var guarded = []struct{ method, path string }{
 	{"GET", "/"}, {"GET", "/app.js"}, {"GET", "/app.css"}, {"GET", "/favicon.svg"},
 	{"GET", "/api/state"}, {"GET", "/api/timeline"}, {"GET", "/api/timeline?range=7d"},
 	{"GET", "/api/detail?name=web"}, {"GET", "/nosuch"},
-	{"POST", "/api/actions/start"}, {"POST", "/api/actions/pause"}, {"POST", "/api/actions/resume"},
+	{"POST", "/api/actions/start"}, {"POST", "/api/actions/restart"}, {"POST", "/api/actions/pause"}, {"POST", "/api/actions/resume"},
 }
 
 // TestTokenRequired: without the token, or with another, every path answers
@@ -181,8 +181,8 @@ func TestOriginChecked(t *testing.T) {
 	}
 }
 
-// TestActionsRecorded: start, pause and resume from the page run the CLI
-// verbs' code and leave the same record, manual and by "ui".
+// TestActionsRecorded: start, restart, pause and resume from the page run
+// the CLI verbs' code and leave the same record, manual and by "ui".
 func TestActionsRecorded(t *testing.T) {
 	pg := newPage(t)
 	resp, body := pg.post("start", `{"name":"web"}`)
@@ -207,6 +207,22 @@ func TestActionsRecorded(t *testing.T) {
 	json.Unmarshal(r.Detail, &d)
 	if r.ID != res.Result.RunID || r.Trigger != runtrace.TriggerManual || r.Reason != runtrace.ReasonStarted || d.By != "ui" {
 		t.Errorf("start recorded as %s %s/%s by %q, want manual ok/started by \"ui\" (run %d)", r.Trigger, r.Outcome, r.Reason, d.By, res.Result.RunID)
+	}
+
+	resp, body = pg.post("restart", `{"name":"web"}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"reason":"restarted"`) {
+		t.Fatalf("restart = %d %s", resp.StatusCode, body)
+	}
+	rs, _ = pg.store.Runs(t.Context(), runtrace.Filter{JobID: "watchdog:web", Limit: 1})
+	var rd struct{ By, Cause string }
+	json.Unmarshal(rs[0].Detail, &rd)
+	if rs[0].Trigger != runtrace.TriggerManual || rs[0].Reason != runtrace.ReasonRestarted || rd.By != "ui" || rd.Cause != "manual" {
+		t.Errorf("restart recorded as %s %s/%s by %q cause %q, want manual ok/restarted by \"ui\", cause manual", rs[0].Trigger, rs[0].Outcome, rs[0].Reason, rd.By, rd.Cause)
+	}
+	var after Page
+	pg.getJSON("/api/state", &after)
+	if c := after.Services[0].RestartCause; c != "manual" {
+		t.Errorf("the page's last restart cause = %q, want manual (the person's restart)", c)
 	}
 
 	if resp, body := pg.post("pause", `{"name":"web","for":"2h","reason":"disk swap"}`); resp.StatusCode != 200 {

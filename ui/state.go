@@ -125,7 +125,11 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 	for _, sv := range st.Services {
 		v := ServiceView{ServiceStatus: sv, CPUPercent: s.cpu.percent(sv.Name, sv.Instance, now)}
 		if store != nil {
-			v.RestartCause = lastRestartCause(ctx, store, sv.Name, &snaps)
+			if r := lastRestart(ctx, store, sv.Name); r != nil {
+				// status counts the watchdog's restarts (ok/started); a
+				// person's restart (ok/restarted) is one too on the page.
+				v.LastRestart, v.RestartCause = r.StartedAt, causeOf(*r, snaps.of(sv.Name))
+			}
 		}
 		p.Services = append(p.Services, v)
 	}
@@ -186,13 +190,17 @@ func (s *Server) verifySummary(ctx context.Context, now time.Time) *VerifySummar
 	return v
 }
 
-// lastRestartCause is why the newest restart of a service happened.
-func lastRestartCause(ctx context.Context, store *runtrace.Store, name string, snaps *snapshotReasons) string {
-	rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: runtrace.ReasonStarted, Limit: 1})
-	if err != nil || len(rs) == 0 {
-		return ""
+// lastRestart is the newest restart of a service, the watchdog's or a
+// person's, or nil.
+func lastRestart(ctx context.Context, store *runtrace.Store, name string) *runtrace.Run {
+	var newest *runtrace.Run
+	for _, reason := range []runtrace.Reason{runtrace.ReasonStarted, runtrace.ReasonRestarted} {
+		rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: reason, Limit: 1})
+		if err == nil && len(rs) > 0 && (newest == nil || rs[0].StartedAt.After(newest.StartedAt)) {
+			newest = &rs[0]
+		}
 	}
-	return causeOf(rs[0], snaps.of(name))
+	return newest
 }
 
 // detailMessage is the row's own short words (detail.message, else error).
