@@ -278,8 +278,14 @@ func (c *cpuSampler) percent(name string, in *report.Instance, now time.Time) *f
 	if same && now.Sub(prev.at) < minCPUInterval {
 		return prev.pct
 	}
-	if same {
+	switch {
+	case same:
 		pct := (cur.cpu - prev.cpu) / now.Sub(prev.at).Seconds() * 100
+		cur.pct = &pct
+	case in.UptimeS > 0:
+		// A first look: the average over the instance's life, until the
+		// next look gives the current figure.
+		pct := in.CPUSeconds / float64(in.UptimeS) * 100
 		cur.pct = &pct
 	}
 	c.last[name] = cur

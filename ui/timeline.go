@@ -66,9 +66,9 @@ type Sleep struct {
 	To   time.Time `json:"to"`
 }
 
-// ranges the page offers, and how wide a density bucket is in each (288
-// buckets: one pixel-ish each on a laptop).
-var ranges = map[string]time.Duration{"24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
+// ranges the page offers: a day (the default), a week, and the last hour
+// (what a host that just started has). Each is cut into 288 density buckets.
+var ranges = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
 
 const (
 	buckets  = 288
@@ -82,7 +82,7 @@ func (s *Server) handleTimeline(w http.ResponseWriter, r *http.Request) {
 	}
 	span, ok := ranges[rg]
 	if !ok {
-		fail(w, http.StatusBadRequest, fmt.Errorf("range %q: want 24h or 7d", rg))
+		fail(w, http.StatusBadRequest, fmt.Errorf("range %q: want 1h, 24h or 7d", rg))
 		return
 	}
 	c, _ := s.timeline.LoadOrStore(rg, &cached[*Timeline]{})

@@ -302,10 +302,11 @@ func TestStatusPageInChromium(t *testing.T) {
 		t.Logf("screenshot: %s", filepath.Join(dist, name))
 	}
 	shot("ui-detail.png")
+	// The hour view: what a host that just started has to show.
 	shot("ui.png", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Evaluate[bool](`document.getElementById('detail').close(), true`)(ctx, tg)
+		_, err := chromedp.Evaluate[bool](`document.getElementById('detail').close(), document.querySelector('[data-range="1h"]').click(), true`)(ctx, tg)
 		return err
-	}))
+	}), chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last hour"]`)))
 	shot("ui-narrow-dark.png",
 		chromedp.EmulateViewport(420, 900),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

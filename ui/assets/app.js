@@ -6,7 +6,7 @@
 (() => {
   const SVG = 'http://www.w3.org/2000/svg';
   const POLL_MS = 2000;
-  const TIMELINE_MS = { '24h': 2000, '7d': 10000 };
+  const TIMELINE_MS = { '1h': 2000, '24h': 2000, '7d': 10000 };
 
   const ui = {
     state: null,
@@ -364,7 +364,7 @@
     });
     const rows = tl.strips.map((st, i) => strip(st, i, axisH + i * rowH, rowH, x0, pw, X, tl));
     const nowX = X(ms(ui.state ? ui.state.now : tl.to));
-    const svg = s('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'Runs of every service and job, ' + (ui.range === '7d' ? 'last 7 days' : 'last 24 hours') },
+    const svg = s('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'Runs of every service and job, ' + ({ '1h': 'last hour', '24h': 'last 24 hours', '7d': 'last 7 days' })[ui.range] },
       grid, ticks, rows, sleeps,
       s('line', { class: 'tl-now', x1: nowX, x2: nowX, y1: axisH - 4, y2: H }, s('title', null, 'now')));
     const wrap = [svg];
@@ -379,6 +379,15 @@
     if (to - from > 2 * 86400e3) {
       d.setHours(24, 0, 0, 0);
       for (; d.getTime() < to; d.setDate(d.getDate() + 1)) out.push(d.getTime());
+      return out;
+    }
+    if (to - from <= 2 * 3600e3) { // an hour: every 5, 10 or 15 minutes
+      const step = pw < 420 ? 15 : pw < 800 ? 10 : 5;
+      d.setSeconds(0, 0);
+      d.setMinutes(d.getMinutes() + 1);
+      for (; d.getTime() < to; d.setMinutes(d.getMinutes() + 1)) {
+        if (d.getMinutes() % step === 0) out.push(d.getTime());
+      }
       return out;
     }
     const step = pw < 420 ? 6 : pw < 800 ? 3 : 2;
