@@ -17,12 +17,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"svcctl/config"
+	"svcctl/proc"
 )
 
 // version is set by -ldflags "-X main.version=...".
 var version = "dev"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	proc.CloseInheritedOnExec() // what started svc-ctl left open is not passed on to services
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // globals are the flags every command takes, and where it prints.
 type globals struct {
