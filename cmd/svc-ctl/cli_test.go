@@ -254,6 +254,34 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 	}
 }
 
+// TestUsageErrorPointsAtTheVerbsHelp: a usage error of a verb sends the
+// person to that verb's help, not the root's list of commands; an unknown
+// name needs no help pointer (the message says what is configured).
+func TestUsageErrorPointsAtTheVerbsHelp(t *testing.T) {
+	cfg, _ := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "10m"))
+	for _, c := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"stop"}, "Run 'svc-ctl stop --help' for usage."},
+		{[]string{"status", "--bogus"}, "Run 'svc-ctl status --help' for usage."},
+		{[]string{"pause", "web", "--for", "soon"}, "Run 'svc-ctl pause --help' for usage."},
+		{[]string{"schedule", "next"}, "Run 'svc-ctl schedule next --help' for usage."},
+		{[]string{"bogus"}, "Run 'svc-ctl --help' for usage."},
+		{[]string{"stop", "nosuch"}, ""},
+	} {
+		r := svcctl(t, append(c.args, "--config", cfg)...)
+		switch {
+		case r.code != 2:
+			t.Errorf("%v: exit %d, want 2:\n%s", c.args, r.code, r.stderr)
+		case c.hint == "" && strings.Contains(r.stderr, "--help"):
+			t.Errorf("%v: an unknown name is not a usage problem:\n%s", c.args, r.stderr)
+		case c.hint != "" && !strings.Contains(r.stderr, c.hint):
+			t.Errorf("%v: want %q in:\n%s", c.args, c.hint, r.stderr)
+		}
+	}
+}
+
 // TestStatusEnvListsNamesNotValues: `status NAME --env` shows what a start
 // gives the service (base, env_file, env), the same whoever runs it, and no
 // value (issue 11, finding 7).

@@ -23,9 +23,11 @@ func newStopCommand(g *globals) *cobra.Command {
 		Annotations: trust(trustRun),
 		Short:       "Stop a service and keep the watchdog from bringing it back",
 		Long: `Pause the service with reason "stopped", so neither the agent nor the backstop
-restarts it, then stop the recorded instance — only if its identity (pid,
-create time and executable) is proven; a reused PID is never signalled.
-SIGTERM first, SIGKILL after stop_timeout. 'svc-ctl start NAME' undoes it.`,
+restarts it, then stop the recorded instance: every process of its tree (the
+session or cgroup svc-ctl started it in), each proven to be ours by its pid and
+start time right before it is signalled, so a reused PID is never signalled.
+SIGTERM first, SIGKILL to whoever is left after stop_timeout; it prints how
+many processes there were and how each ended. 'svc-ctl start NAME' undoes it.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runStop(cmd.Context(), g, o, args) },
 	}

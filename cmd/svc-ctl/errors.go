@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"svcctl/watchdog"
 )
 
 // Exit codes (DESIGN.md, "Command line"): 0 success / all healthy; 1 a check
@@ -61,8 +63,10 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 // exitCode maps a command's error to the process exit code, printing what
-// the person must read: the one place errors become exit codes.
-func exitCode(err error, stderr io.Writer) int {
+// the person must read: the one place errors become exit codes. verb is the
+// command that was run ("svc-ctl stop"): a usage error points at its help,
+// not the root's; a name that is not configured already says what is.
+func exitCode(err error, stderr io.Writer, verb string) int {
 	if err == nil {
 		return exitOK
 	}
@@ -80,7 +84,10 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errSilent):
 		return exitFailed
 	case errors.As(err, &u):
-		fmt.Fprintf(stderr, "svc-ctl: %v\nRun 'svc-ctl --help' for usage.\n", err)
+		fmt.Fprintf(stderr, "svc-ctl: %v\n", err)
+		if !errors.Is(err, watchdog.ErrUnknownName) {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", verb)
+		}
 		return exitUsage
 	case errors.As(err, &c):
 		fmt.Fprintf(stderr, "svc-ctl: %v\n", err)

@@ -94,5 +94,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return exitCode(root.ExecuteContext(ctx), stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	verb := "svc-ctl"
+	if cmd != nil {
+		verb = cmd.CommandPath()
+	}
+	return exitCode(err, stderr, verb)
 }

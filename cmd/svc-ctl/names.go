@@ -100,7 +100,7 @@ func completeFrom(g *globals, names func(*config.Config) []string) cobra.Complet
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		cfg, err := config.Load(path)
+		cfg, err := config.LoadToRead(path)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
