@@ -233,7 +233,10 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"pause", "web", "--for", "soon"}, `--for "soon"`},
+		{[]string{"pause", "web", "--for", "soon"}, `--for: invalid duration "soon"`},
+		{[]string{"pause", "web", "--for", "400d"}, `--for: duration "400d" is too long: the longest accepted is 366d`},
+		{[]string{"pause", "web", "--for", "0s"}, `--for "0s": want a positive duration`},
+		{[]string{"drill", "web", "--timeout", "5"}, `--timeout: invalid duration "5"`},
 		{[]string{"runs", "--outcome", "great"}, `--outcome "great"`},
 		{[]string{"runs", "--reason", "bored"}, `--reason "bored"`},
 		{[]string{"runs", "--since", "yesterdayish"}, `--since "yesterdayish"`},

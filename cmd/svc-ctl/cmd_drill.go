@@ -52,7 +52,7 @@ func runDrill(ctx context.Context, g *globals, o drillOptions, args []string) er
 	timeout := svc.Interval + svc.StartTimeout + svc.Health.Confirm + 2*svc.Health.Timeout + 5*time.Second
 	if o.timeout != "" {
 		if timeout, err = config.ParseDuration(o.timeout); err != nil || timeout <= 0 {
-			return usageError{fmt.Errorf("--timeout %q: want a positive duration like 30s or 2m", o.timeout)}
+			return usageError{durationFlagError("--timeout", o.timeout, err, "30s or 2m")}
 		}
 	}
 	rep, err := report.Drill(ctx, cfg, args[0], timeout)

@@ -46,7 +46,7 @@ func runPause(_ context.Context, g *globals, o pauseOptions, args []string) erro
 	if o.forStr != "" {
 		var err error
 		if d, err = config.ParseDuration(o.forStr); err != nil || d <= 0 {
-			return usageError{fmt.Errorf("--for %q: want a positive duration like 30m, 2h or 1d", o.forStr)}
+			return usageError{durationFlagError("--for", o.forStr, err, "30m, 2h or 1d")}
 		}
 	}
 	var p state.Pause

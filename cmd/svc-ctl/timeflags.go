@@ -8,6 +8,16 @@ import (
 	"svcctl/config"
 )
 
+// durationFlagError says why a duration flag was refused: the parser's own
+// words when it could not take the value (not a duration, longer than 366d),
+// else that it must be positive.
+func durationFlagError(flag, v string, err error, examples string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	return fmt.Errorf("%s %q: want a positive duration like %s", flag, v, examples)
+}
+
 // parseSince reads --since: a duration back from now ("40d", "2h") or a time.
 func parseSince(flag, v string, now time.Time) (time.Time, error) {
 	if v == "" {
