@@ -345,8 +345,11 @@ func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, stor
 	if len(st.LastProbe) > 0 {
 		s.Health = probe.Summary(st.LastProbe)
 		s.HealthAt = st.LastProbeAt
-		if s.HealthAt.IsZero() {
-			s.HealthAt = st.LastCycle // a state file written before last_probe_at
+		if s.HealthAt.IsZero() && probe.Healthy(st.LastProbe) {
+			// A state file written before last_probe_at: a healthy verdict
+			// is as old as the last healthy one. Never the last cycle's
+			// time: a paused service's cycles probe nothing.
+			s.HealthAt = st.LastHealthy
 		}
 		s.LatencyMS = st.LastProbe[0].LatencyMS
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"testing"
 	"time"
 
+	"svcctl/probe"
 	"svcctl/runtrace"
+	"svcctl/state"
 	"svcctl/watchdog"
 )
 
@@ -45,5 +48,30 @@ func TestStatusHealthAgeIsTheProbesNotTheCycles(t *testing.T) {
 	if !s.HealthAt.Equal(probed) {
 		t.Errorf("health %q shown as taken at %v (%v ago); the last probe was at %v (10m ago)",
 			s.Health, s.HealthAt, now.Sub(s.HealthAt), probed)
+	}
+}
+
+// TestStatusHealthAgeOfAnOlderStateFile: a state.json written before
+// last_probe_at existed (a service paused since then never probes again)
+// shows its healthy verdict as old as its last healthy look, not as fresh as
+// its last (paused) cycle.
+func TestStatusHealthAgeOfAnOlderStateFile(t *testing.T) {
+	e := newEnv(t, "1s")
+	now := time.Now().UTC()
+	healthy := now.Add(-time.Hour)
+	st := state.Service{State: state.Paused, LastHealthy: healthy, LastCycle: now,
+		LastProbe: []probe.Result{{Kind: "tcp", Target: e.addr, Healthy: true}}}
+	if err := os.MkdirAll(e.p.ServiceDir("web"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := state.SaveService(e.p.StateFile("web"), st, true); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := BuildStatus(context.Background(), e.cfg, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Services[0]; !s.HealthAt.Equal(healthy) {
+		t.Errorf("health %q at %v; want the last healthy look, %v", s.Health, s.HealthAt, healthy)
 	}
 }
