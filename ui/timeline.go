@@ -33,8 +33,11 @@ type Strip struct {
 	Missing []Slot `json:"missing"` // expected job slots with no row (hollow marks)
 	// Density is the number of runs of each bucket, routine or not: where
 	// it is zero, nothing ran (the agent was down, or the host asleep).
-	Density   []int `json:"density"`
-	Truncated bool  `json:"truncated,omitempty"` // more marks than maxMarks: the oldest are left out
+	Density []int `json:"density"`
+	// IntervalMS is a service's cycle interval: a gap in Density shorter
+	// than about one interval is the rhythm of its cycles, not an outage.
+	IntervalMS int64 `json:"interval_ms,omitempty"`
+	Truncated  bool  `json:"truncated,omitempty"` // more marks than maxMarks: the oldest are left out
 }
 
 // Mark is one run as the page draws and explains it.
@@ -108,7 +111,7 @@ func buildTimeline(ctx context.Context, cfg *config.Config, now time.Time, span 
 	}
 	snaps := snapshotReasons{paths: state.PathsOf(cfg)}
 	for _, svc := range cfg.Services {
-		st := Strip{ID: runtrace.WatchdogID(svc.Name), Kind: "service", Name: svc.Name}
+		st := Strip{ID: runtrace.WatchdogID(svc.Name), Kind: "service", Name: svc.Name, IntervalMS: svc.Interval.Milliseconds()}
 		fillStrip(ctx, store, &st, from, to, bucket, snaps.of(svc.Name))
 		tl.Strips = append(tl.Strips, st)
 	}
@@ -125,7 +128,7 @@ func buildTimeline(ctx context.Context, cfg *config.Config, now time.Time, span 
 		}
 		tl.Strips = append(tl.Strips, st)
 	}
-	ag := Strip{ID: runtrace.AgentID, Kind: "agent", Name: "agent"}
+	ag := Strip{ID: runtrace.AgentID, Kind: "agent", Name: "agent", IntervalMS: cfg.Agent.Heartbeat.Milliseconds()}
 	fillStrip(ctx, store, &ag, from, to, bucket, nil)
 	for _, m := range ag.Marks {
 		if m.Reason == runtrace.ReasonResumed && m.AwayMS > 0 {

@@ -278,7 +278,7 @@
     if (last) {
       lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'last '), verdict(last.outcome, last.reason), ' ',
         h('span', { class: 'k' }, ago(last.at, now) + (x.last_slot ? ' (slot ' + x.last_slot + ')' : '')),
-        x.last_message ? [' — ', x.last_message] : ''));
+        x.last_message && x.last_message !== last.reason ? [' — ', x.last_message] : ''));
     } else {
       lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'last '), 'never ran'));
     }
@@ -406,19 +406,22 @@
     kids.push(s('text', { class: 'tl-label kind-' + st.kind, x: 0, y: cy + 4, 'data-detail': st.kind === 'agent' ? null : st.name },
       label, s('title', null, st.kind + ' ' + st.name)));
     kids.push(s('rect', { class: 'tl-strip', x: x0, y: y + 3, width: pw, height: rowH - 6, rx: 5 }));
-    // Density: consecutive buckets with runs merge into one bar.
-    if (st.kind !== 'job') {
-      const bw = pw / st.density.length;
-      let start = -1;
-      st.density.forEach((n, b) => {
-        const end = b === st.density.length - 1;
-        if (n > 0 && start < 0) start = b;
-        if (start >= 0 && (n === 0 || end)) {
-          const stop = n > 0 ? b + 1 : b;
-          kids.push(s('rect', { class: 'density', x: x0 + start * bw, y: y + rowH - 7, width: Math.max((stop - start) * bw, 1.5), height: 3, rx: 1.5 }));
-          start = -1;
-        }
+    // Density: buckets with runs merge into one bar, across gaps shorter
+    // than about one cycle interval (the rhythm of the cycles, not an
+    // outage); what is left blank is a time nothing ran.
+    if (st.kind === 'service') {
+      const n = st.density.length, bw = pw / n;
+      const bridge = Math.max(1, Math.ceil((1.5 * (st.interval_ms || 0)) / tl.bucket_ms));
+      let start = -1, last = -1;
+      const flush = () => {
+        if (start >= 0) kids.push(s('rect', { class: 'density', x: x0 + start * bw, y: y + rowH - 7, width: Math.max((last + 1 - start) * bw, 1.5), height: 3, rx: 1.5 }));
+      };
+      st.density.forEach((c, b) => {
+        if (!c) return;
+        if (start < 0 || b - last > bridge) { flush(); start = b; }
+        last = b;
       });
+      flush();
     }
     for (const m of st.missing || []) {
       const k = 'x' + i + ':' + ms(m.at);
@@ -438,16 +441,18 @@
       shape(st, m)));
     });
     // Cause labels beside restarts, newest first, where there is room: to
-    // the right of the mark, or to its left near the end of the strip.
-    let last = 1e9;
+    // the right of the mark, else to its left, never over another label.
+    let free = x0 + pw + 40; // labels placed so far lie right of this
     for (let j = st.marks.length - 1; j >= 0; j--) {
       const m = st.marks[j];
       if (!m.restart || !m.cause) continue;
-      const x = X(ms(m.at));
-      if (last - x < 78) continue;
-      const left = x + 80 > x0 + pw;
-      kids.push(s('text', { class: 'm-cause', x: left ? x - 8 : x + 8, y: cy - 4, 'text-anchor': left ? 'end' : 'start' }, causeKind(m.cause)));
-      last = x;
+      const x = X(ms(m.at)), word = causeKind(m.cause), w = word.length * 6.3;
+      let left;
+      if (x + 8 + w < Math.min(free, x0 + pw + 30) - 6) left = false;
+      else if (x - 8 - w > x0 && x - 8 < free - 6) left = true;
+      else continue;
+      kids.push(s('text', { class: 'm-cause', x: left ? x - 8 : x + 8, y: cy - 4, 'text-anchor': left ? 'end' : 'start' }, word));
+      free = left ? x - 8 - w : x + 8;
     }
     return s('g', { class: 'tl-row', 'data-key': st.id }, kids);
   }
