@@ -73,7 +73,13 @@ func runDrill(ctx context.Context, g *globals, o drillOptions, args []string) er
 }
 
 func printDrill(g *globals, r *report.DrillReport) {
-	fmt.Fprintf(g.stdout, "killed %s (pid %d, %d processes of its tree) at %s\n", r.Service, r.Killed.PID, r.Members, fmtTime(r.KilledAt, false))
+	procs := "processes"
+	if r.Members == 1 {
+		procs = "process"
+	}
+	// The pid is the instance's leader, which a launcher that forked its
+	// server has already left: the count is what was killed.
+	fmt.Fprintf(g.stdout, "killed %s (%d %s of the instance started as pid %d) at %s\n", r.Service, r.Members, procs, r.Killed.PID, fmtTime(r.KilledAt, false))
 	if !r.Restored {
 		fmt.Fprintf(g.stdout, "FAIL: %s; see 'svc-ctl why %s' and 'svc-ctl status'\n", r.Why, r.Service)
 		return
