@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { os.Exit(testsvc.RunTests(m, &testsvcBin)) }
 // page is a status page over a real state dir: service "web" (testsvc) and
 // job "pull" (every minute, Asia/Shanghai), served on a loopback listener.
 type page struct {
-	t     *testing.T
+	t     testing.TB
 	cfg   *config.Config
 	p     state.Paths
 	store *runtrace.Store // the test's own writer, as an agent's would be
@@ -38,7 +38,7 @@ type page struct {
 	base  string // http://127.0.0.1:PORT
 }
 
-func newPage(t *testing.T) *page {
+func newPage(t testing.TB) *page {
 	t.Helper()
 	addr := testutil.FreeAddr(t)
 	job := "\n[[job]]\nname = \"pull\"\nschedule = \"* * * * *\"\ntimezone = \"Asia/Shanghai\"\ncommand = [\"" +
