@@ -84,8 +84,32 @@ func TestStatusPageInChromium(t *testing.T) {
 	}
 
 	b.shot("ui-detail.png")
+
+	// An action from the page itself (its cookie, its Origin, its JSON):
+	// pause web for an hour, then resume it.
+	paused := filepath.Join(e.state, "services", "web", "paused")
+	b.do("pause web from the page",
+		js(`document.getElementById('detail').close()`),
+		chromedp.Click(chromedp.CSS(`#services [data-action="pause"][data-name="web"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pause-form select[name="for"]`)),
+		chromedp.SetValue(chromedp.CSS(`#pause-form input[name="reason"]`), "disk swap"),
+		chromedp.Click(chromedp.CSS(`#pause-form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#services [data-action="resume"][data-name="web"]`)))
+	sentinel, err := os.ReadFile(paused)
+	if err != nil || !strings.Contains(string(sentinel), `"by": "ui"`) || !strings.Contains(string(sentinel), `"reason": "disk swap"`) || !strings.Contains(string(sentinel), `"until"`) {
+		t.Errorf("pause sentinel after the page's pause = %s (%v), want by ui, the reason, an hour", sentinel, err)
+	}
+	if toast := b.text(`#toast`); !strings.Contains(toast, "web: paused until") {
+		t.Errorf("toast = %q", toast)
+	}
+	b.do("resume web from the page",
+		chromedp.Click(chromedp.CSS(`#services [data-action="resume"][data-name="web"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#services [data-action="pause"][data-name="web"]`)))
+	if _, err := os.Stat(paused); err == nil {
+		t.Error("the page's resume left the pause sentinel")
+	}
 	// The hour view: what a host that just started has to show.
-	b.shot("ui-hour.png", js(`document.getElementById('detail').close(); document.querySelector('[data-range="1h"]').click()`),
+	b.shot("ui-hour.png", js(`document.querySelector('[data-range="1h"]').click()`),
 		chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last hour"]`)))
 	b.shot("ui-hour-narrow-dark.png", chromedp.EmulateViewport(420, 900), dark(), chromedp.WaitReady(chromedp.CSS(`#timeline .mark`)))
 	b.noProblems()

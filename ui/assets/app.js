@@ -213,10 +213,10 @@
     return h('span', { class: 'badge ' + (cls || word) }, word);
   }
 
-  function actionButtons(name, kind, st, paused) {
+  function actionButtons(name, kind, st, paused, healthy) {
     const can = new Set(st.actions || []);
     const want = kind === 'service' ? ['start', 'restart', 'pause', 'resume'] : ['pause', 'resume'];
-    const btns = want.filter((a) => can.has(a)).filter((a) => (a === 'pause' ? !paused : a === 'resume' ? paused : true));
+    const btns = want.filter((a) => can.has(a)).filter((a) => (a === 'pause' ? !paused : a === 'resume' ? paused : a === 'start' ? !healthy : true));
     if (!btns.length) return null;
     return h('div', { class: 'actions' }, btns.map((a) =>
       h('button', { type: 'button', 'data-action': a, 'data-name': name, disabled: ui.busy.has(a + ':' + name) }, a === 'pause' ? 'Pause…' : a[0].toUpperCase() + a.slice(1))));
@@ -262,7 +262,7 @@
         badge(x.state || 'unknown')),
       h('div', { class: 'facts' }, facts),
       lines,
-      actionButtons(x.name, 'service', st, paused));
+      actionButtons(x.name, 'service', st, paused, x.state === 'healthy'));
   }
 
   function jobItem(x, st) {
