@@ -49,6 +49,9 @@ func runDrill(ctx context.Context, g *globals, o drillOptions, args []string) er
 	if svc == nil {
 		return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
 	}
+	if err := readableState(cfg); err != nil {
+		return err
+	}
 	timeout := svc.Interval + svc.StartTimeout + svc.Health.Confirm + 2*svc.Health.Timeout + 5*time.Second
 	if o.timeout != "" {
 		if timeout, err = config.ParseDuration(o.timeout); err != nil || timeout <= 0 {

@@ -129,8 +129,21 @@ func newSupervisor(g *globals) (*watchdog.Supervisor, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := readableState(cfg); err != nil {
+		return nil, nil, err
+	}
 	rec, closeRec := openLedger(g, cfg)
 	return watchdog.NewSupervisor(cfg, rec, cliLogger(g)), closeRec, nil
+}
+
+// readableState is the one answer to a person who runs start, stop, pause,
+// resume, restart or drill against a state dir they may not read (a root
+// agent's, without sudo): "permission denied reading X: run as root or as
+// the agent's user" (exit 1), before any cycle runs — not a failed cycle
+// with a ledger it "cannot create" and "the agent is unknown". `exec` does
+// not ask: the command it wraps runs, recorded or not.
+func readableState(cfg *config.Config) error {
+	return state.Readable(state.PathsOf(cfg))
 }
 
 // withSupervisor runs fn with a supervisor for the config, closes the

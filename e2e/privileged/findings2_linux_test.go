@@ -363,3 +363,30 @@ env_file = "web.env"
 		t.Errorf("root's config check:\n%v", r)
 	}
 }
+
+// TestRunVerbsWithoutPermission: a person without sudo who runs start, stop,
+// pause, resume or drill against the root agent's state gets the readers'
+// one answer (exit 1) before anything is tried — not a failed cycle
+// "interrupted", a ledger it "cannot create", a directory it "cannot
+// create" or "the agent is unknown" — and the service is untouched.
+func TestRunVerbsWithoutPermission(t *testing.T) {
+	requirePrivileged(t)
+	addr := freeAddr(t)
+	cfg, state := rootConfig(t, webService("web", addr, ""))
+	os.Chmod(cfg, 0o644)
+	t.Cleanup(func() { asRoot(t, nil, "--config", cfg, "stop", "web") })
+	if r := asRoot(t, nil, "--config", cfg, "start", "web"); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	pid := servicePID(t, addr)
+	denied := "svc-ctl: permission denied reading " + filepath.Join(state, "svc-ctl.db") + ": run as root or as the agent's user\n"
+	for _, args := range [][]string{{"start", "web"}, {"stop", "web"}, {"pause", "web"}, {"resume", "web"}, {"drill", "web"}} {
+		r := asAttacker(t, append([]string{"--config", cfg}, args...)...)
+		if r.code != 1 || r.stderr != denied || r.stdout != "" {
+			t.Errorf("%v without permission: want exit 1 and only %q, got:\n%v", args, denied, r)
+		}
+	}
+	if got := servicePID(t, addr); got != pid {
+		t.Errorf("the service was replaced: pid %d -> %d", pid, got)
+	}
+}
