@@ -36,6 +36,7 @@ type Queue struct {
 	flushMu sync.Mutex // one flush at a time: the queue is written in order
 	mu      sync.Mutex
 	ops     []*op
+	rows    int // row writes among ops (bounded by Max)
 	begun   map[int64]*op   // provisional id -> its queued begin, until written or finished
 	written map[int64]int64 // provisional id -> the id its begin got when written late
 	dropped map[int64]bool  // provisional ids whose begin was dropped (queue full)
@@ -415,11 +416,14 @@ func (q *Queue) Register(ctx context.Context, jobID, spec string, at time.Time) 
 	return q.st.Register(ctx, jobID, spec, at)
 }
 
-// pushLocked appends o, dropping the oldest waiting write past Max (never
-// the one being written).
+// pushLocked appends o, dropping the oldest waiting row write past Max
+// (never the one being written).
 func (q *Queue) pushLocked(o *op) {
 	q.ops = append(q.ops, o)
-	for q.rowsLocked() > q.o.Max {
+	if o.row() {
+		q.rows++
+	}
+	for q.rows > q.o.Max {
 		i := 0
 		for i < len(q.ops) && (q.ops[i].inflight || !q.ops[i].row()) {
 			i++
@@ -428,18 +432,14 @@ func (q *Queue) pushLocked(o *op) {
 			return
 		}
 		q.dropLocked(q.ops[i])
-		q.ops = append(q.ops[:i], q.ops[i+1:]...)
-	}
-}
-
-func (q *Queue) rowsLocked() int {
-	n := 0
-	for _, o := range q.ops {
-		if o.row() {
-			n++
+		q.rows--
+		if i == 0 {
+			q.ops[0] = nil
+			q.ops = q.ops[1:]
+		} else {
+			q.ops = append(q.ops[:i], q.ops[i+1:]...)
 		}
 	}
-	return n
 }
 
 func (q *Queue) dropLocked(o *op) {
@@ -597,6 +597,9 @@ func (q *Queue) doneLocked(o *op, ref, id int64, err error) {
 	if len(q.ops) > 0 && q.ops[0] == o {
 		q.ops[0] = nil
 		q.ops = q.ops[1:]
+		if o.row() {
+			q.rows--
+		}
 	}
 	if len(q.ops) == 0 {
 		q.ops = nil // let the backing array go

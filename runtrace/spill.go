@@ -106,7 +106,7 @@ func (q *Queue) Close(ctx context.Context) CloseResult {
 		res.Err, res.Lost = err, h.Pending+h.Lost
 		return res
 	}
-	q.ops = nil
+	q.ops, q.rows = nil, 0
 	return res
 }
 
