@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -41,10 +42,13 @@ type AgentReport struct {
 // one such as btrfs or ZFS may still refuse it).
 const statusSize = 4096
 
-// StatusFile is agent.status, open for the agent to rewrite.
+// StatusFile is agent.status, open for the agent to rewrite, and the place
+// elsewhere it writes to while agent.status cannot be rewritten.
 type StatusFile struct {
-	mu sync.Mutex
-	f  *os.File
+	mu        sync.Mutex
+	f         *os.File
+	elsewhere string
+	away      bool // the last report went elsewhere
 }
 
 // OpenStatusFile opens (creating) agent.status and makes sure its blocks are
@@ -68,7 +72,7 @@ func OpenStatusFile(p Paths) (*StatusFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("allocate %s: %w", path, err)
 	}
-	return &StatusFile{f: f}, nil
+	return &StatusFile{f: f, elsewhere: p.AgentStatusElsewhere()}, nil
 }
 
 // Write rewrites the report in place.
@@ -93,7 +97,31 @@ func (s *StatusFile) Write(r AgentReport) error {
 		return errors.New("agent.status is closed")
 	}
 	_, err = s.f.WriteAt(buf, 0)
-	return err
+	if err == nil {
+		if s.away {
+			s.away = false
+			os.Remove(s.elsewhere)
+		}
+		return nil
+	}
+	// A read-only or unwritable state dir: the report goes elsewhere (a
+	// private directory outside it), where readers look too.
+	if eerr := writeElsewhere(s.elsewhere, b); eerr != nil {
+		return errors.Join(err, eerr)
+	}
+	s.away = true
+	return nil
+}
+
+func writeElsewhere(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	if err := fsutil.EnsurePrivateDir(dir); err != nil {
+		return err
+	}
+	if err := fsutil.CheckPrivate(dir, os.Getuid()); err != nil {
+		return err
+	}
+	return fsutil.ReplaceFile(path, append(b, '\n'), fsutil.FilePerm)
 }
 
 // Close closes the file (it stays on disk, allocated for the next agent).
@@ -108,25 +136,48 @@ func (s *StatusFile) Close() error {
 	return err
 }
 
-// ReadAgentReport reads agent.status. A read that races a rewrite can see a
-// mix of two reports; it is read again.
+// ReadAgentReport reads the agent's report: agent.status, or the newer
+// report the agent put elsewhere while agent.status could not be rewritten.
+// A read that races a rewrite can see a mix of two reports; it is read
+// again.
 func ReadAgentReport(p Paths) (*AgentReport, error) {
+	r, err := readReport(p.AgentStatus())
+	if other, oerr := readElsewhere(p.AgentStatusElsewhere()); oerr == nil && (err != nil || other.UpdatedAt.After(r.UpdatedAt)) {
+		return other, nil
+	}
+	return r, err
+}
+
+// readElsewhere reads the report outside the state dir only if this user
+// owns it and nobody else can write it (a planted report must not make a
+// dead agent look alive).
+func readElsewhere(path string) (*AgentReport, error) {
+	if err := fsutil.CheckPrivate(filepath.Dir(path), os.Getuid()); err != nil {
+		return nil, err
+	}
+	if err := fsutil.CheckPrivate(path, os.Getuid()); err != nil {
+		return nil, err
+	}
+	return readReport(path)
+}
+
+func readReport(path string) (*AgentReport, error) {
 	var lastErr error
 	for range 3 {
-		b, err := readStatus(p.AgentStatus())
+		b, err := readStatus(path)
 		if err != nil {
 			return nil, err
 		}
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
-			return nil, fmt.Errorf("%s is empty: %w", p.AgentStatus(), os.ErrNotExist)
+			return nil, fmt.Errorf("%s is empty: %w", path, os.ErrNotExist)
 		}
 		var r AgentReport
 		if lastErr = json.Unmarshal(b, &r); lastErr == nil {
 			return &r, nil
 		}
 	}
-	return nil, fmt.Errorf("%s is damaged: %w", p.AgentStatus(), lastErr)
+	return nil, fmt.Errorf("%s is damaged: %w", path, lastErr)
 }
 
 func readStatus(path string) ([]byte, error) {

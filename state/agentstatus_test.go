@@ -54,3 +54,45 @@ func TestReadAgentReportMissing(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// When agent.status cannot be rewritten (a read-only state dir), the report
+// goes elsewhere, and readers take the newer of the two; once agent.status
+// takes writes again, the copy elsewhere is removed.
+func TestStatusFileWritesElsewhereWhenRefused(t *testing.T) {
+	p := Paths{State: t.TempDir()}
+	t.Cleanup(func() { os.Remove(p.AgentStatusElsewhere()) })
+	sf, err := OpenStatusFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	old := time.Now().Add(-time.Minute).UTC()
+	if err := sf.Write(AgentReport{PID: 1, UpdatedAt: old}); err != nil {
+		t.Fatal(err)
+	}
+	// agent.status refuses the rewrite, as on a file system remounted read-only
+	good := sf.f
+	ro, err := os.Open(p.AgentStatus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf.f = ro
+	now := time.Now().UTC()
+	if err := sf.Write(AgentReport{PID: 2, UpdatedAt: now}); err != nil {
+		t.Fatalf("Write with agent.status refused: %v", err)
+	}
+	if got, err := ReadAgentReport(p); err != nil || got.PID != 2 {
+		t.Fatalf("ReadAgentReport = %+v, %v; want the newer report from elsewhere", got, err)
+	}
+	sf.f = good
+	ro.Close()
+	if err := sf.Write(AgentReport{PID: 3, UpdatedAt: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p.AgentStatusElsewhere()); !os.IsNotExist(err) {
+		t.Errorf("the copy elsewhere is still there: %v", err)
+	}
+	if got, _ := ReadAgentReport(p); got == nil || got.PID != 3 {
+		t.Errorf("ReadAgentReport = %+v, want agent.status again", got)
+	}
+}

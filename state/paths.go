@@ -1,9 +1,12 @@
 package state
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 
 	"svcctl/config"
+	"svcctl/runtrace"
 	"svcctl/snapshot"
 )
 
@@ -37,11 +40,20 @@ type Paths struct{ State string }
 // PathsOf is the state directory of a loaded configuration.
 func PathsOf(cfg *config.Config) Paths { return Paths{State: cfg.Agent.StateDir} }
 
-func (p Paths) DB() string           { return filepath.Join(p.State, DBFile) }
-func (p Paths) AgentLog() string     { return filepath.Join(p.State, AgentLogFile) }
-func (p Paths) AgentLock() string    { return filepath.Join(p.State, AgentLockFile) }
-func (p Paths) AgentPID() string     { return filepath.Join(p.State, AgentPIDFile) }
-func (p Paths) AgentStatus() string  { return filepath.Join(p.State, AgentStatusFile) }
+func (p Paths) DB() string          { return filepath.Join(p.State, DBFile) }
+func (p Paths) AgentLog() string    { return filepath.Join(p.State, AgentLogFile) }
+func (p Paths) AgentLock() string   { return filepath.Join(p.State, AgentLockFile) }
+func (p Paths) AgentPID() string    { return filepath.Join(p.State, AgentPIDFile) }
+func (p Paths) AgentStatus() string { return filepath.Join(p.State, AgentStatusFile) }
+
+// AgentStatusElsewhere is where the agent puts its report when agent.status
+// cannot be rewritten (a read-only or unwritable state dir): the first of
+// the ledger's spill directories (/run/svc-ctl for root on Linux), named
+// after the state dir. It is the one state file outside the state dir.
+func (p Paths) AgentStatusElsewhere() string {
+	sum := sha256.Sum256([]byte(p.State))
+	return filepath.Join(runtrace.SpillDirs(p.DB())[0], "status-"+hex.EncodeToString(sum[:6])+".json")
+}
 func (p Paths) CrashLog() string     { return filepath.Join(p.State, CrashLogFile) }
 func (p Paths) CrashPrevLog() string { return filepath.Join(p.State, CrashPrevLogFile) }
 func (p Paths) WatchdogLast() string { return filepath.Join(p.State, WatchdogLastFile) }

@@ -130,6 +130,7 @@ type Detail struct {
 	OldStop        *proc.StopResult `json:"old_stop,omitempty"`  // every process of the old tree and how it ended
 	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
 	LogTail        []string         `json:"log_tail,omitempty"`
+	Output         string           `json:"output,omitempty"` // where the new instance's output went, when not to its log
 	Error          string           `json:"error,omitempty"`
 	By             string           `json:"by,omitempty"` // who asked for a manual run (Supervisor.By)
 }

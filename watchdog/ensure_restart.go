@@ -358,8 +358,20 @@ func (c *cycle) spawn() (*proc.Child, error) {
 	if err := checkLogDir(c.svc.Log, id); err != nil {
 		return nil, err
 	}
-	return proc.Spawn(proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log,
-		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id})
+	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log,
+		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id}
+	child, err := proc.Spawn(spec)
+	if p := fsutil.ProblemOf(err); err != nil && spec.LogPath != "" && (p == fsutil.ReadOnly || p == fsutil.NoSpace || p == fsutil.NoQuota) {
+		// The disk refuses the service's log (a state dir remounted
+		// read-only): a running service without its output beats a dead one.
+		// The detail says the output is discarded; the next start that can
+		// open the log writes it again.
+		c.res.Detail.Output = fmt.Sprintf("discarded: %s cannot be opened (%s)", spec.LogPath, p)
+		c.log.Warn("service.log_refused", "log", spec.LogPath, "problem", string(p), "err", err)
+		spec.LogPath = ""
+		child, err = proc.Spawn(spec)
+	}
+	return child, err
 }
 
 // privileged is whether this process acts as root (or an elevated

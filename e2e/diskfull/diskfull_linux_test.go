@@ -500,3 +500,36 @@ func (h *host) checkEvents(t *testing.T) {
 		t.Errorf("agent events = %v, want ledger down then recovered", msgs)
 	}
 }
+
+// TestReadOnlyLogStillStarts: a service whose log is on a file system that
+// refuses writes (read-only, as after errors=remount-ro) is still started;
+// the row says its output was discarded, and why.
+func TestReadOnlyLogStillStarts(t *testing.T) {
+	h := newHost(t)
+	ro := filepath.Join(h.work, "ro")
+	if err := os.Mkdir(ro, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700,ro", "svcctl-e2e-ro", ro).CombinedOutput(); err != nil {
+		t.Fatalf("mount read-only tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if err := exec.Command("umount", ro).Run(); err != nil {
+			exec.Command("umount", "-l", ro).Run()
+		}
+	})
+	svc := testutil.Service{Name: "web", Addr: h.addr, ExtraTOML: fmt.Sprintf("log = %q\n", filepath.Join(ro, "web.log"))}
+	toml := fmt.Sprintf("[agent]\nstate_dir = %q\n%s", h.state, svc.TOML(testsvcBin))
+	if err := os.WriteFile(h.cfg, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code := h.cli("start", "web")
+	if code != 0 || !testutil.Healthy(h.addr) {
+		t.Fatalf("svc-ctl start with a read-only log: exit %d\n%s", code, out)
+	}
+	rs := h.runs(t, "watchdog:web")
+	if len(rs) == 0 || rs[0].Reason != runtrace.ReasonStarted || !strings.Contains(string(rs[0].Detail), "discarded") ||
+		!strings.Contains(string(rs[0].Detail), "read-only file system") {
+		t.Fatalf("row = %+v, want ok/started noting the discarded output", rs)
+	}
+}
