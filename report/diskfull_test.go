@@ -57,6 +57,9 @@ func TestStatusSaysDiskFullNotStale(t *testing.T) {
 	if !r.Ledger.WriteFailing() || w.Cause != runtrace.CauseDiskFull || w.Pending != 14 || w.FreeBytes <= 0 {
 		t.Fatalf("ledger = %+v (free space is measured again now: this disk is not full)", w)
 	}
+	if r.Healthy() {
+		t.Error("status exits 0 while the ledger refuses writes")
+	}
 }
 
 // TestStatusStaleWhenReportIsOld: agent.status not renewed within three

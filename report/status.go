@@ -163,11 +163,11 @@ type JobStatus struct {
 	Log        string       `json:"log"` // last.log: `svc-ctl logs NAME`
 }
 
-// Healthy reports whether status should exit 0: the agent runs and every
-// service that is not paused is healthy.
+// Healthy reports whether status should exit 0: the agent runs, its
+// ledger takes writes, and every service that is not paused is healthy.
 func (r *StatusReport) Healthy() bool {
-	if r.Agent.State != "running" {
-		return false
+	if r.Agent.State != "running" || r.Ledger.WriteFailing() {
+		return false // a ledger that refuses writes is a failed check too
 	}
 	for _, s := range r.Services {
 		if s.State != state.Healthy && s.State != state.Paused {
