@@ -42,8 +42,10 @@ With --env, list the names of the variables a start of NAME gives it (the
 base environment, then env_file, then env; values are never shown). It is
 the same whoever starts it: the agent at boot or you from this shell.
 
-Exit status: 0 when the agent runs and every service that is not paused is
-healthy; 1 otherwise. It works when the agent is not running (and says so).`,
+Exit status: 0 when the agent runs, can write its ledger, and every service
+that is not paused is healthy; 1 otherwise. It works when the agent is not
+running (and says so), and when the disk is full (the agent's own report,
+agent.status, says what waits to be written and why).`,
 		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			if o.env && len(args) != 1 {
 				return errors.New("--env needs the NAME of a service or job")
