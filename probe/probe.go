@@ -237,10 +237,19 @@ func DependSpec(d config.Depend, env map[string]string) Spec {
 
 // bounded runs fn, a call that cannot take a context (a stat or read on a
 // network mount can hang for minutes), and gives up when ctx ends. The call
-// is left to finish on its own; the check does not wait for it.
+// is left to finish on its own; the check does not wait for it. It runs on a
+// goroutine of its own, out of reach of the caller's L2 net: a panic in it
+// is recovered here and becomes an unhealthy verdict that says so.
 func bounded(ctx context.Context, s Spec, what string, fn func() Result) Result {
 	ch := make(chan Result, 1)
-	go func() { ch <- fn() }()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- unhealthy("the %s check panicked: %v (a bug in svc-ctl: please report it)", s.Kind, p)
+			}
+		}()
+		ch <- fn()
+	}()
 	select {
 	case r := <-ch:
 		return r

@@ -176,6 +176,14 @@ func TestBoundedGivesUpAtDeadline(t *testing.T) {
 	wantHealthy(t, bounded(context.Background(), s, "x", func() Result { return Result{Healthy: true} }))
 }
 
+// A panic in the goroutine bounded starts (beyond the agent's L2 net) is an
+// unhealthy verdict that says so, not the end of the agent.
+func TestBoundedPanicIsAVerdict(t *testing.T) {
+	s := Spec{Kind: KindFile, Timeout: time.Second}
+	r := bounded(context.Background(), s, "x", func() Result { panic("planted: a bug in a check") })
+	wantUnhealthy(t, r, "the file check panicked: planted: a bug in a check (a bug in svc-ctl: please report it)")
+}
+
 func TestSummaryOfAResultReadBackFromJSON(t *testing.T) {
 	r := Result{Kind: KindHTTP, Healthy: true, Latency: 1500 * time.Microsecond, LatencyMS: 1.5, Detail: map[string]any{"status": 200}}
 	b, err := json.Marshal([]Result{r})
