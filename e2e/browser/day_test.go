@@ -65,6 +65,14 @@ func TestStatusPageShowsADay(t *testing.T) {
 		t.Errorf("jobs = %q, want both with the next run in their zone", jobs)
 	}
 	b.shot("ui.png")
+	// A hover on the failed run of nightly-pull: the tooltip is the row.
+	b.do("hover a failed run", js(`document.querySelector('#timeline [data-key="job:nightly-pull"] .mark.failed').dispatchEvent(new MouseEvent('mouseover', {bubbles: true}))`))
+	if tip := b.text(`#tip`); !strings.Contains(tip, "failed/exit-nonzero") || !strings.Contains(tip, "upstream 502") {
+		t.Errorf("tooltip of the failed run = %q, want its verdict and message", tip)
+	}
+	b.shotViewport("ui-tooltip.png")
+	b.shot("ui-week.png", js(`document.querySelector('[data-range="7d"]').click()`),
+		chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last 7 days"]`)))
 	b.shotViewport("ui-narrow-dark.png", chromedp.EmulateViewport(420, 860), dark(), chromedp.WaitReady(chromedp.CSS(`#timeline .mark`)))
 	b.noProblems()
 }
@@ -81,7 +89,9 @@ func seedDay(t *testing.T, cfg *config.Config, now time.Time) {
 	defer st.Close()
 	ctx := context.Background()
 	ago := func(d time.Duration) time.Time { return now.Add(-d).Truncate(time.Second) }
-	sleepFrom, sleepTo := ago(8*time.Hour+35*time.Minute), ago(7*time.Hour)
+	// Asleep for 2 h from 5 min before an hour: two hourly slots missed.
+	sleepFrom := now.Add(-9 * time.Hour).Truncate(time.Hour).Add(-5 * time.Minute)
+	sleepTo := sleepFrom.Add(2 * time.Hour)
 	asleep := func(at time.Time) bool { return !at.Before(sleepFrom) && at.Before(sleepTo) }
 	var id int64
 	rec := func(r runtrace.Run, detail map[string]any) {
@@ -133,7 +143,7 @@ func seedDay(t *testing.T, cfg *config.Config, now time.Time) {
 	restart("web", ago(13*time.Hour+20*time.Minute), runtrace.TriggerSchedule, runtrace.ReasonStarted, "unhealthy: http: timeout after 2s", "started (pid 53001, healthy after 1.2s)", nil)
 	restart("web", ago(2*time.Hour+5*time.Minute), runtrace.TriggerManual, runtrace.ReasonRestarted, "manual", "restarted (pid 60110, healthy after 280ms)", map[string]any{"by": "ui"})
 	restart("api", ago(16*time.Hour), runtrace.TriggerSchedule, runtrace.ReasonStarted, "resource-limit: memory 612 MiB > 500 MiB for 5m", "started (pid 52007, healthy after 640ms)", nil)
-	restart("api", ago(7*time.Hour-time.Second), runtrace.TriggerCatchUp, runtrace.ReasonStarted, "wake: http: connection refused", "started (pid 57100, healthy after 500ms)", nil)
+	restart("api", sleepTo.Add(time.Second), runtrace.TriggerCatchUp, runtrace.ReasonStarted, "wake: http: connection refused", "started (pid 57100, healthy after 500ms)", nil)
 	for at := ago(5 * time.Hour); at.Before(ago(4 * time.Hour)); at = at.Add(10 * time.Minute) {
 		rec(runtrace.Run{JobID: "watchdog:api", Trigger: runtrace.TriggerSchedule, StartedAt: at, Outcome: runtrace.OutcomeSkipped,
 			Reason: runtrace.ReasonPaused}, map[string]any{"message": "paused: schema migration (by ui)"})

@@ -370,6 +370,11 @@
     const wrap = [svg];
     if (tl.error) wrap.unshift(h('p', { class: 'st-FAIL' }, tl.error));
     render('timeline', wrap);
+    // The mark under the tooltip may be gone or another run now.
+    if (ui.tipEl) {
+      if (ui.tipEl.isConnected && ui.marks.has(ui.tipEl.getAttribute('data-k'))) showTip(ui.tipEl);
+      else hideTip();
+    }
   }
 
   // tickTimes: local hours (every 1, 3 or 6) for a day, local midnights for a week.
@@ -404,7 +409,7 @@
     const kids = [];
     const label = st.name.length > (x0 < 100 ? 10 : 17) ? st.name.slice(0, x0 < 100 ? 9 : 16) + '…' : st.name;
     kids.push(s('text', { class: 'tl-label kind-' + st.kind, x: 0, y: cy + 4, 'data-detail': st.kind === 'agent' ? null : st.name },
-      label, s('title', null, st.kind + ' ' + st.name)));
+      label, s('title', null, st.kind + ' ' + st.name + (st.truncated ? ': only its newest ' + st.marks.length + ' runs of the window are drawn' : ''))));
     kids.push(s('rect', { class: 'tl-strip', x: x0, y: y + 3, width: pw, height: rowH - 6, rx: 5 }));
     // Density: buckets with runs merge into one bar, across gaps shorter
     // than about one cycle interval (the rhythm of the cycles, not an
@@ -503,6 +508,7 @@
     }
     tip.replaceChildren(...rows);
     tip.hidden = false;
+    ui.tipEl = el;
     const r = el.getBoundingClientRect();
     const tw = tip.offsetWidth, th = tip.offsetHeight;
     let left = r.left + r.width / 2 - tw / 2;
@@ -512,7 +518,7 @@
     tip.style.left = left + 'px';
     tip.style.top = top + 'px';
   }
-  function hideTip() { tip.hidden = true; }
+  function hideTip() { tip.hidden = true; ui.tipEl = null; }
 
   // ---------- detail ----------
 
@@ -679,6 +685,7 @@
 
   function setRange(r) {
     if (r === ui.range) return;
+    hideTip();
     ui.range = r;
     for (const b of document.querySelectorAll('[data-range]')) b.setAttribute('aria-pressed', String(b.getAttribute('data-range') === r));
     ui.timelineAt = 0;
