@@ -110,12 +110,12 @@ func (a *Agent) ledgerChanged(h runtrace.Health) {
 			"free_bytes", h.FreeBytes, "err", h.Error,
 			"hint", "supervision goes on; rows wait in memory (up to 10,000) and are written in order, with their times, "+
 				"as soon as the ledger takes writes: "+h.Cause.Fix())
-		a.ledgerEvent("cannot write its ledger: "+h.Summary(), h.Cause.Fix(), h.Since)
+		a.ledgerEvent("cannot write its ledger: "+h.Summary(), h.Cause.Fix(), h.Since, true)
 	} else {
 		a.log.Warn("ledger.recovered", "cause", h.Cause, "since", h.Since, "down_ms", h.RecoveredAt.Sub(h.Since).Milliseconds(),
 			"written_late", h.WrittenLate, "lost", h.Lost)
 		a.ledgerEvent(fmt.Sprintf("writes its ledger again after %s of %s: %d rows written late, %d lost",
-			h.RecoveredAt.Sub(h.Since).Round(time.Second), h.Cause.Words(), h.WrittenLate, h.Lost), "", h.RecoveredAt)
+			h.RecoveredAt.Sub(h.Since).Round(time.Second), h.Cause.Words(), h.WrittenLate, h.Lost), "", h.RecoveredAt, false)
 		if h.Lost > 0 {
 			a.recordLost(h.Lost, "dropped by this agent: its queue of waiting rows was full", h.Cause, h.Since, h.RecoveredAt)
 		}
@@ -123,16 +123,25 @@ func (a *Agent) ledgerChanged(h runtrace.Health) {
 	a.writeReport()
 }
 
-// ledgerEvent queues an `agent` event through the queue: written into the
-// outbox in order with the rows, so it is never lost, and delivered by the
-// sender once the ledger takes writes again.
-func (a *Agent) ledgerEvent(msg, detail string, at time.Time) {
+// ledgerEvent tells people of the ledger's condition with an `agent` event,
+// queued through the queue: written into the outbox in order with the rows,
+// so it is never lost, and delivered by the sender once the ledger takes
+// writes. While writes fail the outbox cannot deliver anything, so the event
+// (now=true) is also sent at once, directly, with the same id: a receiver
+// that honours the Idempotency-Key drops the queued copy when it comes.
+func (a *Agent) ledgerEvent(msg, detail string, at time.Time, now bool) {
 	if a.deriver == nil || a.ledger.queue == nil {
 		return
 	}
 	ev := a.deriver.Agent(msg, detail, at)
 	if _, err := a.ledger.queue.Emit(context.Background(), []runtrace.OutboxEvent{ev}, nil); err != nil {
 		a.log.Warn("ledger.event_failed", "err", err)
+	}
+	if now {
+		var e notify.Event
+		if err := json.Unmarshal(ev.Payload, &e); err == nil {
+			a.sendDirect(&e)
+		}
 	}
 }
 

@@ -83,8 +83,17 @@ func (a *Agent) notifyDirect(msg, detail string) {
 		return
 	}
 	e := a.deriver.AgentEvent(msg, detail, time.Now())
+	a.sendDirect(&e)
+}
+
+// sendDirect sends e through every channel that wants it, now, without the
+// outbox.
+func (a *Agent) sendDirect(e *notify.Event) {
+	if len(a.cfg.Notify) == 0 {
+		return
+	}
 	a.goOnce("notify:direct", func() {
-		for _, at := range notify.SendDirect(context.Background(), a.cfg, &e) {
+		for _, at := range notify.SendDirect(context.Background(), a.cfg, e) {
 			if at.Err != nil {
 				a.log.Warn("notify.direct_failed", "channel", at.Channel, "err", at.Err)
 			} else {

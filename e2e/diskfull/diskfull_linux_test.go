@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,6 +69,41 @@ type host struct {
 	cfg     string
 	addr    string // the service's
 	metrics string
+	hook    *hook
+}
+
+// hook is a webhook receiver: the events the agent sends, as they arrive.
+type hook struct {
+	mu  sync.Mutex
+	evs []map[string]any
+	srv *httptest.Server
+}
+
+func newHook(t *testing.T) *hook {
+	h := &hook{}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev map[string]any
+		if json.NewDecoder(r.Body).Decode(&ev) == nil {
+			h.mu.Lock()
+			h.evs = append(h.evs, ev)
+			h.mu.Unlock()
+		}
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// agentEvents are the `agent` events received whose message says what.
+func (h *hook) agentEvents(what string) []map[string]any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []map[string]any
+	for _, ev := range h.evs {
+		if ev["kind"] == "agent" && strings.Contains(fmt.Sprint(ev["message"]), what) {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // tmpfsSize is small, but leaves the ledger room to grow its WAL first.
@@ -77,7 +115,8 @@ func newHost(t *testing.T) *host {
 		t.Skip(gate)
 	}
 	work := t.TempDir()
-	h := &host{t: t, work: work, state: filepath.Join(work, "state"), addr: testutil.FreeAddr(t), metrics: testutil.FreeAddr(t)}
+	h := &host{t: t, work: work, state: filepath.Join(work, "state"), addr: testutil.FreeAddr(t), metrics: testutil.FreeAddr(t),
+		hook: newHook(t)}
 	h.p = state.Paths{State: h.state}
 	if err := os.Mkdir(h.state, 0o700); err != nil {
 		t.Fatal(err)
@@ -87,8 +126,9 @@ func newHost(t *testing.T) *host {
 	}
 	t.Cleanup(h.unmount)
 	svc := testutil.Service{Name: "web", Addr: h.addr, Interval: "2s", StartTimeout: "5s"}
-	toml := fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\nmetrics_listen = %q\n%s",
-		h.state, h.metrics, svc.TOML(testsvcBin))
+	toml := fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\nmetrics_listen = %q\n%s"+
+		"\n[[notify]]\nname = \"hook\"\nkind = \"webhook\"\nurl = %q\ntimeout = \"2s\"\n",
+		h.state, h.metrics, svc.TOML(testsvcBin), h.hook.srv.URL)
 	h.cfg = filepath.Join(work, "svc-ctl.toml")
 	if err := os.WriteFile(h.cfg, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
@@ -381,6 +421,11 @@ func TestDiskFullLosesNothing(t *testing.T) {
 		t.Errorf("svcctl_ledger_pending_rows = %v, want > 0", p)
 	}
 
+	// people were told at once, although the outbox is on the full disk
+	testutil.WaitFor(t, 10*time.Second, "the ledger-down event, sent directly", func() bool {
+		return len(h.hook.agentEvents("cannot write its ledger: disk full")) > 0
+	})
+
 	// Space returns: every row is written, the restart with its true time.
 	h.free()
 	testutil.WaitFor(t, 20*time.Second, "the ledger to take writes again", func() bool {
@@ -431,6 +476,16 @@ func TestDiskFullLosesNothing(t *testing.T) {
 		t.Errorf("agent.log takes lines again after the outage: ledger.recovered is not in it")
 	}
 	h.checkEvents(t)
+	testutil.WaitFor(t, 15*time.Second, "the recovery event, through the outbox", func() bool {
+		return len(h.hook.agentEvents("writes its ledger again")) > 0
+	})
+	ids := map[any]bool{}
+	for _, ev := range h.hook.agentEvents("cannot write its ledger") {
+		ids[ev["id"]] = true
+	}
+	if len(ids) != 1 {
+		t.Errorf("the ledger-down event arrived under %d ids, want 1 (the queued copy keeps the direct one's id)", len(ids))
+	}
 	// the pid file written on the full disk's behalf, by the first cycle that could
 	testutil.WaitFor(t, 10*time.Second, "the pid file to name the running instance", func() bool {
 		id, err := proc.ReadPidFile(h.p.Pid("web"))
