@@ -169,12 +169,21 @@ func (s *Sender) Drain(ctx context.Context) {
 	wg.Wait()
 }
 
+// run delivers until ctx ends. An idle loop only reads (NextDue), every
+// Poll or when woken: a claim is a write transaction, taken only when
+// something is due, so a channel with nothing to send costs no commits.
 func (c *channelLoop) run(ctx context.Context) {
 	for ctx.Err() == nil {
-		c.drain(ctx)
 		wait := c.s.opts.Poll
 		if next, ok, err := c.s.store.NextDue(ctx, c.conf.Name); err == nil && ok {
-			wait = min(wait, max(0, next.Sub(c.s.opts.Now())))
+			switch {
+			case next.After(c.s.opts.Now()):
+				wait = min(wait, next.Sub(c.s.opts.Now()))
+			case c.drain(ctx) > 0:
+				continue
+			default:
+				wait = min(wait, time.Second) // due but not claimable (a failing claim): no busy loop
+			}
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -191,22 +200,26 @@ func (c *channelLoop) lease() time.Duration {
 	return time.Duration(c.s.opts.Batch)*c.conf.Timeout + time.Minute
 }
 
-// drain claims and delivers until nothing of this channel is due.
-func (c *channelLoop) drain(ctx context.Context) {
+// drain claims and delivers until nothing of this channel is due; it
+// returns how many deliveries it claimed.
+func (c *channelLoop) drain(ctx context.Context) int {
+	claimed := 0
 	for ctx.Err() == nil {
 		now := c.s.opts.Now()
 		ds, err := c.s.store.Claim(ctx, c.conf.Name, c.s.opts.Owner, now, c.lease(), c.s.opts.Batch)
 		if err != nil {
 			c.s.opts.Log.Warn("notify.claim_failed", "channel", c.conf.Name, "err", err)
-			return
+			return claimed
 		}
 		if len(ds) == 0 {
-			return
+			return claimed
 		}
+		claimed += len(ds)
 		for _, group := range bySubject(ds) {
 			c.deliverGroup(ctx, group)
 		}
 	}
+	return claimed
 }
 
 // bySubject splits a batch into its subjects, in order of their first event.
