@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -27,7 +28,7 @@ func BenchmarkEventToWebhook(b *testing.B) {
 	}))
 	defer srv.Close()
 	cfg := cfgWith(config.Notify{Name: "hook", Kind: config.NotifyWebhook, URL: srv.URL, Timeout: 5 * time.Second})
-	s, err := runtrace.Open(filepath.Join(b.TempDir(), "svc-ctl.db"), runtrace.Options{})
+	s, err := runtrace.Open(filepath.Join(b.TempDir(), "svc-ctl.db"), runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func BenchmarkDrain10k(b *testing.B) {
 	cfg := cfgWith(config.Notify{Name: "hook", Kind: config.NotifyWebhook, URL: srv.URL, Timeout: 5 * time.Second})
 	for range b.N {
 		b.StopTimer()
-		s, err := runtrace.Open(filepath.Join(b.TempDir(), "svc-ctl.db"), runtrace.Options{})
+		s, err := runtrace.Open(filepath.Join(b.TempDir(), "svc-ctl.db"), runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			b.Fatal(err)
 		}
