@@ -242,6 +242,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	for _, s := range a.cfg.Services {
 		name := s.Name
 		a.goSafe(loopCtx, "service:"+name, func(ctx context.Context) { a.serviceLoop(ctx, runCtx, name) })
+		if s.Limits.Set() {
+			a.goSafe(loopCtx, "limits:"+name, func(ctx context.Context) { a.limitLoop(ctx, name) })
+		}
 		a.adopt(name)
 	}
 	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)

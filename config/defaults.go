@@ -31,6 +31,8 @@ const (
 	defaultNotifyMinInterval = "0s"
 	defaultNotifyTimeout     = "10s"
 	defaultLogMax            = "50MiB"
+
+	defaultLimitFor = "5m"
 )
 
 // Bounds checked during validation.
@@ -38,4 +40,7 @@ const (
 	minInterval  = "1s"
 	minRetention = "1h"
 	minLogMax    = "4KiB" // smaller would rotate on every few lines
+	// minLimitMemory: a smaller memory limit is below any real process's
+	// resident set; it would restart the service at every sample.
+	minLimitMemory = "1MiB"
 )

@@ -51,6 +51,7 @@ func TestLoadValidFull(t *testing.T) {
 			{Kind: "cert", URL: "https://api.example.com", Timeout: 5 * time.Second},
 		},
 		Restart: Restart{BackoffInitial: 30 * time.Second, BackoffMax: 30 * time.Minute, GiveUpAfter: 0, RetryGivenUp: 2 * time.Hour},
+		Limits:  Limits{Memory: 500 << 20, CPU: 90, For: 2 * time.Minute},
 	}
 	want := &Config{
 		Path: filepath.Join(dir, "valid-full.toml"),

@@ -47,7 +47,14 @@ type rawService struct {
 	Health       rawHealth         `toml:"health"`
 	Depends      []rawDepend       `toml:"depends"`
 	Restart      rawRestart        `toml:"restart"`
+	Limits       rawLimits         `toml:"limits"`
 	Ping         string            `toml:"ping"`
+}
+
+type rawLimits struct {
+	Memory *sizeText     `toml:"memory"`
+	CPU    *string       `toml:"cpu"`
+	For    *durationText `toml:"for"`
 }
 
 type rawHealth struct {

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"strconv"
+
 	"svcctl/internal/redact"
 )
 
@@ -47,7 +49,15 @@ type ServiceView struct {
 	Health       HealthView        `json:"health" toml:"health"`
 	Depends      []DependView      `json:"depends" toml:"depends"`
 	Restart      RestartView       `json:"restart" toml:"restart"`
+	Limits       *LimitsView       `json:"limits,omitempty" toml:"limits,omitempty"`
 	Ping         string            `json:"ping,omitempty" toml:"ping,omitempty"`
+}
+
+// LimitsView is [service.limits] in a View, when a limit is set.
+type LimitsView struct {
+	Memory string `json:"memory,omitempty" toml:"memory,omitempty"`
+	CPU    string `json:"cpu,omitempty" toml:"cpu,omitempty"`
+	For    string `json:"for" toml:"for"`
 }
 
 // HealthView is [service.health] in a View.
@@ -164,8 +174,23 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 			BackoffInitial: FormatDuration(rs.BackoffInitial), BackoffMax: FormatDuration(rs.BackoffMax),
 			GiveUpAfter: rs.GiveUpAfter, RetryGivenUp: FormatDuration(rs.RetryGivenUp),
 		},
-		Ping: redact.SecretURL(s.Ping),
+		Limits: limitsView(s.Limits),
+		Ping:   redact.SecretURL(s.Ping),
 	}
+}
+
+func limitsView(l Limits) *LimitsView {
+	if !l.Set() {
+		return nil
+	}
+	v := &LimitsView{For: FormatDuration(l.For)}
+	if l.Memory > 0 {
+		v.Memory = FormatSize(l.Memory)
+	}
+	if l.CPU > 0 {
+		v.CPU = strconv.FormatFloat(l.CPU, 'f', -1, 64) + "%"
+	}
+	return v
 }
 
 func notifyView(r *redact.Redactor, n *Notify) NotifyView {

@@ -52,8 +52,21 @@ type Service struct {
 	Health       Health
 	Depends      []Depend
 	Restart      Restart
+	Limits       Limits
 	Ping         string // healthchecks-style URL pinged after every healthy cycle; "" = none; a secret
 }
+
+// Limits is [service.limits]: resource limits over the service's whole
+// process tree. Over a limit for For, the watchdog restarts the service
+// (cause resource-limit). Zero values mean no limit.
+type Limits struct {
+	Memory int64         // resident memory of the tree, bytes; 0 = none
+	CPU    float64       // percent of one core, averaged over For; 0 = none
+	For    time.Duration // how long the tree may stay over a limit; default 5m
+}
+
+// Set reports whether any limit is set.
+func (l Limits) Set() bool { return l.Memory > 0 || l.CPU > 0 }
 
 // Health is [service.health]. At least one of TCP, HTTP, Exec is set.
 type Health struct {

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"math"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 )
 
 // services validates every [[service]]; names are unique among services.
@@ -35,6 +38,7 @@ func (c *checker) service(p string, r *rawService, stateDir string) Service {
 		Health:       c.health(p, &r.Health),
 		Depends:      c.depends(p+".depends", r.Depends),
 		Restart:      c.restart(p+".restart", &r.Restart),
+		Limits:       c.limits(p+".limits", &r.Limits),
 		Ping:         c.ping(p+".ping", r.Ping),
 	}
 	if s.Log == "" {
@@ -111,4 +115,35 @@ func (c *checker) restart(p string, r *rawRestart) Restart {
 		c.fail(p+".give_up_after", "%d is negative: use 0 (never give up) or a count of failed starts", out.GiveUpAfter)
 	}
 	return out
+}
+
+// limits validates [service.limits]: a memory size, a CPU percentage of
+// one core ("90%", "250%" for two and a half cores), and how long the tree
+// may stay over either.
+func (c *checker) limits(p string, r *rawLimits) Limits {
+	var out Limits
+	if r.Memory != nil {
+		out.Memory = c.size(p+".memory", r.Memory, "", minLimitMemory)
+	}
+	if r.CPU != nil {
+		out.CPU = c.percent(p+".cpu", *r.CPU)
+	}
+	switch {
+	case r.Memory != nil || r.CPU != nil:
+		out.For = c.nonNegative(p+".for", r.For, defaultLimitFor)
+	case r.For != nil:
+		c.fail(p+".for", "no limit to hold for: set memory = \"500MiB\" or cpu = \"90%%\" too, or remove it")
+	}
+	return out
+}
+
+// percent parses a CPU limit: a positive number of percent of one core.
+func (c *checker) percent(path, v string) float64 {
+	num, ok := strings.CutSuffix(strings.TrimSpace(v), "%")
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if !ok || err != nil || n <= 0 || n > 100000 || math.IsNaN(n) {
+		c.fail(path, "invalid CPU limit %q: use a percentage of one core like \"90%%\" (\"250%%\" is two and a half cores)", v)
+		return 0
+	}
+	return n
 }

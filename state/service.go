@@ -45,8 +45,13 @@ type Service struct {
 	// LastProbeAt is when LastProbe was taken. A cycle that does not probe
 	// (paused, backoff, lock held) moves LastCycle, never this: status
 	// shows a verdict with its own age, not the age of the last cycle.
-	LastProbeAt time.Time             `json:"last_probe_at,omitzero"`
-	Transitions []snapshot.Transition `json:"transitions,omitempty"`
+	LastProbeAt time.Time `json:"last_probe_at,omitzero"`
+	// LimitRestarts counts resource-limit restarts in a row (a calm spell
+	// starts it over); the next one waits for its backoff after
+	// LastLimitRestart.
+	LimitRestarts    int                   `json:"limit_restarts,omitempty"`
+	LastLimitRestart time.Time             `json:"last_limit_restart,omitzero"`
+	Transitions      []snapshot.Transition `json:"transitions,omitempty"`
 }
 
 // LoadService reads the state file; a missing file is a fresh state. A

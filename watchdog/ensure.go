@@ -42,6 +42,7 @@ type Supervisor struct {
 
 	recErr   recordErrors
 	book     bookkeeping      // state.json, watchdog.last.json and pid files the disk refused
+	limits   limitTracker     // what the samples of each service's tree have seen ([service.limits])
 	red      *redact.Redactor // every secret of the config (SecretValues), scrubbed wherever the cycle writes
 	inflight sync.Map         // run id -> service name, for the drain
 	logLocks sync.Map         // service name -> *sync.Mutex: CapLog against the restart's rotation
@@ -109,7 +110,9 @@ type Result struct {
 // Detail is what a cycle saw and did; it becomes the run row's detail.
 type Detail struct {
 	Message        string           `json:"message,omitempty"`
-	Cause          string           `json:"cause,omitempty"` // why the service was stopped and started (cause.go)
+	Cause          string           `json:"cause,omitempty"`      // why the service was stopped and started (cause.go)
+	Limit          *Breach          `json:"limit,omitempty"`      // the limit a resource-limit restart acted on
+	LimitHeld      string           `json:"limit_held,omitempty"` // a breach left alone while its restart backoff runs
 	State          string           `json:"state"`
 	Failures       int              `json:"consecutive_failures"`
 	BackoffUntil   *time.Time       `json:"backoff_until,omitempty"`
@@ -239,6 +242,9 @@ func (c *cycle) run(ctx context.Context) {
 		return
 	}
 	if probe.Healthy(first) {
+		if c.limitRestart(ctx) {
+			return
+		}
 		c.healthy(ctx, false)
 		return
 	}

@@ -85,6 +85,7 @@ func (c *cycle) clearHolds() {
 		}
 	}
 	c.st.BackoffUntil = time.Time{}
+	c.st.LimitRestarts = 0 // a person's start or restart: the resource-limit backoff starts over
 	if c.st.State == state.Paused || c.st.State == state.Backoff {
 		c.st.MoveTo(state.Unknown, "manual start", c.s.now())
 	}

@@ -13,6 +13,9 @@
 //	--tick D                write a log line to stdout every D (0 = off)
 //	--say S                 write the line S to stdout first
 //	--result S              write S to the file $SVCCTL_RESULT names (a job reporting its own verdict)
+//	--grow-child MB         start a child process (of the tree) that grows to MB MiB of resident memory,
+//	                        4 MiB every 50 ms, and holds it (a leak in a worker)
+//	--grow MB               be that child: grow to MB MiB, then hold it until killed
 //	--sleep D               with --exit-now: run D before exiting
 //
 // With --exit-now (and --say, --sleep) it stands in for a job's command on
@@ -36,6 +39,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"time"
 
@@ -55,6 +59,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	tick := fs.Duration("tick", 0, "log a line every tick")
 	say := fs.String("say", "", "write this line to stdout first (a job's output)")
 	result := fs.String("result", "", "write this to the file $SVCCTL_RESULT names (a job's own verdict)")
+	growChild := fs.Int("grow-child", 0, "start a child that grows to this many MiB")
+	grow := fs.Int("grow", 0, "grow to this many MiB and hold it")
 	sleep := fs.Duration("sleep", 0, "with --exit-now: run this long before exiting (a job that takes time)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -68,6 +74,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if *say != "" {
 		fmt.Fprintln(stdout, *say)
 	}
+	if *grow > 0 {
+		growTo(*grow)
+	}
 	s := demosvc.New("testsvc", stdout)
 	s.Logf("pid %d starting on %s", os.Getpid(), *addr)
 	if *exitNow >= 0 {
@@ -80,6 +89,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	time.Sleep(*delay)
+	if *growChild > 0 {
+		if err := startGrower(*growChild, stdout); err != nil {
+			fmt.Fprintf(stderr, "testsvc: --grow-child: %v\n", err)
+			return 1
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "testsvc: listen: %v\n", err)
@@ -130,3 +145,38 @@ func flood(out io.Writer, n int64) int {
 	w.Flush()
 	return lines
 }
+
+// startGrower starts this program again as a child that grows to mb MiB.
+func startGrower(mb int, out io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	c := exec.Command(exe, "--grow", strconv.Itoa(mb))
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		return err
+	}
+	go c.Wait()
+	return nil
+}
+
+// growTo allocates mb MiB, 4 MiB every 50 ms, writing every page so it is
+// resident, then holds it until the process is killed.
+func growTo(mb int) {
+	for n := 0; n < mb; n += 4 {
+		b := make([]byte, 4<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		grown = append(grown, b)
+		time.Sleep(50 * time.Millisecond)
+	}
+	fmt.Printf("testsvc: grew to %d MiB\n", len(grown)*4)
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// grown holds what growTo allocated: reachable, so never collected.
+var grown [][]byte
