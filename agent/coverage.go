@@ -24,8 +24,8 @@ func (a *Agent) refreshCoverage(ctx context.Context) {
 		return
 	}
 	now := time.Now().UTC()
-	for i := range a.cfg.Jobs {
-		j := &a.cfg.Jobs[i]
+	for i := range a.config().Jobs {
+		j := &a.config().Jobs[i]
 		id := runtrace.JobID(j.Name)
 		reg, known, err := a.store.Registered(ctx, id)
 		if err != nil || !known {
@@ -35,7 +35,7 @@ func (a *Agent) refreshCoverage(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		from := now.Add(-a.cfg.Agent.Retention)
+		from := now.Add(-a.config().Agent.Retention)
 		if reg.After(from) {
 			from = reg
 		}

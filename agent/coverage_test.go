@@ -36,7 +36,8 @@ grace = "0s"
 			t.Fatal(err)
 		}
 	}
-	a := &Agent{cfg: e.cfg, store: e.store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	a := &Agent{store: e.store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	a.cur.Store(e.cfg)
 	a.refreshCoverage(context.Background())
 	if _, ok, _ := e.store.Coverage(context.Background(), runtrace.JobID("pull")); ok {
 		t.Fatal("coverage recorded over a window with a missing slot")

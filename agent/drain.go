@@ -18,14 +18,14 @@ var errDrainTimeout = errors.New("agent stopping: drain_timeout reached")
 // the heartbeat is deleted. Supervised services are not stopped.
 func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	a.draining.Store(true)
-	a.log.Info("agent.draining", "in_flight", len(a.sup.InFlight()), "drain_timeout", a.cfg.Agent.DrainTimeout.String())
+	a.log.Info("agent.draining", "in_flight", len(a.sup.InFlight()), "drain_timeout", a.config().Agent.DrainTimeout.String())
 	done := make(chan struct{})
 	a.goOnce("drain-wait", func() {
 		a.loops.Wait()
 		a.waitJobs()
 		close(done)
 	}, nil)
-	timer := time.NewTimer(a.cfg.Agent.DrainTimeout)
+	timer := time.NewTimer(a.config().Agent.DrainTimeout)
 	defer timer.Stop()
 	var errs []error
 	select {
@@ -61,7 +61,7 @@ func (a *Agent) interruptInFlight() error {
 	}
 	for id, name := range ids {
 		err := a.rec.Finish(context.Background(), id, runtrace.OutcomeFailed, runtrace.ReasonInterrupted,
-			map[string]any{"why": "still running at drain_timeout", "drain_timeout": a.cfg.Agent.DrainTimeout.String()}, now)
+			map[string]any{"why": "still running at drain_timeout", "drain_timeout": a.config().Agent.DrainTimeout.String()}, now)
 		if err != nil && !errors.Is(err, runtrace.ErrAlreadyFinished) {
 			errs = append(errs, fmt.Errorf("finish run %d of %s: %w", id, name, err))
 		}

@@ -15,10 +15,13 @@ import (
 // jobRunner runs the scheduled jobs: one loop per job that sleeps until the
 // next slot, and one goroutine per run so an overlap is seen and recorded.
 type jobRunner struct {
-	a        *Agent
-	wg       sync.WaitGroup
+	a  *Agent
+	wg sync.WaitGroup
+	mu sync.Mutex // guards wake, loops and running
+	// wake asks a job's loop for a catch-up (the host woke); loops stops
+	// it (a reload).
 	wake     map[string]chan struct{}
-	mu       sync.Mutex
+	loops    map[string]*loopHandle
 	running  map[string]int64 // job -> run id in flight
 	inflight sync.Map         // run id -> job
 	// run runs one job run (runJob, its goroutines under L2); a test may
@@ -27,27 +30,61 @@ type jobRunner struct {
 }
 
 func newJobRunner(a *Agent) *jobRunner {
-	r := &jobRunner{a: a, wake: map[string]chan struct{}{}, running: map[string]int64{}}
+	r := &jobRunner{a: a, wake: map[string]chan struct{}{}, loops: map[string]*loopHandle{}, running: map[string]int64{}}
 	r.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
 		return runJob(ctx, p, j, red, a.goOnce)
-	}
-	for _, j := range a.cfg.Jobs {
-		r.wake[j.Name] = make(chan struct{}, 1)
 	}
 	return r
 }
 
-func (a *Agent) startJobs(loopCtx, runCtx context.Context) {
-	for i := range a.cfg.Jobs {
-		j := &a.cfg.Jobs[i]
-		a.goSafe(loopCtx, runtrace.JobID(j.Name), func(ctx context.Context) { a.jobs.loop(ctx, runCtx, j) })
+func (a *Agent) startJobs() {
+	cfg := a.config()
+	for i := range cfg.Jobs {
+		a.jobs.start(&cfg.Jobs[i])
 	}
+}
+
+// start starts a job's loop (at agent start, or a reload that added or
+// changed it).
+func (r *jobRunner) start(j *config.Job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.wake[j.Name] == nil {
+		r.wake[j.Name] = make(chan struct{}, 1)
+	}
+	ctx, cancel := context.WithCancel(r.a.loopCtx)
+	runCtx := r.a.runCtx
+	done := r.a.goSafe(ctx, runtrace.JobID(j.Name), func(ctx context.Context) { r.loop(ctx, runCtx, j) })
+	r.loops[j.Name] = &loopHandle{cancel: cancel, done: []<-chan struct{}{done}}
+}
+
+// stop stops a job's loop and waits for it; a run in progress goes on to
+// its end (its row is finished as always). removed forgets its wake channel.
+func (r *jobRunner) stop(name string, removed bool) {
+	r.mu.Lock()
+	h := r.loops[name]
+	delete(r.loops, name)
+	if removed {
+		delete(r.wake, name)
+	}
+	r.mu.Unlock()
+	if h != nil {
+		h.stop()
+	}
+}
+
+func (r *jobRunner) wakeChan(name string) chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.wake[name]
 }
 
 func (a *Agent) wakeJobs(context.Context) {
 	if a.jobs == nil {
 		return
 	}
+	a.jobs.mu.Lock()
+	defer a.jobs.mu.Unlock()
 	for _, ch := range a.jobs.wake {
 		select {
 		case ch <- struct{}{}:
@@ -117,6 +154,7 @@ func (r *jobRunner) loop(ctx, runCtx context.Context, j *config.Job) {
 // every 30 s, because timers run on the monotonic clock, which stops while
 // the host sleeps. woke is true when the sleep detector asked for a catch-up.
 func (r *jobRunner) sleepUntil(ctx context.Context, name string, t time.Time) (woke, ok bool) {
+	wake := r.wakeChan(name)
 	for {
 		d := time.Until(t)
 		if d <= 0 {
@@ -127,7 +165,7 @@ func (r *jobRunner) sleepUntil(ctx context.Context, name string, t time.Time) (w
 		case <-ctx.Done():
 			timer.Stop()
 			return false, false
-		case <-r.wake[name]:
+		case <-wake:
 			timer.Stop()
 			return true, true
 		case <-timer.C:

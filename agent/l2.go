@@ -19,18 +19,21 @@ import (
 // package lives outside this file.
 
 // goSafe starts fn as a supervised loop: after a panic it starts again after
-// a short backoff (doubling up to 30 s), until ctx ends.
-func (a *Agent) goSafe(ctx context.Context, name string, fn func(ctx context.Context)) {
+// a short backoff (doubling up to 30 s), until ctx ends. The channel it
+// returns is closed when the loop has ended for good.
+func (a *Agent) goSafe(ctx context.Context, name string, fn func(ctx context.Context)) <-chan struct{} {
 	a.loops.Add(1)
 	a.guarded.Add(1)
+	done := make(chan struct{})
 	go func() {
 		defer a.loops.Done()
+		defer close(done)
 		backoff := time.Second
 		for {
 			if !a.guard(name, func() { fn(ctx) }, nil) || ctx.Err() != nil {
 				return
 			}
-			if a.cfg.Agent.OnPanic == "exit" {
+			if a.config().Agent.OnPanic == "exit" {
 				return
 			}
 			select {
@@ -41,6 +44,7 @@ func (a *Agent) goSafe(ctx context.Context, name string, fn func(ctx context.Con
 			backoff = min(backoff*2, 30*time.Second)
 		}
 	}()
+	return done
 }
 
 // goOnce runs fn once in a goroutine under the net. onPanic, when set, is
@@ -66,7 +70,7 @@ func (a *Agent) guard(name string, fn func(), onPanic func(p any, stack string))
 		if onPanic != nil {
 			a.afterPanic(name, onPanic, p, stack)
 		}
-		if a.cfg.Agent.OnPanic == "exit" {
+		if a.config().Agent.OnPanic == "exit" {
 			select {
 			case a.fatal <- fmt.Errorf("panic in %s (on_panic = \"exit\"): %v", name, p):
 			default:

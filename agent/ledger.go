@@ -48,7 +48,7 @@ type ledgerState struct {
 // directly, at most once).
 func (a *Agent) openLedger() {
 	host, _ := os.Hostname()
-	a.deriver = notify.NewDeriver(a.cfg, host, time.Local)
+	a.deriver = notify.NewDeriver(a.config(), host, time.Local)
 	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log, Instance: a.instance})
 	if err != nil {
 		a.log.Error("ledger.unavailable", "err", err, "path", a.paths.DB(),
@@ -62,9 +62,9 @@ func (a *Agent) openLedger() {
 	a.ledger.queue = runtrace.NewQueue(st, runtrace.QueueOptions{OnChange: a.ledgerChanged, Emit: a.deriver.Emit})
 	a.funnel = notify.NewFunnel(st, a.deriver).Through(a.ledger.queue)
 	a.rec = a.funnel
-	a.sender = notify.NewSender(a.cfg, st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped})
+	a.sender = notify.NewSender(a.config(), st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped})
 	a.funnel.OnQueued(a.sender.Wake)
-	a.pinger = notify.NewPinger(a.cfg, st, a.log)
+	a.pinger = notify.NewPinger(a.config(), st, a.log)
 	a.pinger.Go = func(name string, fn func()) { a.goOnce(name, fn, nil) }
 	a.funnel.Observe(a.metrics)
 	a.funnel.Observe(a.pinger)
@@ -210,7 +210,7 @@ func (a *Agent) writeReport() {
 		return
 	}
 	r := state.AgentReport{Instance: a.instance, PID: os.Getpid(), StartedAt: a.started, UpdatedAt: time.Now().UTC(),
-		Ledger: a.ledgerHealth()}
+		Ledger: a.ledgerHealth(), Config: a.loaded.Load()}
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
 	if s := a.ledger.stop; s != nil {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"svcctl/internal/redact"
@@ -30,10 +31,19 @@ func LogLevel(s string) slog.Level {
 // secret redacted: values under secret-looking keys, every env value of the
 // configuration wherever it appears, also inside nested detail.
 func NewLogger(w io.Writer, level slog.Level, r *redact.Redactor) *slog.Logger {
+	var lv slog.LevelVar
+	lv.Set(level)
+	var red atomic.Pointer[redact.Redactor]
+	red.Store(r)
+	return newLiveLogger(w, &lv, &red)
+}
+
+// newLiveLogger is NewLogger whose level and redactor a reload can change.
+func newLiveLogger(w io.Writer, level *slog.LevelVar, r *atomic.Pointer[redact.Redactor]) *slog.Logger {
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			return redactAttr(r, groups, a)
+			return redactAttr(r.Load(), groups, a)
 		},
 	})
 	return slog.New(h).With("pid", os.Getpid())

@@ -7,18 +7,77 @@ import (
 	"os"
 	"time"
 
+	"svcctl/config"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 	"svcctl/watchdog"
 )
 
+// loopHandle stops the loops of one service or job.
+type loopHandle struct {
+	cancel context.CancelFunc
+	done   []<-chan struct{}
+}
+
+// stop ends the loops and waits for them: a cycle or job run in progress
+// finishes first (runs have a context of their own).
+func (h *loopHandle) stop() {
+	h.cancel()
+	for _, d := range h.done {
+		<-d
+	}
+}
+
+// startService starts the loops of one service: its cycles and, with
+// [service.limits], its sampler. first, when set, is its first cycle, at
+// once (a reload that changed what the instance runs).
+func (a *Agent) startService(svc *config.Service, first *watchdog.Request) {
+	a.loopMu.Lock()
+	ch := a.triggers[svc.Name]
+	if ch == nil {
+		ch = make(chan watchdog.Request, 1)
+		a.triggers[svc.Name] = ch
+	}
+	ctx, cancel := context.WithCancel(a.loopCtx)
+	h := &loopHandle{cancel: cancel}
+	h.done = append(h.done, a.goSafe(ctx, "service:"+svc.Name, func(ctx context.Context) { a.serviceLoop(ctx, a.runCtx, svc, ch) }))
+	if svc.Limits.Set() {
+		h.done = append(h.done, a.goSafe(ctx, "limits:"+svc.Name, func(ctx context.Context) { a.limitLoop(ctx, svc) }))
+	}
+	a.svcLoops[svc.Name] = h
+	a.loopMu.Unlock()
+	if first != nil {
+		select { // the reload's request replaces one pending: it is the newer word
+		case <-ch:
+		default:
+		}
+		ch <- *first
+	}
+	a.adopt(svc.Name)
+}
+
+// stopService stops a service's loops and waits for them; removed also
+// forgets its trigger channel (the service is gone from the config).
+func (a *Agent) stopService(name string, removed bool) {
+	a.loopMu.Lock()
+	h := a.svcLoops[name]
+	delete(a.svcLoops, name)
+	if removed {
+		delete(a.triggers, name)
+	}
+	a.loopMu.Unlock()
+	if h != nil {
+		h.stop()
+	}
+}
+
 // serviceLoop runs one service's cycles: after a random stagger, every
 // `interval`, and at once on a trigger (an exit, a wake). One goroutine per
 // service, so two cycles of one service never overlap in this process; the
 // file lock covers other processes.
-func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
-	svc := a.cfg.Service(name)
+func (a *Agent) serviceLoop(ctx, runCtx context.Context, svc *config.Service, triggers <-chan watchdog.Request) {
+	name := svc.Name
 	stagger := a.stagger(svc.Interval)
 	timer := time.NewTimer(stagger)
 	defer timer.Stop()
@@ -29,7 +88,7 @@ func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
 			return
 		case <-timer.C:
 			req = watchdog.Request{Trigger: runtrace.TriggerSchedule}
-		case req = <-a.triggers[name]:
+		case req = <-triggers:
 			if !timer.Stop() {
 				select {
 				case <-timer.C:
@@ -38,7 +97,9 @@ func (a *Agent) serviceLoop(ctx, runCtx context.Context, name string) {
 			}
 		}
 		if ctx.Err() != nil {
-			a.skipDraining(name, req)
+			if a.loopCtx.Err() != nil { // the agent stops (not a reload restarting this loop)
+				a.skipDraining(name, req)
+			}
 			return
 		}
 		if _, err := a.sup.Ensure(runCtx, name, req); err != nil {
@@ -65,12 +126,18 @@ func (a *Agent) stagger(interval time.Duration) time.Duration {
 // trigger asks for a cycle of name now. Triggers coalesce: one pending is
 // enough. While draining, a trigger is recorded as skipped/draining.
 func (a *Agent) trigger(name string, req watchdog.Request) {
+	a.loopMu.RLock()
+	ch := a.triggers[name]
+	a.loopMu.RUnlock()
+	if ch == nil {
+		return // no longer in the config: a reload removed it
+	}
 	if a.draining.Load() {
 		a.skipDraining(name, req)
 		return
 	}
 	select {
-	case a.triggers[name] <- req:
+	case ch <- req:
 	default:
 	}
 }
@@ -236,7 +303,7 @@ func (a *Agent) serviceLockHeld(name string) bool {
 // cycle can take), and lets it go at once.
 func (a *Agent) waitServiceLock(name string) {
 	wait := 2 * time.Minute
-	if svc := a.cfg.Service(name); svc != nil {
+	if svc := a.config().Service(name); svc != nil {
 		wait = svc.StartTimeout + svc.StopTimeout + 2*svc.Health.Timeout + svc.Health.Confirm + 30*time.Second
 	}
 	l, _, _ := state.WaitLock(context.Background(), a.paths.Lock(name), wait)
@@ -253,7 +320,7 @@ func idKey(id proc.Identity) string {
 // "stopped" and "stale" are different answers.
 func (a *Agent) heartbeatLoop(ctx context.Context) {
 	a.beat(ctx)
-	every(ctx, a.cfg.Agent.Heartbeat, a.beat)
+	every(ctx, a.config().Agent.Heartbeat, a.beat)
 }
 
 // every calls fn each period until ctx ends.
@@ -304,7 +371,7 @@ func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 		a.log.Info("host.woke", "away_ms", away.Milliseconds())
 		a.record("agent", runtrace.TriggerCatchUp, runtrace.OutcomeOK, runtrace.ReasonResumed,
 			map[string]any{"away_ms": away.Milliseconds(), "away": away.Round(time.Second).String()})
-		for _, s := range a.cfg.Services {
+		for _, s := range a.config().Services {
 			a.trigger(s.Name, watchdog.Request{Trigger: runtrace.TriggerCatchUp})
 		}
 		a.wakeJobs(runCtx)
@@ -317,7 +384,7 @@ func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 // when nothing is to be done.
 func (a *Agent) logCapLoop(ctx context.Context) {
 	every(ctx, a.o.LogCheckEvery, func(context.Context) {
-		for _, s := range a.cfg.Services {
+		for _, s := range a.config().Services {
 			a.sup.CapLog(s.Name)
 		}
 	})

@@ -168,7 +168,7 @@ func metricsConnCap(nofile uint64) int {
 // serveMetrics serves /metrics and /healthz on metrics_listen until ctx ends.
 // A port already taken is a loud error, not a silent lack of metrics.
 func (a *Agent) serveMetrics(ctx context.Context) error {
-	addr := a.cfg.Agent.MetricsListen
+	addr := a.config().Agent.MetricsListen
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("metrics_listen %s: %w", addr, err)

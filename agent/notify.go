@@ -25,19 +25,19 @@ func (a *Agent) startNotify(loopCtx context.Context) {
 	for _, l := range a.sender.Loops(loopCtx) {
 		a.goSafe(loopCtx, l.Name, l.Run)
 	}
-	if len(a.cfg.Jobs) > 0 {
-		check := notify.NewMissingCheck(a.cfg, a.store, a.deriver)
-		a.goSafe(loopCtx, "missing-check", func(ctx context.Context) { a.missingLoop(ctx, check) })
-	}
+	// Even with no job yet: a reload may add some.
+	a.goSafe(loopCtx, "missing-check", a.missingLoop)
 }
 
 // missingLoop raises job.missing for slots past their grace with no row,
 // every minute (and at once after a start: what was missed while the agent
 // was down is news).
-func (a *Agent) missingLoop(ctx context.Context, check *notify.MissingCheck) {
+func (a *Agent) missingLoop(ctx context.Context) {
 	t := time.NewTicker(a.missingEvery)
 	defer t.Stop()
 	for {
+		// The jobs of the config in force (a reload may have changed them).
+		check := notify.NewMissingCheck(a.config(), a.store, a.deriver)
 		n, err := check.Check(ctx, time.Now())
 		if err != nil && ctx.Err() == nil {
 			a.log.Warn("missing_check.failed", "err", err)
@@ -79,7 +79,7 @@ func (a *Agent) recordDropped(d runtrace.Dropped) {
 // notifyDirect tells people about the agent itself when there is no outbox
 // to queue it in: at most once, in the background, results logged.
 func (a *Agent) notifyDirect(msg, detail string) {
-	if len(a.cfg.Notify) == 0 {
+	if len(a.config().Notify) == 0 {
 		return
 	}
 	e := a.deriver.AgentEvent(msg, detail, time.Now())
@@ -89,11 +89,11 @@ func (a *Agent) notifyDirect(msg, detail string) {
 // sendDirect sends e through every channel that wants it, now, without the
 // outbox.
 func (a *Agent) sendDirect(e *notify.Event) {
-	if len(a.cfg.Notify) == 0 {
+	if len(a.config().Notify) == 0 {
 		return
 	}
 	a.goOnce("notify:direct", func() {
-		for _, at := range notify.SendDirect(context.Background(), a.cfg, e) {
+		for _, at := range notify.SendDirect(context.Background(), a.config(), e) {
 			if at.Err != nil {
 				a.log.Warn("notify.direct_failed", "channel", at.Channel, "err", at.Err)
 			} else {

@@ -50,8 +50,12 @@ type Options struct {
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
 	// Reload delivers requests to re-read the config (SIGHUP, `svc-ctl
-	// reload`); nil = none. A request never stops the agent.
+	// reload`); nil = none (on Windows the agent listens for `svc-ctl
+	// reload` itself). A request never stops the agent.
 	Reload <-chan struct{}
+	// Load re-reads the config file on a reload; nil = config.LoadToRun,
+	// the load of everything that runs what the config names.
+	Load func(path string) (*config.Config, error)
 	// Cgroup is the cgroup v2 directory under which each service instance
 	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
 	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
@@ -64,13 +68,20 @@ type Options struct {
 // Agent is the long-running supervisor: one loop per service, the fast path
 // on exits, the sleep detector, the heartbeat, and the drain on stop.
 type Agent struct {
-	o     Options
-	cfg   *config.Config
-	paths state.Paths
-	log   *slog.Logger
-	sup   *watchdog.Supervisor
-	store *runtrace.Store // nil when the ledger is unavailable
-	rec   watchdog.Recorder
+	o   Options
+	cur atomic.Pointer[config.Config] // the config in force: the one started with, or the last reloaded
+	// loaded is the file behind it, for agent.status (status and verify
+	// warn when the file on disk changed since).
+	loaded atomic.Pointer[state.LoadedConfig]
+	paths  state.Paths
+	log    *slog.Logger
+	// logLevel and logRed are the log's level and redactor: a reload sets
+	// the new log_level and adds the new config's secrets.
+	logLevel slog.LevelVar
+	logRed   atomic.Pointer[redact.Redactor]
+	sup      *watchdog.Supervisor
+	store    *runtrace.Store // nil when the ledger is unavailable
+	rec      watchdog.Recorder
 	// ledger is the queue in front of store (rows a full disk refuses wait
 	// there) and agent.status (ledger.go).
 	ledger ledgerState
@@ -90,6 +101,13 @@ type Agent struct {
 	closers      []io.Closer
 
 	draining atomic.Bool
+	// loopCtx and runCtx are the contexts of the loops and of the runs they
+	// start (set by startLoops): a reload starts loops under them too.
+	loopCtx, runCtx context.Context
+	// loopMu guards the per-service loops and their trigger channels, which
+	// a reload adds, restarts and removes.
+	loopMu   sync.RWMutex
+	svcLoops map[string]*loopHandle
 	triggers map[string]chan watchdog.Request
 	watched  sync.Map // service -> proc identity key being watched
 	replaced sync.Map // identity keys a cycle stopped on purpose
@@ -144,9 +162,11 @@ func newAgent(o Options) (*Agent, error) {
 		o.Mode = "foreground"
 	}
 	cfg := o.Config
-	a := &Agent{o: o, cfg: cfg, paths: state.PathsOf(cfg), started: time.Now().UTC(),
-		instance: randomID(), triggers: map[string]chan watchdog.Request{}, fatal: make(chan error, 1),
+	a := &Agent{o: o, paths: state.PathsOf(cfg), started: time.Now().UTC(),
+		instance: randomID(), triggers: map[string]chan watchdog.Request{}, svcLoops: map[string]*loopHandle{}, fatal: make(chan error, 1),
 		missingEvery: missingEvery}
+	a.cur.Store(cfg)
+	a.loaded.Store(&state.LoadedConfig{Path: cfg.Path, Digest: cfg.Digest, ModTime: cfg.ModTime, LoadedAt: a.started})
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir %s: %w", cfg.Agent.StateDir, err)
 	}
@@ -172,11 +192,12 @@ func newAgent(o Options) (*Agent, error) {
 		a.boot = time.Unix(int64(bt), 0).UTC()
 	}
 	a.deriver.SetBootTime(a.boot) // the first start after a boot is not an outage
-	for _, s := range cfg.Services {
-		a.triggers[s.Name] = make(chan watchdog.Request, 1)
-	}
 	return a, nil
 }
+
+// config is the configuration in force. A reload replaces it; whoever
+// needs several of its values at once reads it once.
+func (a *Agent) config() *config.Config { return a.cur.Load() }
 
 func (a *Agent) setupLog() {
 	w := a.o.LogWriter
@@ -185,7 +206,9 @@ func (a *Agent) setupLog() {
 		w = lw
 		a.closers = append(a.closers, c)
 	}
-	a.log = NewLogger(w, LogLevel(a.cfg.Agent.LogLevel), redact.New(a.cfg.SecretValues()...))
+	a.logLevel.Set(LogLevel(a.config().Agent.LogLevel))
+	a.logRed.Store(redact.New(a.config().SecretValues()...))
+	a.log = newLiveLogger(w, &a.logLevel, &a.logRed)
 }
 
 func (a *Agent) closeAll() {
@@ -239,13 +262,10 @@ func (a *Agent) run(ctx context.Context) error {
 }
 
 func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
-	for _, s := range a.cfg.Services {
-		name := s.Name
-		a.goSafe(loopCtx, "service:"+name, func(ctx context.Context) { a.serviceLoop(ctx, runCtx, name) })
-		if s.Limits.Set() {
-			a.goSafe(loopCtx, "limits:"+name, func(ctx context.Context) { a.limitLoop(ctx, name) })
-		}
-		a.adopt(name)
+	a.loopCtx, a.runCtx = loopCtx, runCtx
+	cfg := a.config()
+	for i := range cfg.Services {
+		a.startService(&cfg.Services[i], nil)
 	}
 	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
 	if q := a.ledger.queue; q != nil {
@@ -257,29 +277,25 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "reaper", a.reapLoop)
-	if len(a.cfg.Services) > 0 {
-		a.goSafe(loopCtx, "log-cap", a.logCapLoop)
-	}
+	// The log cap and the coverage run even with no service or job yet: a
+	// reload may add some.
+	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
 	a.goSafe(loopCtx, "prune", a.pruneLoop)
-	if a.o.Reload != nil {
-		a.goSafe(loopCtx, "reload", a.reloadLoop)
-	}
+	a.goSafe(loopCtx, "reload", a.reloadLoop)
 	if a.o.Lean {
 		a.goSafe(loopCtx, "trim", a.trimLoop)
 	}
-	if len(a.cfg.Jobs) > 0 {
-		a.goSafe(loopCtx, "coverage", a.coverageLoop)
-	}
+	a.goSafe(loopCtx, "coverage", a.coverageLoop)
 	a.startNotify(loopCtx)
-	a.startJobs(loopCtx, runCtx)
-	if a.cfg.Agent.MetricsListen != "" {
+	a.startJobs()
+	if a.config().Agent.MetricsListen != "" {
 		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {
 			if err := a.serveMetrics(ctx); err != nil {
 				a.log.Error("metrics.failed", "err", err)
 			}
 		})
 	}
-	a.log.Info("agent.running", "services", len(a.cfg.Services), "jobs", len(a.cfg.Jobs), "instance", a.instance)
+	a.log.Info("agent.running", "services", len(a.config().Services), "jobs", len(a.config().Jobs), "instance", a.instance)
 }
 
 // cgroup is where instances get cgroups of their own: the option, else the

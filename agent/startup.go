@@ -17,10 +17,10 @@ import (
 func (a *Agent) recordStartup() {
 	detail := map[string]any{
 		"version": a.o.Version, "pid": os.Getpid(), "mode": a.o.Mode, "instance": a.instance,
-		"started_at": a.started, "boot_time": a.boot, "config": a.cfg.Path, "state_dir": a.cfg.Agent.StateDir,
+		"started_at": a.started, "boot_time": a.boot, "config": a.config().Path, "state_dir": a.config().Agent.StateDir,
 	}
 	a.log.Info("agent.started", "version", a.o.Version, "mode", a.o.Mode, "boot_time", a.boot,
-		"started_at", a.started, "config", a.cfg.Path, "state_dir", a.cfg.Agent.StateDir)
+		"started_at", a.started, "config", a.config().Path, "state_dir", a.config().Agent.StateDir)
 	a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeOK, runtrace.ReasonStarted, detail)
 }
 
@@ -103,7 +103,7 @@ func (a *Agent) reap(ctx context.Context) {
 		return
 	}
 	now := time.Now().UTC()
-	stale := heartbeatsStale * a.cfg.Agent.Heartbeat
+	stale := heartbeatsStale * a.config().Agent.Heartbeat
 	busy := a.runningHere()
 	n, err := a.store.Reap(ctx, runtrace.ReapPolicy{Now: now, Self: a.instance, Stale: stale, Timeout: a.runTimeout,
 		Skip: func(jobID string) bool { return busy[jobID] || a.isPausedJob(jobID) }})
@@ -137,7 +137,7 @@ func (a *Agent) prune(ctx context.Context) {
 	if a.store == nil {
 		return
 	}
-	before := time.Now().Add(-a.cfg.Agent.Retention).UTC()
+	before := time.Now().Add(-a.config().Agent.Retention).UTC()
 	if n, err := a.store.Prune(ctx, before); err != nil {
 		a.log.Warn("ledger.prune_failed", "err", err)
 	} else if n > 0 {
@@ -154,11 +154,11 @@ func (a *Agent) runTimeout(jobID string) time.Duration {
 	kind, name := runtrace.SplitID(jobID)
 	switch kind {
 	case runtrace.KindWatchdog:
-		if s := a.cfg.Service(name); s != nil {
+		if s := a.config().Service(name); s != nil {
 			return s.StartTimeout + s.StopTimeout + s.Health.Confirm + 2*s.Health.Timeout
 		}
 	case runtrace.KindJob:
-		if j := a.cfg.Job(name); j != nil {
+		if j := a.config().Job(name); j != nil {
 			return j.Timeout
 		}
 	}

@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -32,13 +34,29 @@ func LoadToRead(path string) (*Config, error) {
 }
 
 func load(path string, deniedEnvFileOK bool) (*Config, error) {
+	fi, statErr := os.Stat(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		// The os error names the path and the cause; callers know where the
 		// path came from (--config, $SVC_CTL_CONFIG, default) and say so.
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return parse(data, path, deniedEnvFileOK)
+	cfg, err := parse(data, path, deniedEnvFileOK)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Digest = Digest(data)
+	if statErr == nil {
+		cfg.ModTime = fi.ModTime().UTC()
+	}
+	return cfg, nil
+}
+
+// Digest is the SHA-256 of a config file's bytes, in hex: what tells the
+// file the agent loaded from the file on disk now.
+func Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // Parse parses and validates config bytes. file is the name used in

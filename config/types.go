@@ -9,7 +9,12 @@ import (
 type Config struct {
 	// Path is the absolute path of the file this was loaded from ("" when it
 	// came from memory, e.g. the embedded demo config).
-	Path     string
+	Path string
+	// Digest (SHA-256, hex) and ModTime are those of the file as it was
+	// read: `status` compares them with the file on disk now, to tell a
+	// config changed since the agent loaded it. Empty from memory.
+	Digest   string
+	ModTime  time.Time
 	Agent    Agent
 	Services []Service
 	Jobs     []Job

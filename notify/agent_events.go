@@ -61,9 +61,9 @@ func (d *Deriver) Agent(msg, detail string, now time.Time) runtrace.OutboxEvent 
 // dropped undelivered. msg and detail are redacted here.
 func (d *Deriver) AgentEvent(msg, detail string, now time.Time) Event {
 	e := Event{ID: d.newID(), Kind: KindAgent, Subject: runtrace.AgentID, Host: d.host,
-		Message: d.red.String(oneLine(fmt.Sprintf("svc-ctl on %s: %s", d.host, msg)))}
+		Message: d.redactor().String(oneLine(fmt.Sprintf("svc-ctl on %s: %s", d.host, msg)))}
 	if detail != "" {
-		e.Detail = d.red.String(detail)
+		e.Detail = d.redactor().String(detail)
 		if len(e.Detail) > maxDetail {
 			e.Detail = "…" + e.Detail[len(e.Detail)-maxDetail:]
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"svcctl/config"
@@ -23,6 +24,9 @@ const (
 // Deriver turns recorded runs into events. Its Emit is a runtrace.Emitter:
 // it runs inside the transaction that writes the verdict.
 type Deriver struct {
+	// mu guards cfg and red, which a reload of the agent's config replaces
+	// (SetConfig) while runs are being recorded.
+	mu   sync.RWMutex
 	cfg  *config.Config
 	boot time.Time // the host's boot: see service()
 	host string
@@ -39,6 +43,28 @@ func NewDeriver(cfg *config.Config, host string, loc *time.Location) *Deriver {
 		loc = time.Local
 	}
 	return &Deriver{cfg: cfg, host: host, loc: loc, red: redact.New(cfg.SecretValues()...), newID: newID}
+}
+
+// SetConfig derives for a reloaded config: its jobs' zones, and the
+// secrets of every config so far redacted (a process started under the old
+// one may still print its secrets).
+func (d *Deriver) SetConfig(cfg *config.Config) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.red = redact.New(append(d.cfg.SecretValues(), cfg.SecretValues()...)...)
+	d.cfg = cfg
+}
+
+func (d *Deriver) conf() *config.Config {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.cfg
+}
+
+func (d *Deriver) redactor() *redact.Redactor {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.red
 }
 
 // SetBootTime tells the deriver when the host booted (the agent knows): a
@@ -199,7 +225,7 @@ func (d *Deriver) jobEvent(r runtrace.Run, name string, det *runDetail, kind, ms
 	e.Job = name
 	if !r.ScheduledAt.IsZero() {
 		loc := d.loc
-		if j := d.cfg.Job(name); j != nil && j.Location != nil {
+		if j := d.conf().Job(name); j != nil && j.Location != nil {
 			loc = j.Location
 		}
 		e.Slot = r.ScheduledAt.In(loc).Format(time.RFC3339)
@@ -210,7 +236,7 @@ func (d *Deriver) jobEvent(r runtrace.Run, name string, det *runDetail, kind, ms
 func (d *Deriver) base(r runtrace.Run, kind, msg string, det *runDetail) Event {
 	e := Event{ID: d.newID(), Kind: kind, Subject: r.JobID, Host: d.host, RunID: r.ID, Trigger: r.Trigger,
 		Outcome: r.Outcome, Reason: r.Reason, Cause: det.Cause,
-		Message: d.red.String(oneLine(msg)), Detail: d.detail(det)}
+		Message: d.redactor().String(oneLine(msg)), Detail: d.detail(det)}
 	e.stamp(r.FinishedAt, d.loc)
 	return e
 }
@@ -232,9 +258,10 @@ func (d *Deriver) outbox(e *Event) runtrace.OutboxEvent {
 // channels names the configured channels that take events of kind k.
 func (d *Deriver) channels(k string) []string {
 	var out []string
-	for i := range d.cfg.Notify {
-		if d.cfg.Notify[i].Wants(k) {
-			out = append(out, d.cfg.Notify[i].Name)
+	cfg := d.conf()
+	for i := range cfg.Notify {
+		if cfg.Notify[i].Wants(k) {
+			out = append(out, cfg.Notify[i].Name)
 		}
 	}
 	return out
@@ -245,7 +272,7 @@ func (d *Deriver) why(det *runDetail, def string) string {
 	for _, s := range []string{det.Cause, det.Why, det.Error, probeSummary(det.SecondLook), probeSummary(det.Probe),
 		probeSummary(det.Depends), det.Message} {
 		if s != "" {
-			return d.red.String(oneLine(s))
+			return d.redactor().String(oneLine(s))
 		}
 	}
 	if det.ExitCode != nil {
@@ -280,7 +307,7 @@ func (d *Deriver) detail(det *runDetail) string {
 	if n := len(tail); n > 0 {
 		b.WriteString(strings.Join(tail[max(0, n-10):], "\n"))
 	}
-	s := d.red.String(strings.TrimSpace(b.String()))
+	s := d.redactor().String(strings.TrimSpace(b.String()))
 	if len(s) > maxDetail {
 		s = "…" + s[len(s)-maxDetail:]
 	}

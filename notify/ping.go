@@ -25,6 +25,7 @@ import (
 // queued: a ping that is late is a wrong ping. Each result is kept as the
 // state of channel "ping:<run id>" for status and verify.
 type Pinger struct {
+	mu      sync.RWMutex      // guards urls and red, which SetConfig replaces
 	urls    map[string]string // run id (watchdog:NAME, job:NAME) -> ping URL
 	store   *runtrace.Store   // nil: results are only logged
 	log     *slog.Logger
@@ -46,31 +47,59 @@ func NewPinger(cfg *config.Config, store *runtrace.Store, log *slog.Logger) *Pin
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Pinger{urls: map[string]string{}, store: store, log: log, red: redact.New(cfg.SecretValues()...),
+	p := &Pinger{urls: pingURLs(cfg), store: store, log: log, red: redact.New(cfg.SecretValues()...),
 		timeout: 10 * time.Second, sem: make(chan struct{}, 4)}
+	return p
+}
+
+// SetConfig pings for a reloaded config's services and jobs; the secrets
+// of both configs stay redacted.
+func (p *Pinger) SetConfig(old, cfg *config.Config) {
+	urls := pingURLs(cfg)
+	red := redact.New(append(old.SecretValues(), cfg.SecretValues()...)...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.urls, p.red = urls, red
+}
+
+func pingURLs(cfg *config.Config) map[string]string {
+	urls := map[string]string{}
 	for _, s := range cfg.Services {
 		if s.Ping != "" {
-			p.urls[runtrace.WatchdogID(s.Name)] = s.Ping
+			urls[runtrace.WatchdogID(s.Name)] = s.Ping
 		}
 	}
 	for _, j := range cfg.Jobs {
 		if j.Ping != "" {
-			p.urls[runtrace.JobID(j.Name)] = j.Ping
+			urls[runtrace.JobID(j.Name)] = j.Ping
 		}
 	}
-	return p
+	return urls
+}
+
+func (p *Pinger) url(jobID string) (string, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	u, ok := p.urls[jobID]
+	return u, ok
+}
+
+func (p *Pinger) redactor() *redact.Redactor {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.red
 }
 
 // RunStarted is told of a run that begins: a job with a ping sends /start.
 func (p *Pinger) RunStarted(jobID string, _ runtrace.Trigger, runID int64) {
-	if url, ok := p.urls[jobID]; ok && isJob(jobID) {
+	if url, ok := p.url(jobID); ok && isJob(jobID) {
 		p.send(jobID, url, SignalStart, runID, "")
 	}
 }
 
 // RunFinished is told of every verdict.
 func (p *Pinger) RunFinished(r runtrace.Run) {
-	url, ok := p.urls[r.JobID]
+	url, ok := p.url(r.JobID)
 	if !ok {
 		return
 	}
@@ -124,7 +153,7 @@ func (p *Pinger) body(r runtrace.Run, signal string) string {
 			b.WriteString("\n\n" + strings.Join(tail, "\n"))
 		}
 	}
-	return p.red.String(b.String())
+	return p.redactor().String(b.String())
 }
 
 func (p *Pinger) send(jobID, url, signal string, runID int64, body string) {

@@ -30,6 +30,8 @@ type StatusReport struct {
 	Services []ServiceStatus `json:"services"`
 	Jobs     []JobStatus     `json:"jobs,omitempty"`
 	Channels []ChannelStatus `json:"channels,omitempty"`
+	// ConfigDrift: the running agent's config differs from the file on disk.
+	ConfigDrift *ConfigDrift `json:"config_drift,omitempty"`
 }
 
 // ChannelStatus is one [[notify]] channel (or a ping) as its deliveries
@@ -210,6 +212,7 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 		r.Ledger.Writes = &h
 	}
 	r.Agent = agentStatus(ctx, cfg, p, store, live, now)
+	r.ConfigDrift = configDrift(cfg, live)
 	last, _ := state.ReadLast(p.WatchdogLast())
 	for i := range cfg.Services {
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))

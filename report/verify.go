@@ -91,6 +91,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.pauses()
 	v.givenUp()
 	v.crashLog()
+	v.configInForce()
 	if store != nil {
 		v.missing(ctx, store)
 		v.channels(ctx, store)
@@ -422,4 +423,22 @@ func (v *verifier) channels(ctx context.Context, store *runtrace.Store) {
 				c.LastErrorAt.Local().Format(time.RFC3339), c.Pending, c.LastError))
 		}
 	}
+}
+
+// configInForce warns when the running agent's config is not the file on
+// disk: changed since it was loaded, or reloaded with parts that need an
+// agent restart.
+func (v *verifier) configInForce() {
+	if v.live == nil || v.live.Config == nil {
+		return // no running agent to compare with (the heartbeat check says so)
+	}
+	if d := configDrift(v.cfg, v.live); d != nil {
+		v.add("config in force", Warn, d.Words)
+		return
+	}
+	if v.live.Config.Path != v.cfg.Path {
+		v.add("config in force", Warn, fmt.Sprintf("the agent runs %s, not %s", v.live.Config.Path, v.cfg.Path))
+		return
+	}
+	v.add("config in force", Pass, fmt.Sprintf("the agent runs %s as it is on disk (loaded %s)", v.cfg.Path, v.live.Config.LoadedAt.Format(time.RFC3339)))
 }

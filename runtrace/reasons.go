@@ -37,6 +37,7 @@ const (
 	ReasonRestarted      Reason = "restarted" // a person asked (svc-ctl restart): cause manual
 	ReasonCompleted      Reason = "completed"
 	ReasonResumed        Reason = "resumed"
+	ReasonReloaded       Reason = "reloaded" // the agent took a new config (SIGHUP, svc-ctl reload)
 
 	ReasonPaused   Reason = "paused"
 	ReasonLockHeld Reason = "lock-held"
@@ -53,6 +54,9 @@ const (
 	ReasonAbandoned        Reason = "abandoned"
 	ReasonInterrupted      Reason = "interrupted"
 	ReasonPanic            Reason = "panic"
+	// ReasonConfigInvalid: a reload refused the file; the config in force
+	// stays (an agent row; detail lists the errors).
+	ReasonConfigInvalid Reason = "config-invalid"
 	// ReasonUndelivered: notification events were dropped from the outbox
 	// undelivered after their retention (an agent row; detail counts them).
 	ReasonUndelivered Reason = "undelivered"
@@ -64,10 +68,11 @@ const (
 
 // Reasons maps each outcome to the reason codes it accepts.
 var Reasons = map[Outcome][]Reason{
-	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonRestarted, ReasonCompleted, ReasonResumed},
+	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonRestarted, ReasonCompleted, ReasonResumed, ReasonReloaded},
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
-		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost},
+		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost,
+		ReasonConfigInvalid},
 }
 
 // JobReasonPrefix begins the reason of a verdict a job reported itself

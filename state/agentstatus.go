@@ -33,6 +33,22 @@ type AgentReport struct {
 	StoppedAt time.Time `json:"stopped_at,omitzero"`
 	Spill     string    `json:"spill,omitempty"`
 	Lost      int       `json:"lost,omitempty"`
+	// Config is the config file the agent runs, as it was when it was
+	// loaded (at start or by the last reload that took it): `status` and
+	// `verify` compare it with the file on disk now.
+	Config *LoadedConfig `json:"config,omitempty"`
+}
+
+// LoadedConfig is the config file an agent loaded.
+type LoadedConfig struct {
+	Path     string    `json:"path"`
+	Digest   string    `json:"sha256"`
+	ModTime  time.Time `json:"mtime,omitzero"`
+	LoadedAt time.Time `json:"loaded_at"`
+	// NeedsRestart lists what the last reload read but could not apply
+	// while the agent runs ("agent.heartbeat", "[[notify]]"): the agent
+	// goes on with the values it started with until it is restarted.
+	NeedsRestart []string `json:"needs_restart,omitempty"`
 }
 
 // statusSize is agent.status's fixed size. The file is allocated once, at

@@ -30,6 +30,9 @@ const (
 	StdioLogFile = "agent.stdio.log"
 	// BackstopLogFile receives the launchd backstop job's output.
 	BackstopLogFile = "backstop.log"
+	// ReloadRequestFile is `svc-ctl reload`'s request to the running agent
+	// (its id and options), read and removed by the agent when it reloads.
+	ReloadRequestFile = "reload.request"
 )
 
 // Paths names every file svc-ctl keeps under its state directory
@@ -59,6 +62,9 @@ func (p Paths) CrashPrevLog() string { return filepath.Join(p.State, CrashPrevLo
 func (p Paths) WatchdogLast() string { return filepath.Join(p.State, WatchdogLastFile) }
 func (p Paths) StdioLog() string     { return filepath.Join(p.State, StdioLogFile) }
 func (p Paths) BackstopLog() string  { return filepath.Join(p.State, BackstopLogFile) }
+func (p Paths) ReloadRequest() string {
+	return filepath.Join(p.State, ReloadRequestFile)
+}
 
 func (p Paths) ServiceDir(name string) string { return filepath.Join(p.State, "services", name) }
 func (p Paths) JobDir(name string) string     { return filepath.Join(p.State, "jobs", name) }

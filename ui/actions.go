@@ -112,8 +112,8 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 var errBadRequest = errors.New("bad request")
 
 func actStart(ctx context.Context, sup *watchdog.Supervisor, req ActionRequest) (ActionResult, error) {
-	if sup.Cfg.Service(req.Name) == nil {
-		return ActionResult{}, fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, req.Name, sup.Cfg.Path)
+	if sup.Config().Service(req.Name) == nil {
+		return ActionResult{}, fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, req.Name, sup.Config().Path)
 	}
 	r, err := sup.Ensure(ctx, req.Name, watchdog.Request{Trigger: runtrace.TriggerManual, Manual: true})
 	if err != nil {
@@ -123,8 +123,8 @@ func actStart(ctx context.Context, sup *watchdog.Supervisor, req ActionRequest) 
 }
 
 func actRestart(ctx context.Context, sup *watchdog.Supervisor, req ActionRequest) (ActionResult, error) {
-	if sup.Cfg.Service(req.Name) == nil {
-		return ActionResult{}, fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, req.Name, sup.Cfg.Path)
+	if sup.Config().Service(req.Name) == nil {
+		return ActionResult{}, fmt.Errorf("%w: %q is not a service in %s", watchdog.ErrUnknownName, req.Name, sup.Config().Path)
 	}
 	r, err := sup.Restart(ctx, req.Name)
 	if err != nil {

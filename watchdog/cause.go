@@ -38,6 +38,8 @@ func (c *cycle) cause() string {
 	case c.req.Restart:
 		kind, words = CauseManual, ""
 	case kind != "":
+	case c.req.Replace:
+		kind = CauseManual
 	case c.req.Trigger == runtrace.TriggerCatchUp:
 		kind, words = CauseWake, probe.Summary(c.lastProbe())
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"svcctl/config"
@@ -19,7 +20,6 @@ import (
 // and the command line both use it; the per-service file lock keeps them from
 // ever running two cycles of one service at once.
 type Supervisor struct {
-	Cfg   *config.Config
 	Paths state.Paths
 	Rec   Recorder
 	Log   *slog.Logger
@@ -41,12 +41,13 @@ type Supervisor struct {
 	By string
 
 	recErr   recordErrors
-	book     bookkeeping      // state.json, watchdog.last.json and pid files the disk refused
-	limits   limitTracker     // what the samples of each service's tree have seen ([service.limits])
-	red      *redact.Redactor // every secret of the config (SecretValues), scrubbed wherever the cycle writes
-	inflight sync.Map         // run id -> service name, for the drain
-	logLocks sync.Map         // service name -> *sync.Mutex: CapLog against the restart's rotation
-	capErrs  sync.Map         // service name -> last CapLog error ("" none), logged once
+	book     bookkeeping                     // state.json, watchdog.last.json and pid files the disk refused
+	limits   limitTracker                    // what the samples of each service's tree have seen ([service.limits])
+	cfg      atomic.Pointer[config.Config]   // the config in force (SetConfig on a reload)
+	red      atomic.Pointer[redact.Redactor] // every secret of every config in force so far, scrubbed wherever the cycle writes
+	inflight sync.Map                        // run id -> service name, for the drain
+	logLocks sync.Map                        // service name -> *sync.Mutex: CapLog against the restart's rotation
+	capErrs  sync.Map                        // service name -> last CapLog error ("" none), logged once
 }
 
 // InFlight returns the run ids of the cycles running right now.
@@ -67,7 +68,23 @@ func NewSupervisor(cfg *config.Config, rec Recorder, log *slog.Logger) *Supervis
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Supervisor{Cfg: cfg, Paths: state.PathsOf(cfg), Rec: rec, Log: log, Now: time.Now, red: redact.New(cfg.SecretValues()...)}
+	s := &Supervisor{Paths: state.PathsOf(cfg), Rec: rec, Log: log, Now: time.Now}
+	s.cfg.Store(cfg)
+	s.red.Store(redact.New(cfg.SecretValues()...))
+	return s
+}
+
+// Config is the configuration in force.
+func (s *Supervisor) Config() *config.Config { return s.cfg.Load() }
+
+// SetConfig puts a reloaded configuration in force (its state dir is the
+// same: the agent refuses a reload that moves it). A cycle in progress
+// finishes with the service definition it began with; the next one reads
+// cfg. The redactor keeps the secrets of every configuration so far: a
+// process started under the old one may still print them.
+func (s *Supervisor) SetConfig(cfg *config.Config) {
+	old := s.cfg.Swap(cfg)
+	s.red.Store(redact.New(append(old.SecretValues(), cfg.SecretValues()...)...))
 }
 
 func (s *Supervisor) now() time.Time { return s.Now().UTC() }
@@ -81,8 +98,12 @@ type Request struct {
 	Manual bool
 	// Restart is a person's `svc-ctl restart`: stop the tree and start it
 	// again whatever the probe says, with the evidence steps, and record
-	// ok/restarted with cause manual. It implies Manual.
+	// ok/restarted with cause manual. It implies Manual and Replace.
 	Restart bool
+	// Replace stops the tree and starts it again whatever the probe says
+	// (a reload that changed what the service runs), ok/restarted; without
+	// Manual it respects a pause and a backoff like any cycle.
+	Replace bool
 	// SkipConfirm: the caller already has the second look (the process we
 	// spawned exited), so an unhealthy first probe is final.
 	SkipConfirm bool
@@ -144,12 +165,12 @@ type Detail struct {
 // row. Ensure never panics past its own record: a panic finishes the run as
 // failed/panic and is re-raised for the L2 wrapper.
 func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) (res Result, err error) {
-	svc := s.Cfg.Service(name)
+	svc := s.Config().Service(name)
 	if svc == nil {
-		return Result{}, fmt.Errorf("%w: %q is not a service in %s (services: %s)", ErrUnknownName, name, s.Cfg.Path, s.serviceNames())
+		return Result{}, fmt.Errorf("%w: %q is not a service in %s (services: %s)", ErrUnknownName, name, s.Config().Path, s.serviceNames())
 	}
 	if req.Restart {
-		req.Manual = true
+		req.Manual, req.Replace = true, true
 	}
 	c := &cycle{s: s, svc: svc, req: req, log: s.Log.With("service", name)}
 	c.res = Result{Service: name, Trigger: req.Trigger, StartedAt: s.now()}
@@ -214,10 +235,6 @@ func (c *cycle) run(ctx context.Context) {
 	defer c.saveState()
 	if c.req.Manual {
 		c.clearHolds()
-		if c.req.Restart {
-			c.restartByHand(ctx)
-			return
-		}
 	} else {
 		p := c.currentPause()
 		if p == nil && c.st.State == state.Paused {
@@ -227,6 +244,10 @@ func (c *cycle) run(ctx context.Context) {
 			c.skip(h)
 			return
 		}
+	}
+	if c.req.Replace {
+		c.replace(ctx)
+		return
 	}
 	// A service that was healthy is most likely healthy again: its row is
 	// written once when the cycle ends (lazily if nothing changed). Any

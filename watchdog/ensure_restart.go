@@ -262,7 +262,7 @@ func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Durati
 	c.st.MoveTo(state.Healthy, "started", now)
 	c.res.Detail.HealthyAfterMS = took.Milliseconds()
 	verb, reason := "started", runtrace.ReasonStarted
-	if c.req.Restart {
+	if c.req.Replace {
 		verb, reason = "restarted", runtrace.ReasonRestarted
 	}
 	how := fmt.Sprintf("pid %d, healthy after %s", child.PID, took.Round(time.Millisecond))

@@ -58,7 +58,7 @@ func LimitSampleEvery(l config.Limits) time.Duration {
 // restart is held off by its backoff. A service without limits, or whose
 // instance is gone, gives nil.
 func (s *Supervisor) SampleLimits(name string) (b *Breach, held bool) {
-	svc := s.Cfg.Service(name)
+	svc := s.Config().Service(name)
 	if svc == nil || !svc.Limits.Set() {
 		return nil, false
 	}

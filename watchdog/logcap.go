@@ -16,7 +16,7 @@ import (
 // ends with at most about 3 x log_max on disk (runtime.log, runtime.log.1,
 // runtime.prev.log). It reports whether it cut the log.
 func (s *Supervisor) CapLog(name string) (bool, error) {
-	svc := s.Cfg.Service(name)
+	svc := s.Config().Service(name)
 	if svc == nil {
 		return false, fmt.Errorf("%w: %q", ErrUnknownName, name)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"svcctl/config"
 	"svcctl/proc"
 	"svcctl/state"
 )
@@ -30,7 +31,7 @@ type StopReport struct {
 // process of the recorded instance's tree, each only once its identity is
 // proven.
 func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) {
-	svc := s.Cfg.Service(name)
+	svc := s.Config().Service(name)
 	if svc == nil {
 		return StopReport{}, fmt.Errorf("%w: %q (services: %s)", ErrUnknownName, name, s.serviceNames())
 	}
@@ -48,13 +49,37 @@ func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) 
 	}
 	rep.Paused = true
 	s.markState(name, state.Paused, "stopped by hand")
+	return rep, s.stopRecorded(ctx, svc, &rep)
+}
+
+// StopInstance stops every process of the recorded instance of svc, each
+// identity-checked, under the service's lock, and pauses nothing: for a
+// service a reload removed from the config (`svc-ctl reload
+// --stop-removed`), whose definition the caller still has.
+func (s *Supervisor) StopInstance(ctx context.Context, svc *config.Service) (StopReport, error) {
+	rep := StopReport{Service: svc.Name}
+	lock, ok, err := state.WaitLock(ctx, s.Paths.Lock(svc.Name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
+	if err != nil {
+		return rep, err
+	}
+	if !ok {
+		return rep, fmt.Errorf("service %s is locked by another svc-ctl process for too long", svc.Name)
+	}
+	defer lock.Unlock()
+	return rep, s.stopRecorded(ctx, svc, &rep)
+}
+
+// stopRecorded stops the recorded instance's tree (the caller holds the
+// service's lock) and says how in rep.
+func (s *Supervisor) stopRecorded(ctx context.Context, svc *config.Service, rep *StopReport) error {
+	name := svc.Name
 	inst, err := proc.ReadInstance(s.Paths.Pid(name))
 	if errors.Is(err, os.ErrNotExist) {
 		rep.Result = "no instance recorded"
-		return rep, nil
+		return nil
 	}
 	if err != nil {
-		return rep, fmt.Errorf("read pid file: %w", err)
+		return fmt.Errorf("read pid file: %w", err)
 	}
 	rep.PID = inst.PID
 	if s.OnReplace != nil {
@@ -66,14 +91,14 @@ func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) 
 	case errors.Is(err, proc.ErrNotOurs):
 		rep.Result = fmt.Sprintf("pid %d is not our instance any more (reused after the instance ended): not signalled", inst.PID)
 	case err != nil:
-		return rep, fmt.Errorf("stop pid %d: %w", inst.PID, err)
+		return fmt.Errorf("stop pid %d: %w", inst.PID, err)
 	case r.AlreadyGone:
 		rep.Result = fmt.Sprintf("pid %d: no process of the instance was running", inst.PID)
 	default:
 		rep.Result = "stopped (" + r.String() + ")"
 	}
 	s.Log.Info("service.stopped_by_hand", "service", name, "service_pid", inst.PID, "result", rep.Result)
-	return rep, nil
+	return nil
 }
 
 // PauseTarget writes the pause sentinel of a service or job.
@@ -90,7 +115,7 @@ func (s *Supervisor) PauseTarget(name string, d time.Duration, reason string) (s
 	if err := state.WritePause(path, p); err != nil {
 		return p, fmt.Errorf("pause %s: %w", name, err)
 	}
-	if s.Cfg.Service(name) != nil {
+	if s.Config().Service(name) != nil {
 		s.markState(name, state.Paused, "paused: "+reason)
 	}
 	return p, nil
@@ -117,7 +142,7 @@ func (s *Supervisor) Resume(ctx context.Context, name string) (ResumeReport, err
 	if err := state.RemovePause(path); err != nil {
 		return rep, err
 	}
-	svc := s.Cfg.Service(name)
+	svc := s.Config().Service(name)
 	if svc == nil {
 		return rep, nil
 	}
@@ -148,9 +173,9 @@ func (s *Supervisor) by() string {
 
 func (s *Supervisor) pausePath(name string) (string, error) {
 	switch {
-	case s.Cfg.Service(name) != nil:
+	case s.Config().Service(name) != nil:
 		return s.Paths.Paused(name), nil
-	case s.Cfg.Job(name) != nil:
+	case s.Config().Job(name) != nil:
 		return s.Paths.JobPaused(name), nil
 	}
 	return "", fmt.Errorf("%w: %q (services: %s)", ErrUnknownName, name, s.serviceNames())
@@ -168,11 +193,11 @@ func (s *Supervisor) markState(name, to, why string) {
 }
 
 func (s *Supervisor) serviceNames() string {
-	if len(s.Cfg.Services) == 0 {
+	if len(s.Config().Services) == 0 {
 		return "none configured"
 	}
 	out := ""
-	for i, svc := range s.Cfg.Services {
+	for i, svc := range s.Config().Services {
 		if i > 0 {
 			out += ", "
 		}

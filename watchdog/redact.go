@@ -11,7 +11,7 @@ import (
 // pings) and used wherever a cycle writes: the run_trace row and detail,
 // watchdog.last.json, the snapshot and its log tail, the logs.
 
-func (c *cycle) redactor() *redact.Redactor { return c.s.red }
+func (c *cycle) redactor() *redact.Redactor { return c.s.red.Load() }
 
 // stamp gives the service's checks its user and the redactor.
 func (c *cycle) stamp(specs []probe.Spec) []probe.Spec {
@@ -21,7 +21,7 @@ func (c *cycle) stamp(specs []probe.Spec) []probe.Spec {
 // Redactor is the supervisor's redactor, for what runs beside its cycles
 // (the agent's jobs, `svc-ctl exec`, the log handler) and must scrub the
 // same values.
-func (s *Supervisor) Redactor() *redact.Redactor { return s.red }
+func (s *Supervisor) Redactor() *redact.Redactor { return s.red.Load() }
 
 // redactDetail scrubs a cycle's detail, keeping its type. A detail that
 // cannot go through the rules is not written at all: an empty Detail, never

@@ -17,11 +17,11 @@ func (s *Supervisor) Restart(ctx context.Context, name string) (Result, error) {
 	return s.Ensure(ctx, name, Request{Trigger: runtrace.TriggerManual, Restart: true})
 }
 
-// restartByHand is the cycle of a Restart: its row is begun at once (a
-// person waits on it), one look records how the service was before (the
-// snapshot's evidence), then the restart steps run without confirm or
-// dependency checks: the person asked for a new instance.
-func (c *cycle) restartByHand(ctx context.Context) {
+// replace is the cycle of a Restart (and of a reload that changed what the
+// service runs): its row is begun at once, one look records how the service
+// was before (the snapshot's evidence), then the restart steps run without
+// confirm or dependency checks: a person asked for a new instance.
+func (c *cycle) replace(ctx context.Context) {
 	c.begin(ctx)
 	c.res.Detail.Probe = c.look(ctx)
 	if ctx.Err() != nil {

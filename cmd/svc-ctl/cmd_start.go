@@ -109,14 +109,14 @@ func printResults(g *globals, results []watchdog.Result, asJSON bool) error {
 func serviceNames(sup *watchdog.Supervisor, names []string, all bool) ([]string, error) {
 	if all {
 		names = nil
-		for _, s := range sup.Cfg.Services {
+		for _, s := range sup.Config().Services {
 			names = append(names, s.Name)
 		}
 		return names, nil
 	}
 	for _, n := range names {
-		if sup.Cfg.Service(n) == nil {
-			return nil, unknownService(sup.Cfg, n)
+		if sup.Config().Service(n) == nil {
+			return nil, unknownService(sup.Config(), n)
 		}
 	}
 	return names, nil

@@ -164,6 +164,9 @@ func printStatus(w io.Writer, r *report.StatusReport) {
 			fmt.Fprintf(w, "autostart: installed as %s (%s)\n", i.Mode, i.Platform)
 		}
 	}
+	if d := r.ConfigDrift; d != nil {
+		fmt.Fprintf(w, "config: WARN: %s\n", d.Words)
+	}
 	if bt := r.Agent.BootTime; !bt.IsZero() {
 		fmt.Fprintf(w, "host:   booted %s\n", when(bt, r.Now))
 	}

@@ -1,0 +1,218 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"svcctl/config"
+	"svcctl/internal/testutil"
+	"svcctl/proc"
+	"svcctl/runtrace"
+	"svcctl/state"
+)
+
+// reloadEnv is an agent whose config file the test rewrites.
+type reloadEnv struct {
+	*testEnv
+	t      *testing.T
+	agent  *runningAgent
+	reload chan struct{}
+	head   string // the file's [agent] table
+}
+
+func (r *reloadEnv) write(body string) {
+	r.t.Helper()
+	if err := os.WriteFile(r.cfg.Path, []byte(r.head+body), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// reloadNow asks for a reload and waits for the agent row that answers it.
+func (r *reloadEnv) reloadNow(after time.Time) runtrace.Run {
+	r.t.Helper()
+	r.reload <- struct{}{}
+	var row *runtrace.Run
+	testutil.WaitFor(r.t, 30*time.Second, "the reload's row", func() bool {
+		rs, _ := r.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Since: after})
+		for i := range rs {
+			if rs[i].Reason == runtrace.ReasonReloaded || rs[i].Reason == runtrace.ReasonConfigInvalid {
+				row = &rs[i]
+			}
+		}
+		return row != nil
+	})
+	return *row
+}
+
+func (r *reloadEnv) pid(name string) int32 {
+	id, err := proc.ReadPidFile(state.PathsOf(r.cfg).Pid(name))
+	if err != nil {
+		return 0
+	}
+	return id.PID
+}
+
+func healthBody(addr string) string {
+	c := http.Client{Timeout: time.Second}
+	resp, err := c.Get("http://" + addr + "/health")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func quickJob(name, schedule string) string {
+	return fmt.Sprintf("\n[[job]]\nname = %q\nschedule = %q\ntimezone = \"UTC\"\ncommand = %s\n", name, schedule, jobCommand(0, "", ""))
+}
+
+// TestReloadAddsChangesRemoves (issue 15): under a running agent, a reload
+// adds, changes and removes services and jobs. Unchanged services keep
+// their instance (the same pid); a change of the loop alone (interval)
+// keeps it too; a change of what the instance runs replaces it at once
+// (ok/restarted, cause manual, the new command in force); an added service
+// starts; a removed one is no longer cycled but its process keeps running;
+// an added job runs, a removed one no more.
+func TestReloadAddsChangesRemoves(t *testing.T) {
+	addr := map[string]string{}
+	for _, n := range []string{"keep", "retime", "rerun", "gone", "fresh"} {
+		addr[n] = testutil.FreeAddr(t)
+	}
+	svc := func(name, interval string, args ...string) string {
+		return testutil.Service{Name: name, Addr: addr[name], Interval: interval, Args: args}.TOML(testsvcBin)
+	}
+	before := svc("keep", "1h") + svc("retime", "1h") + svc("rerun", "1h") + svc("gone", "1h") +
+		quickJob("stays", "@every 1h") + quickJob("leaves", "@every 1s")
+	e := newEnv(t)
+	r := &reloadEnv{testEnv: e, t: t, reload: make(chan struct{}, 1)}
+	r.head = fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.cfg.Agent.StateDir)
+	r.write(before)
+	cfg, err := config.Load(e.cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.cfg = cfg
+	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
+	for _, n := range []string{"keep", "retime", "rerun", "gone"} {
+		testutil.WaitFor(t, 20*time.Second, n+" started", func() bool { return testutil.Healthy(addr[n]) && r.pid(n) != 0 })
+	}
+	testutil.WaitFor(t, 10*time.Second, "a run of the job that leaves", func() bool { return len(jobRuns(e, "leaves")) > 0 })
+	pids := map[string]int32{}
+	for _, n := range []string{"keep", "retime", "rerun", "gone"} {
+		pids[n] = r.pid(n)
+	}
+
+	at := time.Now().UTC()
+	r.write(svc("keep", "1h") + svc("retime", "2h") + svc("rerun", "1h", "--body", "v2") + svc("fresh", "1h") +
+		quickJob("stays", "@every 1h") + quickJob("arrives", "@every 1s"))
+	row := r.reloadNow(at)
+	if row.Reason != runtrace.ReasonReloaded {
+		t.Fatalf("reload: %s %s", row.Verdict(), row.Detail)
+	}
+	var d struct {
+		Message string     `json:"message"`
+		Plan    reloadPlan `json:"plan"`
+	}
+	json.Unmarshal(row.Detail, &d)
+	if d.Plan.Unchanged != 2 || len(d.Plan.Replaced) != 1 || d.Plan.Replaced[0] != "rerun" ||
+		fmt.Sprint(d.Plan.ChangedServices["retime"]) != "[interval]" || fmt.Sprint(d.Plan.RemovedServices) != "[gone]" ||
+		fmt.Sprint(d.Plan.AddedServices) != "[fresh]" || fmt.Sprint(d.Plan.AddedJobs) != "[arrives]" || fmt.Sprint(d.Plan.RemovedJobs) != "[leaves]" {
+		t.Fatalf("plan: %+v", d.Plan)
+	}
+	testutil.WaitFor(t, 20*time.Second, "rerun replaced, answering v2", func() bool { return healthBody(addr["rerun"]) == "v2" })
+	testutil.WaitFor(t, 20*time.Second, "fresh started", func() bool { return testutil.Healthy(addr["fresh"]) })
+	testutil.WaitFor(t, 10*time.Second, "a run of the job that arrived", func() bool { return len(jobRuns(e, "arrives")) > 0 })
+	for _, n := range []string{"keep", "retime"} {
+		if got := r.pid(n); got != pids[n] {
+			t.Errorf("%s: pid %d -> %d: an instance the reload did not need to touch was replaced", n, pids[n], got)
+		}
+	}
+	var restarted []runtrace.Run
+	testutil.WaitFor(t, 20*time.Second, "rerun's restarted row", func() bool {
+		restarted, _ = e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:rerun", Since: at, Reason: runtrace.ReasonRestarted})
+		return len(restarted) > 0
+	})
+	if len(restarted) != 1 || restarted[0].Trigger != runtrace.TriggerManual ||
+		!strings.Contains(string(restarted[0].Detail), `"cause":"manual: config reloaded: command changed"`) {
+		t.Fatalf("rerun's replacement: %+v", restarted)
+	}
+	if ok, _ := proc.Match(mustIdentity(t, e, "gone")); !ok || !testutil.Healthy(addr["gone"]) {
+		t.Fatal("the removed service's process was stopped without --stop-removed")
+	}
+	settled := time.Now()
+	time.Sleep(1500 * time.Millisecond) // two slots of the removed @every 1s job
+	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:leaves", Since: settled}); len(rs) > 0 {
+		t.Fatalf("the removed job still runs: %d runs after the reload", len(rs))
+	}
+	// gone is no longer supervised: killed, nobody brings it back.
+	testutil.KillPID(t, int(pids["gone"]))
+	testutil.WaitFor(t, 5*time.Second, "gone is down", func() bool { return !testutil.Healthy(addr["gone"]) })
+	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at}); len(rs) > 0 {
+		t.Fatalf("the removed service still has cycles: %+v", rs)
+	}
+}
+
+func mustIdentity(t *testing.T, e *testEnv, name string) proc.Identity {
+	t.Helper()
+	id, err := proc.ReadPidFile(state.PathsOf(e.cfg).Pid(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestReloadRefusesInvalidFile: a file that does not load is refused as
+// failed/config-invalid with its errors, and the config in force goes on:
+// its service is still supervised (killed, it is back). A reload asked to
+// stop removed services stops them.
+func TestReloadRefusesInvalidFile(t *testing.T) {
+	a, b := testutil.FreeAddr(t), testutil.FreeAddr(t)
+	e := newEnv(t)
+	r := &reloadEnv{testEnv: e, t: t, reload: make(chan struct{}, 1)}
+	r.head = fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.cfg.Agent.StateDir)
+	web := testutil.Service{Name: "web", Addr: a, Interval: "1h"}.TOML(testsvcBin)
+	old := testutil.Service{Name: "old", Addr: b, Interval: "1h"}.TOML(testsvcBin)
+	r.write(web + old)
+	cfg, err := config.Load(e.cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.cfg = cfg
+	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
+	testutil.WaitFor(t, 20*time.Second, "web and old started", func() bool { return testutil.Healthy(a) && testutil.Healthy(b) })
+
+	at := time.Now().UTC()
+	r.write(web + "\n[[service]]\nname = \"broken\"\ncommand = []\n")
+	row := r.reloadNow(at)
+	if row.Outcome != runtrace.OutcomeFailed || row.Reason != runtrace.ReasonConfigInvalid ||
+		!strings.Contains(string(row.Detail), "empty command") || !strings.Contains(string(row.Detail), "stays in force") {
+		t.Fatalf("reload of an invalid file: %s %s", row.Verdict(), row.Detail)
+	}
+	killed := r.pid("web")
+	testutil.KillPID(t, int(killed))
+	testutil.WaitFor(t, 20*time.Second, "web back after the refused reload", func() bool {
+		return r.pid("web") != killed && testutil.Healthy(a)
+	})
+
+	// Remove "old", asking for its processes to be stopped.
+	r.write(web)
+	if _, err := WriteReloadRequest(state.PathsOf(e.cfg), true); err != nil {
+		t.Fatal(err)
+	}
+	at = time.Now().UTC()
+	row = r.reloadNow(at)
+	if row.Reason != runtrace.ReasonReloaded || !strings.Contains(string(row.Detail), `"stopped":{"old":"stopped (`) || !strings.Contains(string(row.Detail), `"request_id"`) {
+		t.Fatalf("reload --stop-removed: %s %s", row.Verdict(), row.Detail)
+	}
+	if testutil.Healthy(b) {
+		t.Fatal("the removed service still answers after --stop-removed")
+	}
+}
