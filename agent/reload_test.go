@@ -102,7 +102,7 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 	e.cfg = cfg
 	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
 	for _, n := range []string{"keep", "retime", "rerun", "gone"} {
-		testutil.WaitFor(t, 20*time.Second, n+" started", func() bool { return testutil.Healthy(addr[n]) && r.pid(n) != 0 })
+		testutil.WaitFor(t, 20*time.Second, n+" started", func() bool { return latestStarted(e, n, time.Time{}) != nil })
 	}
 	testutil.WaitFor(t, 10*time.Second, "a run of the job that leaves", func() bool { return len(jobRuns(e, "leaves")) > 0 })
 	pids := map[string]int32{}
@@ -187,7 +187,9 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 	}
 	e.cfg = cfg
 	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
-	testutil.WaitFor(t, 20*time.Second, "web and old started", func() bool { return testutil.Healthy(a) && testutil.Healthy(b) })
+	testutil.WaitFor(t, 20*time.Second, "web and old started", func() bool {
+		return latestStarted(e, "web", time.Time{}) != nil && latestStarted(e, "old", time.Time{}) != nil
+	})
 
 	at := time.Now().UTC()
 	r.write(web + "\n[[service]]\nname = \"broken\"\ncommand = []\n")
