@@ -150,10 +150,10 @@ func dsn(path string, busyMS int64, h handle) string {
 type handle int
 
 const (
-	writeHandle    handle = iota // the one writer connection of this process
-	readHandle                   // readers beside the writer
-	readOnlyHandle               // Options.ReadOnly: never writes, never creates
-	readOnlyQuiescent            // Options.ReadOnly on a ledger no writer has open (quiescent)
+	writeHandle       handle = iota // the one writer connection of this process
+	readHandle                      // readers beside the writer
+	readOnlyHandle                  // Options.ReadOnly: never writes, never creates
+	readOnlyQuiescent               // Options.ReadOnly on a ledger no writer has open (quiescent)
 )
 
 // quiescent reports a database that no connection has open in WAL mode and

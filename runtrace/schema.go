@@ -141,6 +141,16 @@ END`,
 	{
 		`ALTER TABLE run_trace ADD COLUMN instance_id TEXT`,
 	},
+	// v5: the runs that say something (every run but a healthy cycle that
+	// found the service healthy), per job in time order: the status page's
+	// timeline marks (Notable). Without it a week of a 1 s cycle read
+	// 600 000 rows to find the hundred or so worth a mark; routine rows,
+	// the vast majority, never enter it, so it costs writes almost nothing.
+	// The WHERE is the `routine` condition of timeline.go, word for word:
+	// SQLite uses a partial index only for a query that states its WHERE.
+	{
+		`CREATE INDEX run_trace_notable ON run_trace (job_id, started_at) WHERE NOT (` + routine + `)`,
+	},
 }
 
 var schemaVersion = len(migrations)

@@ -2,14 +2,16 @@ package runtrace
 
 import (
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestNotableAndDensity: every run of a window that is not a routine healthy
-// cycle is a mark; the density counts every run of the window per bucket.
-func TestNotableAndDensity(t *testing.T) {
+// TestNotableAndRan: every run of a window that is not a routine healthy
+// cycle is a mark; Ran says which buckets saw any run at all.
+func TestNotableAndRan(t *testing.T) {
 	s := newStore(t)
 	m := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Minute) }
 	for _, r := range []Run{
@@ -41,21 +43,25 @@ func TestNotableAndDensity(t *testing.T) {
 	if jobs, _ := s.Notable(ctxb, "job:pull", m(0), m(20), 0); len(jobs) != 1 {
 		t.Errorf("a job's completed run is a mark: got %d", len(jobs))
 	}
-	d, err := s.Density(ctxb, "watchdog:web", m(0), m(20), 10*time.Minute)
+	ran, err := s.Ran(ctxb, "watchdog:web", m(0), 5*time.Minute, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d) != 2 || d[0] != 3 || d[1] != 4 {
-		t.Errorf("density = %v, want map[0:3 1:4] (runs started at 0,1,2 and 11,12,13,14)", d)
+	// runs at minutes 0,1,2 | none | 11,12,13,14 | none | none | 30
+	if want := []bool{true, false, true, false, false, false}; fmt.Sprint(ran) != fmt.Sprint(want) {
+		t.Errorf("ran = %v, want %v", ran, want)
 	}
-	if _, err := s.Density(ctxb, "watchdog:web", m(0), m(20), 0); err == nil {
+	if ran, _ := s.Ran(ctxb, "watchdog:web", m(0), 10*time.Minute, 4); fmt.Sprint(ran) != "[true true false true]" {
+		t.Errorf("ran in 10-minute buckets = %v, want [true true false true]", ran)
+	}
+	if _, err := s.Ran(ctxb, "watchdog:web", m(0), 0, 4); err == nil {
 		t.Error("a zero bucket width was accepted")
 	}
 }
 
 // BenchmarkTimelineDay: what one strip of the status page costs on a day of
 // 1 s cycles (86 400 routine rows and a restart an hour): the notable runs
-// and a 288-bucket density.
+// and which of 288 buckets saw a run.
 func BenchmarkTimelineDay(b *testing.B) {
 	s, err := Open(filepath.Join(b.TempDir(), "svc-ctl.db"), Options{Logger: quietLogger()})
 	if err != nil {
@@ -81,8 +87,48 @@ FROM seq`, start.UnixMilli())
 		if n, err := s.Notable(ctxb, "watchdog:web", start, end, 500); err != nil || len(n) != 24 {
 			b.Fatalf("notable: %d, %v", len(n), err)
 		}
-		if d, err := s.Density(ctxb, "watchdog:web", start, end, 5*time.Minute); err != nil || len(d) != 288 {
-			b.Fatalf("density: %d, %v", len(d), err)
+		if ran, err := s.Ran(ctxb, "watchdog:web", start, 5*time.Minute, 288); err != nil || !ran[0] || !ran[287] {
+			b.Fatalf("ran: %v, %v", ran, err)
 		}
+	}
+}
+
+// TestNotableUsesItsIndex: a ledger of schema v4 gets the notable index,
+// keeps its rows, and Notable's query is planned on that index (a week of a
+// 1 s cycle must not be read row by row to find its marks).
+func TestNotableUsesItsIndex(t *testing.T) {
+	path := dbPath(t)
+	s := openT(t, path)
+	mustRecord(t, s, Run{JobID: "watchdog:web", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonStarted})
+	s.Close()
+	raw := rawDB(t, path)
+	mustExec(t, raw, "DROP INDEX run_trace_notable", "PRAGMA user_version = 4")
+	raw.Close()
+	s = openT(t, path)
+	if st := schemaOf(t, s); st.version != schemaVersion {
+		t.Fatalf("after migration: %+v", st)
+	}
+	if rs, err := s.Notable(ctxb, "watchdog:web", t0, t0.Add(time.Minute), 10); err != nil || len(rs) != 1 {
+		t.Fatalf("Notable after migration: %v, %v", rs, err)
+	}
+	q := `EXPLAIN QUERY PLAN SELECT ` + runColumns + ` FROM run_trace
+WHERE job_id = ? AND started_at >= ? AND started_at < ? AND NOT (` + routine + `)
+ORDER BY started_at DESC, id DESC LIMIT 10`
+	rows, err := s.r.Query(q, "watchdog:web", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if !strings.Contains(strings.Join(plan, "; "), "run_trace_notable") {
+		t.Errorf("Notable's plan %q does not use run_trace_notable", plan)
 	}
 }

@@ -44,8 +44,8 @@ func TestTimelineAndDetail(t *testing.T) {
 	} else if z := tl.Strips[1].Missing[0].InZone; !strings.HasSuffix(z, "CST") {
 		t.Errorf("missing slot in the job's zone = %q, want Asia/Shanghai's CST", z)
 	}
-	if sum(web.Density) != len(web.Marks) {
-		t.Errorf("density counts %d runs, marks %d: every run of the window is counted", sum(web.Density), len(web.Marks))
+	if b := int(restart.At.Sub(tl.From) / time.Duration(tl.BucketMS*1e6)); web.Ran[b] != 1 || sum(web.Ran) < 1 || sum(web.Ran) > 2 {
+		t.Errorf("ran = %v: want the restart's bucket (%d), and at most its neighbour", web.Ran, b)
 	}
 
 	var d Detail

@@ -18,7 +18,7 @@ import (
 type Timeline struct {
 	From     time.Time `json:"from"`
 	To       time.Time `json:"to"`
-	BucketMS int64     `json:"bucket_ms"` // width of one Density bucket
+	BucketMS int64     `json:"bucket_ms"` // width of one Ran bucket
 	Strips   []Strip   `json:"strips"`
 	Sleeps   []Sleep   `json:"sleeps"` // the host's sleep periods, from the agent's ok/resumed rows
 	Error    string    `json:"error,omitempty"`
@@ -31,11 +31,12 @@ type Strip struct {
 	Name    string `json:"name"`
 	Marks   []Mark `json:"marks"`   // every run that is not a routine healthy cycle, oldest first
 	Missing []Slot `json:"missing"` // expected job slots with no row (hollow marks)
-	// Density is the number of runs of each bucket, routine or not: where
-	// it is zero, nothing ran (the agent was down, or the host asleep).
-	Density []int `json:"density"`
-	// IntervalMS is a service's cycle interval: a gap in Density shorter
-	// than about one interval is the rhythm of its cycles, not an outage.
+	// Ran is 1 for each of the window's buckets in which some run started,
+	// routine or not, else 0: where nothing ran, the agent was down or the
+	// host asleep.
+	Ran []int `json:"ran"`
+	// IntervalMS is a service's cycle interval: a gap in Ran shorter than
+	// about one interval is the rhythm of its cycles, not an outage.
 	IntervalMS int64 `json:"interval_ms,omitempty"`
 	Truncated  bool  `json:"truncated,omitempty"` // more marks than maxMarks: the oldest are left out
 }
@@ -70,7 +71,7 @@ type Sleep struct {
 }
 
 // ranges the page offers: a day (the default), a week, and the last hour
-// (what a host that just started has). Each is cut into 288 density buckets.
+// (what a host that just started has). Each is cut into 288 buckets.
 var ranges = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
 
 const (
@@ -140,7 +141,7 @@ func buildTimeline(ctx context.Context, cfg *config.Config, now time.Time, span 
 }
 
 func fillStrip(ctx context.Context, store *runtrace.Store, st *Strip, from, to time.Time, bucket time.Duration, snapReasons map[int64]string) {
-	st.Marks, st.Missing, st.Density = []Mark{}, []Slot{}, make([]int, buckets)
+	st.Marks, st.Missing, st.Ran = []Mark{}, []Slot{}, make([]int, buckets)
 	if store == nil {
 		return
 	}
@@ -154,10 +155,10 @@ func fillStrip(ctx context.Context, store *runtrace.Store, st *Strip, from, to t
 	for i := len(runs) - 1; i >= 0; i-- { // oldest first: later marks draw on top
 		st.Marks = append(st.Marks, markOf(runs[i], snapReasons))
 	}
-	if d, err := store.Density(ctx, st.ID, from, to, bucket); err == nil {
-		for b, n := range d {
-			if b >= 0 && b < buckets {
-				st.Density[b] = n
+	if ran, err := store.Ran(ctx, st.ID, from, bucket, buckets); err == nil {
+		for b, r := range ran {
+			if r {
+				st.Ran[b] = 1
 			}
 		}
 	}

@@ -411,17 +411,17 @@
     kids.push(s('text', { class: 'tl-label kind-' + st.kind, x: 0, y: cy + 4, 'data-detail': st.kind === 'agent' ? null : st.name },
       label, s('title', null, st.kind + ' ' + st.name + (st.truncated ? ': only its newest ' + st.marks.length + ' runs of the window are drawn' : ''))));
     kids.push(s('rect', { class: 'tl-strip', x: x0, y: y + 3, width: pw, height: rowH - 6, rx: 5 }));
-    // Density: buckets with runs merge into one bar, across gaps shorter
+    // Buckets where something ran merge into one bar, across gaps shorter
     // than about one cycle interval (the rhythm of the cycles, not an
     // outage); what is left blank is a time nothing ran.
     if (st.kind === 'service') {
-      const n = st.density.length, bw = pw / n;
+      const n = st.ran.length, bw = pw / n;
       const bridge = Math.max(1, Math.ceil((1.5 * (st.interval_ms || 0)) / tl.bucket_ms));
       let start = -1, last = -1;
       const flush = () => {
         if (start >= 0) kids.push(s('rect', { class: 'density', x: x0 + start * bw, y: y + rowH - 7, width: Math.max((last + 1 - start) * bw, 1.5), height: 3, rx: 1.5 }));
       };
-      st.density.forEach((c, b) => {
+      st.ran.forEach((c, b) => {
         if (!c) return;
         if (start < 0 || b - last > bridge) { flush(); start = b; }
         last = b;
