@@ -73,6 +73,7 @@ func TestStatusPageShowsADay(t *testing.T) {
 	b.shotViewport("ui-tooltip.png")
 	b.shot("ui-week.png", js(`document.querySelector('[data-range="7d"]').click()`),
 		chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last 7 days"]`)))
+	b.shotViewport("ui-side-panel.png", chromedp.EmulateViewport(640, 900), chromedp.WaitReady(chromedp.CSS(`#timeline .mark`)))
 	b.shotViewport("ui-narrow-dark.png", chromedp.EmulateViewport(420, 860), dark(), chromedp.WaitReady(chromedp.CSS(`#timeline .mark`)))
 	b.noProblems()
 }

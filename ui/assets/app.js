@@ -118,8 +118,14 @@
   // ---------- API ----------
 
   class AuthError extends Error {}
+  class Unreachable extends Error {}
   async function api(path, opts) {
-    const r = await fetch(path, Object.assign({ cache: 'no-store', headers: { Accept: 'application/json' } }, opts || {}));
+    let r;
+    try {
+      r = await fetch(path, Object.assign({ cache: 'no-store', headers: { Accept: 'application/json' } }, opts || {}));
+    } catch (e) {
+      throw new Unreachable('svc-ctl ui is not answering (' + e.message + '): is it still running?');
+    }
     if (r.status === 401) throw new AuthError('this page is no longer signed in: open the URL `svc-ctl ui` printed');
     let body = null;
     try { body = await r.json(); } catch (e) { body = null; }
@@ -154,7 +160,7 @@
       }
       banner('');
     } catch (e) {
-      banner(e instanceof AuthError ? e.message : 'svc-ctl ui is not answering (' + e.message + '): is it still running?');
+      banner(e.message); // not signed in, not answering, or what the server could not read
     }
     if (!document.hidden) timer = setTimeout(tick, POLL_MS);
   }
