@@ -3,6 +3,7 @@ package ui
 import (
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +93,27 @@ func sum(xs []int) int {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestNoLedgerYet: a state dir no agent has used yet is a page that says
+// so, not an error: the strips are there, empty, with the reason.
+func TestNoLedgerYet(t *testing.T) {
+	pg := newPage(t)
+	pg.store.Close()
+	os.Remove(pg.p.DB())
+	var tl Timeline
+	pg.getJSON("/api/timeline", &tl)
+	if !strings.HasPrefix(tl.Error, "no runs yet") || len(tl.Strips) != 3 {
+		t.Errorf("timeline without a ledger: %q, %d strips", tl.Error, len(tl.Strips))
+	}
+	var p Page
+	pg.getJSON("/api/state", &p)
+	if p.Ledger.OK || p.Agent.State != "stopped" || len(p.Services) != 1 {
+		t.Errorf("state without a ledger: ledger %+v, agent %s", p.Ledger, p.Agent.State)
+	}
+	if _, err := os.Stat(pg.p.DB()); err == nil {
+		t.Error("reading the page created the ledger")
+	}
+}
 
 // TestCheckListen: loopback is served as it is; anything else only with
 // --listen-public, and said to reach beyond the host.

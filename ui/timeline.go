@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"time"
 
@@ -105,9 +107,12 @@ func buildTimeline(ctx context.Context, cfg *config.Config, now time.Time, span 
 	bucket := span / buckets
 	tl := &Timeline{From: from, To: to, BucketMS: bucket.Milliseconds(), Sleeps: []Sleep{}}
 	store, err := openLedger(cfg)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		tl.Error = "no runs yet: no agent or `svc-ctl start` has run with this state dir (" + state.PathsOf(cfg).DB() + ")"
+	case err != nil:
 		tl.Error = "run_trace unavailable: " + err.Error()
-	} else {
+	default:
 		defer store.Close()
 	}
 	snaps := snapshotReasons{paths: state.PathsOf(cfg)}
