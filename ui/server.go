@@ -142,8 +142,9 @@ func fail(w http.ResponseWriter, status int, err error) {
 }
 
 // cached holds a value that is costly to compute (verify's quick_check, the
-// OS service manager, a week of timeline) for ttl; the refresh runs outside
-// the lock's hold on readers, one at a time.
+// OS service manager, a week of timeline) for a while. One computation runs
+// at a time: a reader that arrives meanwhile waits for it and gets its
+// answer instead of starting another.
 type cached[T any] struct {
 	mu   sync.Mutex
 	at   time.Time

@@ -110,7 +110,8 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 	}
 	host, _ := os.Hostname()
 	p := &Page{Now: st.Now, Host: host, Config: st.Config, StateDir: st.StateDir, Version: s.opts.Version,
-		Agent: st.Agent, Ledger: st.Ledger, Channels: st.Channels, Actions: s.actions()}
+		Agent: st.Agent, Ledger: st.Ledger, Channels: st.Channels, Actions: s.actions(),
+		Services: []ServiceView{}, Jobs: []JobView{}} // [] not null: a config may have no jobs (or no services)
 	if s.opts.Install != nil {
 		info := s.install.get(now, time.Minute, s.opts.Install)
 		p.Install = &info
@@ -134,13 +135,15 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 		p.Services = append(p.Services, v)
 	}
 	for _, js := range st.Jobs {
-		p.Jobs = append(p.Jobs, jobView(ctx, s, js, store))
+		p.Jobs = append(p.Jobs, s.jobView(ctx, js, store))
 	}
 	p.Verify = s.verifySummary(ctx, now)
 	return p, nil
 }
 
-func jobView(ctx context.Context, s *Server, js report.JobStatus, store *runtrace.Store) JobView {
+// jobView adds to a job's status line its next slot in its own zone and
+// what its last run said.
+func (s *Server) jobView(ctx context.Context, js report.JobStatus, store *runtrace.Store) JobView {
 	v := JobView{JobStatus: js}
 	j := s.opts.Config.Job(js.Name)
 	if j == nil {
