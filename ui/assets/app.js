@@ -586,8 +586,9 @@
       if (sn.run_id) kv.push(['run', '#' + sn.run_id]);
       const probes = sn.probes && (sn.probes.second || sn.probes.first);
       if (probes && probes.length) kv.push(['probes', probes.map((p) => p.kind + ' ' + (p.healthy ? 'ok' : p.reason)).join('; ')]);
-      if (sn.process) kv.push(['process tree', (sn.process.count || 0) + ' processes, ' + bytes(sn.process.rss_bytes || 0) + ' RSS']);
-      if (sn.port_holder) kv.push(['port holder', JSON.stringify(sn.port_holder)]);
+      if (sn.process) kv.push(['process tree', (sn.process.processes || 0) + ' processes, ' + bytes(sn.process.rss_bytes || 0) + ' RSS, ' + (sn.process.cpu_seconds || 0).toFixed(1) + ' s CPU']);
+      const ph = sn.port_holder;
+      if (ph) kv.push(['port ' + ph.port + ' held by', ph.pid ? 'pid ' + ph.pid + (ph.exe ? ' ' + ph.exe : '') + (ph.user ? ' (' + ph.user + ')' : '') + (ph.ours ? ', of this service' : ', not of this service') : 'a process svc-ctl cannot see']);
       if (sn.env_names && sn.env_names.length) kv.push(['env names', sn.env_names.join(' ')]);
       out.push(h('section', null, h('div', { class: 'sub' }, 'Snapshot before the restart'),
         h('dl', { class: 'kv' }, kv.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])),
