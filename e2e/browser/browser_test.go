@@ -66,6 +66,18 @@ func TestStatusPageInChromium(t *testing.T) {
 		t.Errorf("the token stayed in the address bar: %s", location)
 	}
 
+	// Live without flicker: the page refreshes itself, and a refresh patches
+	// the nodes in place instead of replacing them (hover, focus and scroll
+	// stay), so a node tagged now is the same node two refreshes later.
+	b.do("tag nodes", js(`document.querySelector('#services .item').svcctlTag = 1;
+		document.querySelector('#timeline .tl-row').svcctlTag = 1; window.svcctlUpdated = document.getElementById('updated').textContent`))
+	b.do("two refreshes", chromedp.Poll[chromedp.Void](`(() => { const u = document.getElementById('updated').textContent;
+		if (u !== window.svcctlUpdated) { window.svcctlSeen = (window.svcctlSeen || 0) + 1; window.svcctlUpdated = u; }
+		return window.svcctlSeen >= 2 })()`, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second)))
+	if kept := eval[bool](b, `document.querySelector('#services .item').svcctlTag === 1 && document.querySelector('#timeline .tl-row').svcctlTag === 1`); !kept {
+		t.Error("a refresh replaced the service card or the timeline row instead of patching it")
+	}
+
 	// Hover: the tooltip shows the row; click: the detail shows why, the
 	// snapshot and the logs.
 	const lastKill = `Array.from(document.querySelectorAll('#timeline .mark.restart')).filter(m => (m.getAttribute('data-cause') || '').startsWith('exited')).pop()`
