@@ -76,6 +76,15 @@ func TestTimelineAndDetail(t *testing.T) {
 			t.Errorf("%s shows the secret: %s", path, b)
 		}
 	}
+	if _, err := pg.store.Record(t.Context(), runtrace.Run{JobID: runtrace.AgentID, Trigger: runtrace.TriggerStartup, StartedAt: time.Now().Add(-time.Minute),
+		Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonStarted, Detail: []byte(`{"version":"1.2.3"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	var ad Detail
+	pg.getJSON("/api/detail?kind=agent", &ad)
+	if ad.Kind != "agent" || ad.Row == nil || ad.Row.Trigger != runtrace.TriggerStartup || len(ad.Logs) != 1 || ad.Logs[0].Name != "agent.log" {
+		t.Errorf("agent detail = %+v, want its start row and agent.log", ad)
+	}
 	if resp := pg.get("/api/detail?name=nosuch"); resp.StatusCode != 404 {
 		t.Errorf("detail of an unknown name = %d, want 404", resp.StatusCode)
 	}

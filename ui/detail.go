@@ -21,7 +21,7 @@ import (
 // tails, redacted.
 type Detail struct {
 	Name     string            `json:"name"`
-	Kind     string            `json:"kind"` // service | job
+	Kind     string            `json:"kind"` // service | job | agent
 	At       time.Time         `json:"at,omitzero"`
 	Why      *report.Diagnosis `json:"why,omitempty"`
 	WhyError string            `json:"why_error,omitempty"`
@@ -30,6 +30,9 @@ type Detail struct {
 	Logs     []LogTail         `json:"logs"`
 	Pause    *state.Pause      `json:"pause,omitempty"`
 	Paths    map[string]string `json:"paths"`
+	// Row is the agent's own run at At (its start, a wake, a reload): the
+	// agent has no four-way table, its row and its log say what happened.
+	Row *runtrace.Run `json:"row,omitempty"`
 }
 
 // LogTail is the end of one log file.
@@ -52,7 +55,13 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 	if ms, ok := queryInt(r, "at"); ok {
 		at = time.UnixMilli(ms).UTC()
 	}
-	d, err := s.detail(r.Context(), name, at)
+	var d *Detail
+	var err error
+	if r.URL.Query().Get("kind") == "agent" { // not a name: a service may be called "agent"
+		d, err = s.agentDetail(r.Context(), at)
+	} else {
+		d, err = s.detail(r.Context(), name, at)
+	}
 	switch {
 	case errors.Is(err, watchdog.ErrUnknownName):
 		fail(w, http.StatusNotFound, err)
@@ -161,4 +170,30 @@ func tailOf(name, path string, red *redact.Redactor) LogTail {
 		t.Lines = red.Lines(lines)
 	}
 	return t
+}
+
+// agentDetail is the agent's row at (or before) at and the end of its log.
+func (s *Server) agentDetail(ctx context.Context, at time.Time) (*Detail, error) {
+	cfg := s.opts.Config
+	p := state.PathsOf(cfg)
+	if err := state.Readable(p); err != nil {
+		return nil, err
+	}
+	red := redact.New(cfg.SecretValues()...)
+	d := &Detail{Name: "agent", Kind: "agent", At: at, Paths: map[string]string{"log": p.AgentLog()},
+		Logs: []LogTail{tailOf("agent.log", p.AgentLog(), red)}}
+	store, err := openLedger(cfg)
+	if err != nil {
+		d.WhyError = "run_trace unavailable: " + err.Error()
+		return d, nil
+	}
+	defer store.Close()
+	until := s.opts.Now()
+	if !at.IsZero() {
+		until = at.Add(time.Millisecond)
+	}
+	if d.Row, err = store.LatestBefore(ctx, runtrace.AgentID, until); err != nil {
+		d.WhyError = err.Error()
+	}
+	return d, nil
 }

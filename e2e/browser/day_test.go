@@ -71,6 +71,13 @@ func TestStatusPageShowsADay(t *testing.T) {
 		t.Errorf("tooltip of the failed run = %q, want its verdict and message", tip)
 	}
 	b.shotViewport("ui-tooltip.png")
+	// The agent's wake opens its own row: how long the host was away.
+	b.do("open the wake", js(`Array.from(document.querySelectorAll('#timeline [data-key="agent"] .mark')).find(m => (m.getAttribute('aria-label') || '').includes('host woke')).dispatchEvent(new MouseEvent('click', {bubbles: true}))`),
+		chromedp.WaitVisible(chromedp.CSS(`#detail dl.kv`)))
+	if wake := b.text(`#detail`); !strings.Contains(wake, "ok/resumed") || !strings.Contains(wake, "away ms") {
+		t.Errorf("the wake's detail = %q, want its row with away_ms", wake)
+	}
+	b.do("close the detail", js(`document.getElementById('detail').close()`))
 	b.shot("ui-week.png", js(`document.querySelector('[data-range="7d"]').click()`),
 		chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last 7 days"]`)))
 	b.shotViewport("ui-side-panel.png", chromedp.EmulateViewport(640, 900), chromedp.WaitReady(chromedp.CSS(`#timeline .mark`)))

@@ -447,7 +447,7 @@
       const x = X(ms(m.at));
       const at = ms(m.slot) || ms(m.at);
       kids.push(s('g', { class: 'mark ' + m.outcome + (m.restart ? ' restart' : ''), transform: 'translate(' + x.toFixed(1) + ',' + cy + ')', tabindex: 0, role: 'button',
-        'data-k': k, 'data-detail': st.kind === 'agent' ? null : st.name, 'data-at': at, 'data-cause': m.cause || null,
+        'data-k': k, 'data-detail': st.kind === 'agent' ? null : st.name, 'data-agent': st.kind === 'agent' ? '1' : null, 'data-at': at, 'data-cause': m.cause || null,
         'aria-label': st.name + ': ' + markWord(st, m) + (m.cause ? ', cause ' + m.cause : '') + ', ' + when(m.at) },
       shape(st, m)));
     });
@@ -528,14 +528,14 @@
 
   // ---------- detail ----------
 
-  async function openDetail(name, at) {
+  async function openDetail(name, at, agent) {
     ui.detail = { name, at };
     const dlg = document.getElementById('detail');
     document.getElementById('detail-title').textContent = name + (at ? ' · ' + when(new Date(Number(at)).toISOString()) : '');
     render('detail-body', h('p', { class: 'muted' }, 'loading…'));
     if (!dlg.open) dlg.showModal();
     try {
-      const d = await api('/api/detail?name=' + encodeURIComponent(name) + (at ? '&at=' + at : ''));
+      const d = await api('/api/detail?' + (agent ? 'kind=agent' : 'name=' + encodeURIComponent(name)) + (at ? '&at=' + at : ''));
       if (!ui.detail || ui.detail.name !== name || ui.detail.at !== at) return;
       render('detail-body', detailBody(d));
     } catch (e) {
@@ -545,6 +545,21 @@
 
   function detailBody(d) {
     const out = [];
+    if (d.kind === 'agent' && d.row) {
+      const r = d.row, det = r.detail || {};
+      const kv = [
+        ['run', '#' + r.id + ' · agent'],
+        ['verdict', verdict(r.outcome, r.reason)],
+        ['trigger', r.trigger],
+        ['at', when(r.started_at) + ' (' + ago(r.started_at) + ')'],
+      ];
+      for (const [k, v] of Object.entries(det)) {
+        if (v !== null && typeof v !== 'object') kv.push([k.replace(/_/g, ' '), String(v)]);
+      }
+      out.push(h('dl', { class: 'kv' }, kv.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])));
+      const nested = Object.entries(det).filter(([, v]) => v !== null && typeof v === 'object');
+      if (nested.length) out.push(h('pre', { class: 'log' }, JSON.stringify(Object.fromEntries(nested), null, 2)));
+    }
     const w = d.why;
     if (w) {
       out.push(h('section', { class: 'why b-' + w.branch },
@@ -661,6 +676,8 @@
     if (a) { runAction(a.getAttribute('data-action'), a.getAttribute('data-name')); return; }
     const d = el.closest('[data-detail]');
     if (d) { hideTip(); openDetail(d.getAttribute('data-detail'), d.getAttribute('data-at') || ''); return; }
+    const ag = el.closest('[data-agent]');
+    if (ag) { hideTip(); openDetail('agent', ag.getAttribute('data-at') || '', true); return; }
     const dlg = el.closest('dialog');
     if (dlg && el === dlg) dlg.close(); // a click on the backdrop
   });
@@ -670,6 +687,7 @@
       ev.preventDefault();
       const d = el.getAttribute('data-detail');
       if (d) openDetail(d, el.getAttribute('data-at') || '');
+      else if (el.hasAttribute('data-agent')) openDetail('agent', el.getAttribute('data-at') || '', true);
     }
   });
   for (const evName of ['mouseover', 'focusin']) {
