@@ -66,6 +66,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v := &verifier{cfg: cfg, env: env, p: state.PathsOf(cfg), r: &VerifyReport{Now: env.Now.UTC()}}
 	v.live = liveReport(cfg, v.p, env.Now)
 	v.installed()
+	v.stateTrusted()
 	if err := state.Readable(v.p); err != nil {
 		// Nothing below can be judged: each claim is a FAIL that says why,
 		// never a PASS on evidence that could not be read (issue 11, finding 8).
@@ -198,6 +199,28 @@ func (v *verifier) installed() {
 	default:
 		v.add("agent installed", Pass, fmt.Sprintf("installed as %s (%s)%s", i.Mode, i.Platform, suffix(i.Detail)))
 	}
+}
+
+// checkStateTrusted is the name of the check that the state dir passes the
+// check every verb that acts makes first (state.Check).
+const checkStateTrusted = "state dir trusted"
+
+// stateTrusted runs state.Check's verdict, read-only: a planted link or a
+// file another user can write makes every privileged verb refuse the state
+// dir and the agent lose evidence at its next restart (a snapshot it will
+// not write through a link), so verify must not pass it (review1, F11).
+func (v *verifier) stateTrusted() {
+	privileged := !config.UserMode()
+	if err := state.CheckExisting(v.p, privileged); err != nil {
+		v.add(checkStateTrusted, Fail, strings.ReplaceAll(err.Error(), "\n", "; ")+
+			"; until it is fixed every verb that acts (start, stop, restart, drill, the agent's next start) refuses the state dir")
+		return
+	}
+	how := "owned by this user, no link, nothing another user can write"
+	if !privileged {
+		how = "a directory, not a link"
+	}
+	v.add(checkStateTrusted, Pass, v.p.State+": "+how)
 }
 
 func suffix(s string) string {

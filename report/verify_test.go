@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,61 @@ func TestVerifyWithoutLedger(t *testing.T) {
 	}
 	if r.OK {
 		t.Fatal("verify OK without a ledger")
+	}
+}
+
+// A link planted in the state dir makes every verb that acts refuse the
+// whole state dir (state.Check), and the agent write no snapshot through
+// it: verify must FAIL naming the path and the fix, not pass every layer
+// (review1, F11).
+func TestVerifyFailsOnAStateDirTheVerbsRefuse(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the state dir's files are checked by a privileged svc-ctl only: run as root (CI does)")
+	}
+	e, env, _ := healthyHost(t)
+	ctx := context.Background()
+	if c := check(t, Verify(ctx, e.cfg, env), "state dir trusted"); c.Status != Pass {
+		t.Fatalf("before the link: %+v", c)
+	}
+	link := e.p.Snapshots("web")
+	os.Remove(link)
+	if err := os.Symlink(filepath.Join(t.TempDir(), "victim"), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := state.Check(e.p, true); err == nil {
+		t.Fatal("state.Check accepts the planted link: the test proves nothing")
+	}
+	r := Verify(ctx, e.cfg, env)
+	c := check(t, r, "state dir trusted")
+	if c.Status != Fail || !strings.Contains(c.Evidence, link) || !strings.Contains(c.Evidence, "rm "+link) {
+		t.Fatalf("planted link: %+v; want FAIL naming %s and 'rm %s'", c, link, link)
+	}
+	if r.OK {
+		t.Fatal("verify is OK with a state dir every privileged verb refuses")
+	}
+
+	// A state file another user can write: the fix is the chmod.
+	os.Remove(link)
+	sf := e.p.StateFile("web")
+	if err := os.Chmod(sf, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if c := check(t, Verify(ctx, e.cfg, env), "state dir trusted"); c.Status != Fail || !strings.Contains(c.Evidence, "chmod go-w "+sf) {
+		t.Fatalf("group/world-writable %s: %+v; want FAIL with the chmod", sf, c)
+	}
+}
+
+// The state dir itself replaced by a link is refused by every user's
+// svc-ctl, privileged or not.
+func TestVerifyFailsOnAStateDirThatIsALink(t *testing.T) {
+	e := newEnv(t, "1h")
+	real := t.TempDir()
+	os.RemoveAll(e.p.State)
+	if err := os.Symlink(real, e.p.State); err != nil {
+		t.Fatal(err)
+	}
+	r := Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now(), Install: installed})
+	if c := check(t, r, "state dir trusted"); c.Status != Fail || !strings.Contains(c.Evidence, e.p.State+" is a symbolic link") {
+		t.Fatalf("state dir is a link: %+v", c)
 	}
 }

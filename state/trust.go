@@ -28,6 +28,28 @@ func Check(p Paths, privileged bool) error {
 	if err := fsutil.EnsureStateDir(p.State, privileged); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
+	return checkTree(p, privileged)
+}
+
+// CheckExisting is Check without creating anything: the same verdict on the
+// state dir as it is, for `svc-ctl verify`, which never changes anything. A
+// state dir that does not exist yet passes: nothing in it can be planted.
+func CheckExisting(p Paths, privileged bool) error {
+	if err := checkParent(filepath.Dir(p.State), privileged); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(p.State); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := fsutil.CheckDir(p.State); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	return checkTree(p, privileged)
+}
+
+// checkTree refuses, for a privileged process, anything in the state dir
+// that another user owns or can write, and every link in it.
+func checkTree(p Paths, privileged bool) error {
 	if !privileged {
 		return nil
 	}

@@ -27,6 +27,8 @@ func newVerifyCommand(g *globals) *cobra.Command {
 		Long: `Check each layer by what it left behind, not by its configuration:
 
   agent installed            the OS service manager has the agent (and in which mode)
+  state dir trusted          the check every verb that acts makes first: no link, nothing
+                             another user owns or can write (as root: every file in it)
   agent started since boot   the agent's startup row is newer than the host's boot (L1 fired)
   heartbeat fresh            the running agent renews its heartbeat
   watchdog.last.json fresh   cycles are being written

@@ -79,6 +79,12 @@ func ensurePrivateDir(dir string, privileged bool) error {
 			return fmt.Errorf("make %s private: %w", dir, err)
 		}
 	}
+	return CheckDir(dir)
+}
+
+// CheckDir checks, without creating or changing anything, that dir is a
+// directory and not a link to one.
+func CheckDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return fmt.Errorf("check directory %s: %w", dir, err)
