@@ -13,14 +13,15 @@ var ErrInsecurePermissions = errors.New("config is writable by non-administrator
 // names the file and the command that fixes it (CheckPermissions).
 func (c *Config) CheckTrusted() error {
 	var errs []error
+	dirs := map[string]bool{} // a directory shared by the config and env_files is judged once
 	if c.Path != "" {
-		errs = append(errs, CheckPermissions(c.Path))
+		errs = append(errs, checkPermissions("config", c.Path, dirs))
 	}
 	seen := map[string]bool{}
 	check := func(p string) {
 		if p != "" && !seen[p] {
 			seen[p] = true
-			errs = append(errs, CheckPermissions(p))
+			errs = append(errs, checkPermissions("env_file", p, dirs))
 		}
 	}
 	for i := range c.Services {

@@ -20,7 +20,13 @@ import (
 // can write there can replace the file). Symlinks are followed: the file
 // that is read is the one judged. Every problem found is reported, each
 // with the command that fixes it; each wraps ErrInsecurePermissions.
-func CheckPermissions(path string) error {
+func CheckPermissions(path string) error { return checkPermissions("config", path, nil) }
+
+// checkPermissions is CheckPermissions for a file of the given kind
+// ("config", "env_file"): each message names it as what it is. A directory
+// already in dirs (another file of the same check lives there) is not
+// judged again, so its problem is printed once; dirs may be nil.
+func checkPermissions(what, path string, dirs map[string]bool) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return fmt.Errorf("check permissions of %s: %w", path, err)
@@ -35,15 +41,21 @@ func CheckPermissions(path string) error {
 		return fmt.Errorf("check permissions of %s: %w", dir, err)
 	}
 	var errs []error
-	errs = append(errs, ownerProblem("config", real, fi))
+	errs = append(errs, ownerProblem(what, real, fi))
 	if fi.Mode().Perm()&0o022 != 0 {
-		errs = append(errs, insecure("config %s is writable by its group or by everyone (mode %#o); run: chmod go-w %s",
-			real, fi.Mode().Perm(), real))
+		errs = append(errs, insecure("%s %s is writable by its group or by everyone (mode %#o); run: chmod go-w %s",
+			what, real, fi.Mode().Perm(), real))
+	}
+	if dirs[dir] {
+		return errors.Join(errs...)
+	}
+	if dirs != nil {
+		dirs[dir] = true
 	}
 	errs = append(errs, ownerProblem("directory", dir, di))
 	if di.Mode().Perm()&0o022 != 0 && di.Mode()&fs.ModeSticky == 0 {
-		errs = append(errs, insecure("directory %s of the config is writable by its group or by everyone (mode %#o), so they can replace the config; run: chmod go-w %s",
-			dir, di.Mode().Perm(), dir))
+		errs = append(errs, insecure("directory %s of the %s is writable by its group or by everyone (mode %#o), so they can replace the %s; run: chmod go-w %s",
+			dir, what, di.Mode().Perm(), what, dir))
 	}
 	return errors.Join(errs...)
 }

@@ -137,3 +137,36 @@ func TestLoadToRunChecksEnvFiles(t *testing.T) {
 		t.Fatalf("a per-user load checks no permissions: %v", err)
 	}
 }
+
+// A refused env_file is named as one (not "config"), and a directory that
+// the config and its env_file share is refused once, not once per file
+// (review1, F13).
+func TestTrustRefusalNamesTheEnvFileAndEachDirectoryOnce(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("ownership is judged against root: run as root (CI does)")
+	}
+	dir, file := secureConfig(t)
+	env := filepath.Join(dir, "web.env")
+	if err := os.WriteFile(env, []byte("A=1\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(env, 0o666)
+	body := "[[service]]\nname = \"web\"\ncommand = [\"/bin/true\"]\nhealth.tcp = \"127.0.0.1:1\"\nenv_file = \"web.env\"\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o775); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := cfg.CheckTrusted().Error()
+	if !strings.Contains(msg, "env_file "+env+" is writable") || strings.Contains(msg, "config "+env) {
+		t.Errorf("the env_file is not named as one:\n%s", msg)
+	}
+	if n := strings.Count(msg, "directory "+dir+" of the"); n != 1 {
+		t.Errorf("the shared directory is refused %d times, want once:\n%s", n, msg)
+	}
+}

@@ -14,17 +14,28 @@ import (
 // Users, Authenticated Users or Everyone (or that has no DACL at all), or
 // whose directory lets them delete and replace it (fsutil.BroadWriters: the
 // one reading of access lists). Every problem wraps ErrInsecurePermissions.
-func CheckPermissions(path string) error {
+func CheckPermissions(path string) error { return checkPermissions("config", path, nil) }
+
+// checkPermissions is CheckPermissions for a file of the given kind
+// ("config", "env_file"); a directory already in dirs is not judged again
+// (its problem is printed once); dirs may be nil.
+func checkPermissions(what, path string, dirs map[string]bool) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("check permissions of %s: %w", path, err)
 	}
 	fix := fmt.Sprintf(`icacls "%s" /inheritance:r /grant:r Administrators:F SYSTEM:F`, abs)
-	return errors.Join(
-		daclProblem("config", abs, fsutil.FileWriteMask, fix),
-		daclProblem("directory of the config", filepath.Dir(abs), fsutil.DirReplaceMask,
-			fmt.Sprintf(`icacls "%s" /remove:g Users "Authenticated Users" Everyone`, filepath.Dir(abs))),
-	)
+	fileErr := daclProblem(what, abs, fsutil.FileWriteMask, fix)
+	dir := filepath.Dir(abs)
+	if dirs[dir] {
+		return fileErr
+	}
+	if dirs != nil {
+		dirs[dir] = true
+	}
+	return errors.Join(fileErr,
+		daclProblem("directory of the "+what, dir, fsutil.DirReplaceMask,
+			fmt.Sprintf(`icacls "%s" /remove:g Users "Authenticated Users" Everyone`, dir)))
 }
 
 func daclProblem(what, path string, mask windows.ACCESS_MASK, fix string) error {
