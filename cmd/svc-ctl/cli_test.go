@@ -285,6 +285,26 @@ func TestUsageErrorPointsAtTheVerbsHelp(t *testing.T) {
 	}
 }
 
+// TestNamesAndAllSaysWhichWasWrong: `start --all web` gave both, and was
+// told to give one or the other, not "name one or more services, or pass
+// --all" (review1, F13).
+func TestNamesAndAllSaysWhichWasWrong(t *testing.T) {
+	cfg, _ := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "10m"))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"start", "--all", "web"}, "--all and a name (web) were both given: pass one or the other"},
+		{[]string{"restart", "web", "--all"}, "--all and a name (web) were both given: pass one or the other"},
+		{[]string{"start"}, "name one or more services, or pass --all"},
+	} {
+		r := svcctl(t, append(c.args, "--config", cfg)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, r.code, c.want, r.stderr)
+		}
+	}
+}
+
 // TestStatusEnvListsNamesNotValues: `status NAME --env` shows what a start
 // gives the service (base, env_file, env), the same whoever runs it, and no
 // value (issue 11, finding 7).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -41,12 +40,7 @@ a pause, backoff and given-up.
 
 The row is ok/restarted with cause manual ('svc-ctl runs' shows it).
 Exit status: 0 when every service is running again, 1 when any is not.`,
-		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
-			if o.all == (len(args) > 0) {
-				return errors.New("name one or more services, or pass --all")
-			}
-			return nil
-		}),
+		Args:              namesOrAll(&o.all),
 		ValidArgsFunction: completeServices(g),
 		RunE:              func(cmd *cobra.Command, args []string) error { return runRestart(cmd.Context(), g, o, args) },
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -43,12 +42,7 @@ given-up. With --scheduled it behaves as the watchdog does instead (respects a
 pause, backoff and given-up); the backstop task uses that.
 
 Exit status: 0 when every service is running, 1 when any is not.`,
-		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
-			if o.all == (len(args) > 0) {
-				return errors.New("name one or more services, or pass --all")
-			}
-			return nil
-		}),
+		Args:              namesOrAll(&o.all),
 		ValidArgsFunction: completeServices(g),
 		RunE:              func(cmd *cobra.Command, args []string) error { return runStart(cmd.Context(), g, o, args) },
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -60,6 +61,20 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// namesOrAll is the argument rule of a verb that takes service names or
+// --all, never both and never neither; each refusal says which it was.
+func namesOrAll(all *bool) cobra.PositionalArgs {
+	return usageArgs(func(cmd *cobra.Command, args []string) error {
+		switch {
+		case *all && len(args) > 0:
+			return fmt.Errorf("--all and a name (%s) were both given: pass one or the other", strings.Join(args, " "))
+		case !*all && len(args) == 0:
+			return errors.New("name one or more services, or pass --all")
+		}
+		return nil
+	})
 }
 
 // exitCode maps a command's error to the process exit code, printing what
