@@ -26,6 +26,11 @@ func TestStartStatusStopResume(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "web: started (pid ") {
 		t.Fatalf("start: %+v", r)
 	}
+	// The first start creates the ledger: that is no news at a terminal, and
+	// never a line in Go's default log format (review1, F13).
+	if r.stderr != "" {
+		t.Fatalf("a start that created the ledger printed on stderr:\n%s", r.stderr)
+	}
 	r = svcctl(t, "start", "--all", "--config", cfg)
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "web: already-running" {
 		t.Fatalf("second start: %+v", r)

@@ -83,7 +83,7 @@ func recordTestResults(g *globals, cfg *config.Config, attempts []notify.Attempt
 	if _, err := os.Stat(path); err != nil {
 		return
 	}
-	st, err := runtrace.Open(path, runtrace.Options{})
+	st, err := runtrace.Open(path, runtrace.Options{Logger: cliLogger(g)})
 	if err != nil {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: results not recorded: %v\n", err)
 		return
