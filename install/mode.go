@@ -36,7 +36,11 @@ type facts struct {
 	euid       int  // -1 where there is none (Windows)
 	ppid       int  // parent process id
 	stdinTTY   bool // stdin is a terminal
-	winService bool // started by the Windows service control manager
+	// sessionLeader: this process leads its own session (sid == pid), as a
+	// daemon that init, start-stop-daemon or daemon(8) started does; a
+	// command a person put in the background stays in their session.
+	sessionLeader bool
+	winService    bool // started by the Windows service control manager
 }
 
 // Detect says how this process was started. The agent command calls it when
@@ -46,7 +50,9 @@ type facts struct {
 // systemd started it ($INVOCATION_ID is set for every unit; root: service,
 // else user-service); launchd started it ($XPC_SERVICE_NAME is the job's
 // label, but "0" or "application.*" in a terminal); init started it (parent
-// pid 1 and no terminal: SysV, OpenRC, rc.d); else foreground.
+// pid 1, no terminal, and a session of its own: SysV, OpenRC, rc.d); else
+// foreground. Parent pid 1 and no terminal alone is also what `svc-ctl agent &`
+// becomes once the shell that started it exits: that is a person's agent.
 func Detect() Mode { return decideMode(gatherFacts()) }
 
 func decideMode(f facts) Mode {
@@ -68,7 +74,7 @@ func decideMode(f facts) Mode {
 	if x := f.getenv("XPC_SERVICE_NAME"); x != "" && x != "0" && !strings.HasPrefix(x, "application.") {
 		return byRoot()
 	}
-	if f.ppid == 1 && !f.stdinTTY && f.euid >= 0 {
+	if f.ppid == 1 && !f.stdinTTY && f.sessionLeader && f.euid >= 0 {
 		return byRoot()
 	}
 	return ModeForeground

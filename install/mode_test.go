@@ -28,7 +28,10 @@ func TestDecideMode(t *testing.T) {
 		{"launchd agent", facts{getenv: env("XPC_SERVICE_NAME", "svc-ctl"), euid: 501, ppid: 1}, ModeUserService},
 		{"macOS Terminal", facts{getenv: env("XPC_SERVICE_NAME", "0"), euid: 501, ppid: 700, stdinTTY: true}, ModeForeground},
 		{"iTerm", facts{getenv: env("XPC_SERVICE_NAME", "application.com.googlecode.iterm2.1"), euid: 501, ppid: 700, stdinTTY: true}, ModeForeground},
-		{"sysv init", facts{getenv: env(), euid: 0, ppid: 1}, ModeService},
+		{"sysv init", facts{getenv: env(), euid: 0, ppid: 1, sessionLeader: true}, ModeService},
+		// `svc-ctl agent &` whose shell has exited: reparented to init, no
+		// terminal, but still in the person's session (review1, F13).
+		{"backgrounded by hand", facts{getenv: env(), euid: 0, ppid: 1}, ModeForeground},
 		{"nohup from a shell that exited", facts{getenv: env(), euid: 1000, ppid: 1, stdinTTY: true}, ModeForeground},
 		{"terminal as root", facts{getenv: env(), euid: 0, ppid: 4000, stdinTTY: true}, ModeForeground},
 	}

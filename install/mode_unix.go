@@ -5,6 +5,7 @@ package install
 import (
 	"os"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -14,5 +15,9 @@ func gatherFacts() facts {
 		euid:     os.Geteuid(),
 		ppid:     os.Getppid(),
 		stdinTTY: term.IsTerminal(int(os.Stdin.Fd())),
+		sessionLeader: func() bool {
+			sid, err := unix.Getsid(0)
+			return err == nil && sid == os.Getpid()
+		}(),
 	}
 }
