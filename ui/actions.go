@@ -77,7 +77,7 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 		err = json.Unmarshal(body, &req)
 	}
 	if err != nil || req.Name == "" {
-		fail(w, http.StatusBadRequest, fmt.Errorf("want a JSON body like {\"name\": \"web\"}: %v", err))
+		fail(w, http.StatusBadRequest, fmt.Errorf("want a JSON body like {\"name\": \"web\"}: %w", errors.Join(err, errNoName(req.Name))))
 		return
 	}
 	// The action outlives the request: a person closing the tab must not
@@ -110,6 +110,14 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 }
 
 var errBadRequest = errors.New("bad request")
+
+// errNoName is the complaint about a body without a name, or nil.
+func errNoName(name string) error {
+	if name == "" {
+		return errors.New("no name")
+	}
+	return nil
+}
 
 func actStart(ctx context.Context, sup *watchdog.Supervisor, req ActionRequest) (ActionResult, error) {
 	if sup.Config().Service(req.Name) == nil {

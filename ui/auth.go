@@ -50,12 +50,11 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			deny(w, http.StatusForbidden, "forbidden: unexpected Host header\n")
 			return
 		}
-		tok, fromQuery := g.tokenOf(r)
-		if !g.valid(tok) {
+		if !g.valid(g.tokenOf(r)) {
 			deny(w, http.StatusUnauthorized, "unauthorized\n")
 			return
 		}
-		if fromQuery && r.Method == http.MethodGet && r.URL.Path == "/" {
+		if q := r.URL.Query().Get("token"); q != "" && g.valid(q) && r.Method == http.MethodGet && r.URL.Path == "/" {
 			// The token moves into the cookie and out of the address bar
 			// (and out of the history the redirect replaces).
 			http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -74,17 +73,14 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 
 // tokenOf finds the token: the cookie, an Authorization: Bearer header
 // (scripts), or ?token= (the printed URL).
-func (g *guard) tokenOf(r *http.Request) (tok string, fromQuery bool) {
+func (g *guard) tokenOf(r *http.Request) string {
 	if c, err := r.Cookie(g.cookie); err == nil && c.Value != "" {
-		return c.Value, false
+		return c.Value
 	}
 	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return strings.TrimSpace(a), false
+		return strings.TrimSpace(a)
 	}
-	if q := r.URL.Query().Get("token"); q != "" {
-		return q, true
-	}
-	return "", false
+	return r.URL.Query().Get("token")
 }
 
 func (g *guard) valid(tok string) bool {

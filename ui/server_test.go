@@ -83,6 +83,13 @@ func TestTokenMovesToCookie(t *testing.T) {
 	if c == nil || c.Value != pg.srv.Token() || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
 		t.Fatalf("cookie = %+v, want the token, HttpOnly, SameSite=Strict, Path=/", c)
 	}
+	// The printed URL opened again in a browser that has the cookie: the
+	// token still leaves the address bar.
+	req, _ = http.NewRequest("GET", pg.base+"/?token="+pg.srv.Token(), nil)
+	req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+	if resp := pg.do(req); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Errorf("second load of the printed URL = %d, Location %q; want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	for _, path := range []string{"/", "/app.js", "/app.css", "/api/state"} {
 		req, _ := http.NewRequest("GET", pg.base+path, nil)
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
