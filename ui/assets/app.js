@@ -202,7 +202,9 @@
     const missing = st.jobs.reduce((n, x) => n + (x.missing_7d || 0), 0);
     const jobsFailed = st.jobs.filter((x) => x.last_run && x.last_run.outcome === 'failed').length;
     const v = st.verify;
+    const a = st.agent;
     const stats = [
+      stat(a.state, a.state === 'running' ? 'agent, up ' + dur(a.uptime_s || 0) : 'agent: nothing is watching', a.state === 'running' ? 'good' : 'bad'),
       stat(healthy + '/' + st.services.length, 'services healthy' + (paused ? ' (' + paused + ' paused)' : ''), down ? 'bad' : 'good'),
       stat(restarts, 'restarts in 24 h', restarts ? 'warn' : ''),
       stat(jobsFailed, 'jobs failed last run', jobsFailed ? 'bad' : ''),
