@@ -65,6 +65,23 @@ func TestTimelineAndDetail(t *testing.T) {
 			t.Errorf("%s tail = %q, want the start line with the secret redacted", l.Name, l.Lines)
 		}
 	}
+	// A run that is not a restart has no snapshot of its own: none shown.
+	skipID, err := pg.store.Record(t.Context(), runtrace.Run{JobID: "watchdog:web", Trigger: runtrace.TriggerSchedule,
+		StartedAt: time.Now(), Outcome: runtrace.OutcomeSkipped, Reason: runtrace.ReasonPaused})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sd Detail
+	pg.getJSON("/api/detail?name=web&at="+itoa(time.Now().UnixMilli()+1000), &sd)
+	if sd.Why == nil || sd.Why.Row == nil || sd.Why.Row.ID != skipID || sd.Snapshot != nil {
+		t.Errorf("detail of a paused cycle: why %+v, snapshot %+v: want that row and no snapshot", sd.Why, sd.Snapshot)
+	}
+	var latest Detail
+	pg.getJSON("/api/detail?name=web", &latest)
+	if latest.Snapshot == nil || latest.Snapshot.RunID != restart.ID {
+		t.Errorf("detail of web at no time: snapshot %+v, want the latest (run %d)", latest.Snapshot, restart.ID)
+	}
+
 	var jd Detail
 	pg.getJSON("/api/detail?name=pull&at="+itoa(tl.Strips[1].Missing[0].At.UnixMilli()), &jd)
 	if jd.Why == nil || jd.Why.Branch != "no-row" {

@@ -112,17 +112,15 @@ func (s *Server) detail(ctx context.Context, name string, at time.Time) (*Detail
 	return d, nil
 }
 
-// snapshotBefore is the snapshot the run's own cycle wrote (same run id),
-// else the newest one taken at or before the run (or at): "what it looked
-// like before that restart". It also returns the run's cause.
+// snapshotBefore is the snapshot that belongs to the run the detail is
+// about: the one its cycle wrote (same run id); for a restart or a failed
+// start of an older ledger (snapshots without run ids), the newest taken at
+// or before it; for any other run, none (an old snapshot beside a paused or
+// healthy cycle would explain nothing). Asked about no time in particular
+// (the service's name was clicked), it is the latest snapshot. It also
+// returns the run's cause.
 func snapshotBefore(path string, row *runtrace.Run, at time.Time) (*snapshot.Entry, string) {
-	es, _, err := snapshot.Read(path, 500)
-	if err != nil || len(es) == 0 {
-		if row != nil && isRestart(*row) {
-			return nil, causeOf(*row, nil)
-		}
-		return nil, ""
-	}
+	es, _, _ := snapshot.Read(path, 500)
 	reasons := map[int64]string{}
 	for _, e := range es {
 		if e.RunID > 0 {
@@ -133,24 +131,26 @@ func snapshotBefore(path string, row *runtrace.Run, at time.Time) (*snapshot.Ent
 	if row != nil && (isRestart(*row) || reasons[row.ID] != "") {
 		cause = causeOf(*row, reasons)
 	}
-	if row != nil {
-		for i := len(es) - 1; i >= 0; i-- {
-			if es[i].RunID == row.ID {
-				return &es[i], cause
-			}
-		}
-		if at.IsZero() {
-			at = row.FinishedAt
-			if at.IsZero() {
-				at = row.StartedAt
-			}
-		}
+	if len(es) == 0 {
+		return nil, cause
 	}
+	// es is newest first (snapshot.Read).
 	if at.IsZero() {
-		return &es[len(es)-1], cause
+		return &es[0], cause
 	}
-	for i := len(es) - 1; i >= 0; i-- {
-		if !es[i].Time.After(at.Add(time.Second)) {
+	if row == nil {
+		return nil, cause
+	}
+	for i := range es {
+		if es[i].RunID == row.ID {
+			return &es[i], cause
+		}
+	}
+	if !isRestart(*row) && row.Reason != runtrace.ReasonStartFailed && row.Reason != runtrace.ReasonSpawnError {
+		return nil, cause
+	}
+	for i := range es {
+		if es[i].RunID == 0 && !es[i].Time.After(row.StartedAt.Add(time.Second)) {
 			return &es[i], cause
 		}
 	}

@@ -607,13 +607,14 @@
       const ph = sn.port_holder;
       if (ph) kv.push(['port ' + ph.port + ' held by', ph.pid ? 'pid ' + ph.pid + (ph.exe ? ' ' + ph.exe : '') + (ph.user ? ' (' + ph.user + ')' : '') + (ph.ours ? ', of this service' : ', not of this service') : 'a process svc-ctl cannot see']);
       if (sn.env_names && sn.env_names.length) kv.push(['env names', sn.env_names.join(' ')]);
-      out.push(h('section', null, h('div', { class: 'sub' }, 'Snapshot before the restart'),
+      out.push(h('section', null, h('div', { class: 'sub' }, d.at ? 'Snapshot before the restart' : 'Latest snapshot (taken before a restart)'),
         h('dl', { class: 'kv' }, kv.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])),
         sn.transitions && sn.transitions.length ? h('ul', { class: 'checks' }, sn.transitions.slice(-6).map((t) =>
           h('li', null, when(t.at || t.time), ' ', h('b', null, (t.from || '') + ' → ' + (t.to || '')), t.why ? ' — ' + t.why : ''))) : null,
         sn.log_tail && sn.log_tail.length ? [h('div', { class: 'sub' }, 'Its log tail then'), h('pre', { class: 'log' }, sn.log_tail.join('\n'))] : null));
     } else if (d.kind === 'service') {
-      out.push(h('section', null, h('div', { class: 'sub' }, 'Snapshot'), h('p', { class: 'muted' }, 'No snapshot for this run: snapshots are written before a restart (', h('code', null, d.paths.snapshots), ').')));
+      out.push(h('section', null, h('div', { class: 'sub' }, 'Snapshot'), h('p', { class: 'muted' }, d.at ?
+        'None for this run: a snapshot is written before a restart (' : 'None yet: a snapshot is written before a restart (', h('code', null, d.paths.snapshots), ').')));
     }
     for (const l of d.logs || []) {
       out.push(h('section', null, h('div', { class: 'sub' }, l.name, ' ', h('span', { class: 'muted' }, '(last ' + l.lines.length + ' lines, redacted)')),
