@@ -153,6 +153,18 @@ func daemonStranger(t *testing.T, scripts map[string]string, o Options) {
 	}
 	h := holder(t, addr)
 	t.Cleanup(func() { syscall.Kill(int(h.PID), syscall.SIGKILL) }) // the test made it; svc-ctl must not
+	// No process of the instance is left, but the daemon that left it while
+	// it started is recorded as its server (pid file `outside`): the cycles
+	// after the start call it healthy, not a stranger on the port.
+	okAfter := latestStarted(e, "web", time.Time{}).FinishedAt
+	testutil.WaitFor(t, 15*time.Second, "a healthy cycle after the start", func() bool {
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Since: okAfter.Add(time.Millisecond),
+			Reason: runtrace.ReasonAlreadyRunning, Limit: 1})
+		return len(rs) > 0
+	})
+	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Outcome: runtrace.OutcomeFailed}); len(rs) > 0 {
+		t.Fatalf("the daemon that left the instance was judged a stranger: %s", rs[0].Detail)
+	}
 	hungAt := time.Now()
 	syscall.Kill(int(h.PID), syscall.SIGSTOP)
 	var failed *runtrace.Run

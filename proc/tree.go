@@ -23,6 +23,12 @@ type Instance struct {
 	Identity        // the leader: the process svc-ctl spawned
 	Cgroup   string `json:"cgroup,omitempty"` // Linux: the instance's cgroup v2 directory
 	Job      string `json:"job,omitempty"`    // Windows: the instance's job object name
+	// Outside names processes that left the tree while this instance
+	// started and then served its health port (a daemon that called setsid
+	// where no cgroup keeps it): the watchdog recognises them by identity as
+	// this instance's server, so it does not take them for a stranger. They
+	// are not members: nothing svc-ctl does signals them.
+	Outside []Identity `json:"outside,omitempty"`
 }
 
 // Member is one live process of an instance's tree.

@@ -80,10 +80,13 @@ func (l LedgerStatus) WriteFailing() bool { return l.Writes != nil && !l.Writes.
 
 // ServiceStatus is one service's line.
 type ServiceStatus struct {
-	Name          string         `json:"name"`
-	State         string         `json:"state"`
-	Health        string         `json:"health,omitempty"`
-	HealthAt      time.Time      `json:"health_at,omitzero"` // when that verdict was taken (never presented as current)
+	Name     string    `json:"name"`
+	State    string    `json:"state"`
+	Health   string    `json:"health,omitempty"`
+	HealthAt time.Time `json:"health_at,omitzero"` // when that verdict was taken (never presented as current)
+	// AnsweredBy: the last probe passed, but a stranger answered it (no
+	// process of the service's instance lived): who holds its port.
+	AnsweredBy    string         `json:"answered_by,omitempty"`
 	LatencyMS     float64        `json:"latency_ms,omitempty"`
 	Instance      *Instance      `json:"instance,omitempty"`
 	Probe         []probe.Result `json:"probe,omitempty"`
@@ -355,6 +358,10 @@ func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, stor
 			s.HealthAt = st.LastHealthy
 		}
 		s.LatencyMS = st.LastProbe[0].LatencyMS
+		if st.AnsweredBy != "" {
+			s.AnsweredBy = st.AnsweredBy
+			s.Health += ", but " + st.AnsweredBy
+		}
 	}
 	s.Instance = instanceOf(p, svc.Name, now)
 	if pz, _ := state.ReadPause(p.Paused(svc.Name)); pz.Active(now) {

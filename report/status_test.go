@@ -2,13 +2,18 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
+	"svcctl/internal/testutil"
 	"svcctl/probe"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 	"svcctl/watchdog"
@@ -73,5 +78,46 @@ func TestStatusHealthAgeOfAnOlderStateFile(t *testing.T) {
 	}
 	if s := rep.Services[0]; !s.HealthAt.Equal(healthy) {
 		t.Errorf("health %q at %v; want the last healthy look, %v", s.Health, s.HealthAt, healthy)
+	}
+}
+
+// TestStatusAndVerifyNameTheStrangerOnTheHealthPort: the service svc-ctl
+// started is gone and another process answers on its port. status shows the
+// passing probe with who answered it, not a healthy service; verify FAILs
+// it (review1, F7).
+func TestStatusAndVerifyNameTheStrangerOnTheHealthPort(t *testing.T) {
+	e := newEnv(t, "1h")
+	sup := watchdog.NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx := context.Background()
+	if r, err := sup.Ensure(ctx, "web", watchdog.Request{Trigger: runtrace.TriggerManual}); err != nil || r.Reason != runtrace.ReasonStarted {
+		t.Fatalf("start: %+v, %v", r, err)
+	}
+	inst, err := proc.ReadInstance(e.p.Pid("web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.KillPID(t, int(inst.PID))
+	testutil.WaitFor(t, 5*time.Second, "the instance gone", func() bool { ok, _ := proc.Match(inst.Identity); return !ok })
+	cmd := exec.Command(testsvcBin, "--addr", e.addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	testutil.WaitFor(t, 5*time.Second, "the stranger serves", func() bool { return testutil.Healthy(e.addr) })
+	if r, err := sup.Ensure(ctx, "web", watchdog.Request{Trigger: runtrace.TriggerSchedule}); err != nil || r.Reason != runtrace.ReasonStartFailed {
+		t.Fatalf("cycle with a stranger: %+v, %v", r, err)
+	}
+	held := fmt.Sprintf("held by pid %d ", cmd.Process.Pid)
+	rep, err := BuildStatus(ctx, e.cfg, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Services[0]
+	if s.State == state.Healthy || !strings.Contains(s.Health, held) || !strings.Contains(s.AnsweredBy, held) {
+		t.Errorf("status: state %s, health %q, answered_by %q; want not healthy, naming %s", s.State, s.Health, s.AnsweredBy, held)
+	}
+	c := check(t, Verify(ctx, e.cfg, VerifyEnv{Now: time.Now(), Install: installed}), checkStrangers)
+	if c.Status != Fail || !strings.Contains(c.Evidence, held) {
+		t.Errorf("verify: %+v; want FAIL naming %s", c, held)
 	}
 }

@@ -91,6 +91,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.backstop()
 	v.pauses()
 	v.givenUp()
+	v.strangers()
 	v.crashLog()
 	v.configInForce()
 	if store != nil {
@@ -113,7 +114,7 @@ func (v *verifier) stateChecks() []string {
 	for _, s := range v.cfg.Services {
 		names = append(names, "service "+s.Name+" cycled")
 	}
-	names = append(names, "no forgotten pause", "no given-up service", "no unread crash.log")
+	names = append(names, "no forgotten pause", "no given-up service", checkStrangers, "no unread crash.log")
 	if len(v.cfg.Jobs) > 0 {
 		names = append(names, "no missing runs (24 h)")
 	}
@@ -394,6 +395,32 @@ func (v *verifier) givenUp() {
 		return
 	}
 	v.add("no given-up service", Pass, "none")
+}
+
+// checkStrangers is the name of the check that no service's health check
+// was last answered by a process that is not the service (watchdog,
+// stranger.go).
+const checkStrangers = "no stranger on a health port"
+
+// strangers FAILs a service whose last passing probe a stranger answered:
+// its clients talk to another program (review1, F7).
+func (v *verifier) strangers() {
+	bad := ""
+	for _, s := range v.cfg.Services {
+		st, err := state.LoadService(v.p.StateFile(s.Name))
+		if errors.Is(err, fs.ErrPermission) {
+			v.add(checkStrangers, Fail, couldNotRead(v.p.StateFile(s.Name), err))
+			return
+		}
+		if st.AnsweredBy != "" {
+			bad += fmt.Sprintf("%s: its health check passes, but %s; ", s.Name, st.AnsweredBy)
+		}
+	}
+	if bad != "" {
+		v.add(checkStrangers, Fail, bad+"stop that process, then 'svc-ctl start NAME'")
+		return
+	}
+	v.add(checkStrangers, Pass, "every passing health check was answered by its own service (or one svc-ctl never started)")
 }
 
 func (v *verifier) crashLog() {

@@ -49,9 +49,15 @@ type Service struct {
 	// LimitRestarts counts resource-limit restarts in a row (a calm spell
 	// starts it over); the next one waits for its backoff after
 	// LastLimitRestart.
-	LimitRestarts    int                   `json:"limit_restarts,omitempty"`
-	LastLimitRestart time.Time             `json:"last_limit_restart,omitzero"`
-	Transitions      []snapshot.Transition `json:"transitions,omitempty"`
+	LimitRestarts    int       `json:"limit_restarts,omitempty"`
+	LastLimitRestart time.Time `json:"last_limit_restart,omitzero"`
+	// AnsweredBy names who answered LastProbe when it passed but no process
+	// of the service's recorded instance lived: a stranger on its health
+	// port ("port 8789 is held by pid 9119 /usr/bin/python3 (user bob), not
+	// this service's instance"). Empty when the service's own instance
+	// answered, or nothing did.
+	AnsweredBy  string                `json:"answered_by,omitempty"`
+	Transitions []snapshot.Transition `json:"transitions,omitempty"`
 }
 
 // LoadService reads the state file; a missing file is a fresh state. A

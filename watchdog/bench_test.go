@@ -24,3 +24,21 @@ func BenchmarkEnsureHealthy(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStrangerCheck is what a healthy cycle of a service with a
+// recorded instance adds to judge who answers its probe (stranger.go): with
+// the leader alive, one identity read.
+func BenchmarkStrangerCheck(b *testing.B) {
+	addr := testutil.FreeAddr(b)
+	e := newEnv(b, testutil.Service{Name: "web", Addr: addr})
+	if r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
+		b.Fatalf("start: %s", r.Message)
+	}
+	c := &cycle{s: e.sup, svc: e.cfg.Service("web")}
+	b.ResetTimer()
+	for b.Loop() {
+		if h := c.stranger(context.Background()); h != nil {
+			b.Fatalf("its own instance taken for a stranger: %s", h)
+		}
+	}
+}

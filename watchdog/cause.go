@@ -1,7 +1,6 @@
 package watchdog
 
 import (
-	"svcctl/probe"
 	"svcctl/runtrace"
 	"svcctl/snapshot"
 )
@@ -41,9 +40,9 @@ func (c *cycle) cause() string {
 	case c.req.Replace:
 		kind = CauseManual
 	case c.req.Trigger == runtrace.TriggerCatchUp:
-		kind, words = CauseWake, probe.Summary(c.lastProbe())
+		kind, words = CauseWake, c.healthWords()
 	default:
-		kind, words = CauseUnhealthy, probe.Summary(c.lastProbe())
+		kind, words = CauseUnhealthy, c.healthWords()
 	}
 	if words == "" {
 		return kind

@@ -201,6 +201,9 @@ type cycle struct {
 	// begun: the run row was begun (or tried), so finish finishes it by id
 	// rather than recording it whole.
 	begun bool
+	// notOurs: the probe passed, but a stranger answered it (stranger.go);
+	// the cycle goes on as for an unhealthy service.
+	notOurs *PortHolder
 }
 
 // mustSync reports whether this cycle's bookkeeping must survive a power loss:
@@ -263,18 +266,23 @@ func (c *cycle) run(ctx context.Context) {
 		return
 	}
 	if probe.Healthy(first) {
-		if c.limitRestart(ctx) {
+		h := c.stranger(ctx)
+		if h == nil {
+			if c.limitRestart(ctx) {
+				return
+			}
+			c.healthy(ctx, false)
 			return
 		}
-		c.healthy(ctx, false)
-		return
+		c.answeredByStranger(h)
 	}
 	if c.st.State == state.GivenUp && !c.req.Manual && !c.retryDue() {
-		c.givenUp(first)
+		c.givenUp()
 		return
 	}
 	// From here the cycle acts (waits out confirm, snapshots, stops,
-	// spawns): its row is durable first.
+	// spawns): its row is durable first. (A second look never follows a
+	// stranger: none is taken when no process of the instance lives.)
 	c.begin(ctx)
 	if second, ok := c.secondLook(ctx); ok {
 		c.res.Detail.SecondLook = second
@@ -287,7 +295,7 @@ func (c *cycle) run(ctx context.Context) {
 		c.interrupt(ctx)
 		return
 	}
-	c.st.MoveTo(state.Unhealthy, probe.Summary(c.lastProbe()), c.s.now())
+	c.st.MoveTo(state.Unhealthy, c.healthWords(), c.s.now())
 	if rs := c.checkDepends(ctx); dependencyDown(rs) {
 		c.dependencyFailed(rs)
 		return
@@ -376,6 +384,7 @@ func (c *cycle) healthy(ctx context.Context, flap bool) {
 	c.st.Failures = 0
 	c.st.BackoffUntil = time.Time{}
 	c.st.GivenUpAt = time.Time{}
+	c.st.AnsweredBy = ""
 	c.st.MoveTo(state.Healthy, "probe healthy", now)
 	c.res.Detail.Flap = flap
 	if rs := c.checkDepends(ctx); dependencyDown(rs) {
@@ -416,13 +425,13 @@ func (c *cycle) dependencyFailed(rs []probe.Result) {
 	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+probe.FirstFailure(rs))
 }
 
-func (c *cycle) givenUp(rs []probe.Result) {
+func (c *cycle) givenUp() {
 	msg := fmt.Sprintf("given up after %d failed starts (%s); `svc-ctl start %s` or `resume` to try again",
-		c.st.Failures, probe.Summary(rs), c.svc.Name)
+		c.st.Failures, c.healthWords(), c.svc.Name)
 	if r := c.svc.Restart.RetryGivenUp; r > 0 {
 		next := c.st.LastStartTry.Add(r)
 		c.res.Detail.NextTry = &next
-		msg = fmt.Sprintf("given up after %d failed starts (%s); next try at %s", c.st.Failures, probe.Summary(rs), next.Format(time.RFC3339))
+		msg = fmt.Sprintf("given up after %d failed starts (%s); next try at %s", c.st.Failures, c.healthWords(), next.Format(time.RFC3339))
 	}
 	c.set(runtrace.OutcomeSkipped, runtrace.ReasonGivenUp, msg)
 }

@@ -153,9 +153,17 @@ func (c *cycle) portTaken(ctx context.Context) bool {
 	h := holderOf(ctx, port, nil)
 	c.res.Detail.PortHolder = h
 	c.res.Detail.LogTail = c.tail(5)
-	c.startFailed(runtrace.ReasonStartFailed, "start-failed: "+h.String()+": not signalled, no new instance spawned "+
-		"(health: "+probe.Summary(c.lastProbe())+"); stop it, or run the agent under the unit svc-ctl installs "+
-		"(a cgroup keeps daemons owned), then `svc-ctl start "+c.svc.Name+"`")
+	msg := "start-failed: " + h.String() + ": not signalled, no new instance spawned " +
+		"(health: " + probe.Summary(c.lastProbe()) + "); stop it, or run the agent under the unit svc-ctl installs " +
+		"(a cgroup keeps daemons owned), then `svc-ctl start " + c.svc.Name + "`"
+	if c.notOurs != nil {
+		leader := int32(0)
+		if inst, err := c.s.Instance(c.svc.Name); err == nil {
+			leader = inst.PID
+		}
+		msg = c.strangerMessage(h, leader)
+	}
+	c.startFailed(runtrace.ReasonStartFailed, msg)
 	c.log.Warn("service.port_taken", "port", port, "holder_pid", h.PID, "holder_exe", h.Exe)
 	return true
 }
@@ -257,6 +265,7 @@ func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Durati
 	c.st.Failures = 0
 	c.st.BackoffUntil = time.Time{}
 	c.st.GivenUpAt = time.Time{}
+	c.st.AnsweredBy = ""
 	c.st.LastHealthy = now
 	c.st.LastRestart = now
 	c.st.MoveTo(state.Healthy, "started", now)
@@ -266,9 +275,13 @@ func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Durati
 		verb, reason = "restarted", runtrace.ReasonRestarted
 	}
 	how := fmt.Sprintf("pid %d, healthy after %s", child.PID, took.Round(time.Millisecond))
+	before := c.res.Detail.PortHolder // the old instance's, from the evidence step
 	if note := c.instanceNote(ctx, child); note != "" {
 		c.res.Detail.Instance = note
 		how += "; " + note
+	}
+	if h := c.res.Detail.PortHolder; h != nil && h != before && !h.Ours {
+		c.recordEscapee(child, h) // it serves for this instance: not a stranger at the next cycle
 	}
 	c.set(runtrace.OutcomeOK, reason, verb+" ("+how+")")
 }

@@ -104,18 +104,21 @@ func TestEnsureExitAtOnceBacksOffThenGivesUp(t *testing.T) {
 	wantResult(t, e.ensure("bad", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeSkipped, runtrace.ReasonGivenUp)
 }
 
+// A given-up service whose own instance comes up later (it was slower than
+// start_timeout) is healthy again at its next cycle. (Something else on its
+// port is not: TestStrangerOnTheHealthPortIsNotCertified.)
 func TestGivenUpReturnsToHealthyByItself(t *testing.T) {
 	addr := testutil.FreeAddr(t)
-	e := newEnv(t, testutil.Service{Name: "svc", Addr: addr, Args: []string{"--exit-now", "1"}, GiveUpAfter: 1})
-	wantResult(t, e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
-	// Something else brings the service up on its address.
-	cmd := exec.Command(testsvcBin, "--addr", addr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	testutil.WaitFor(t, 5*time.Second, "outside instance healthy", func() bool { return testutil.Healthy(addr) })
+	e := newEnv(t, testutil.Service{Name: "svc", Addr: addr, Args: []string{"--startup-delay", "1500ms"},
+		StartTimeout: "200ms", GiveUpAfter: 1})
 	r := e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule})
+	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
+	if r.Detail.State != state.GivenUp {
+		t.Fatalf("state %q, want given-up", r.Detail.State)
+	}
+	t.Cleanup(func() { e.stopService("svc") })
+	testutil.WaitFor(t, 5*time.Second, "the slow instance healthy", func() bool { return testutil.Healthy(addr) })
+	r = e.ensure("svc", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
 	if r.Detail.State != state.Healthy || r.Detail.Failures != 0 {
 		t.Fatalf("detail %+v, want healthy with 0 failures", r.Detail)

@@ -21,6 +21,8 @@ type PortHolder struct {
 	User string `json:"user,omitempty"`
 	// Ours: the holder is a process of this service's recorded instance.
 	Ours bool `json:"ours"`
+
+	id proc.Identity // the holder's identity, when it could be read
 }
 
 func (h PortHolder) String() string {
@@ -100,5 +102,5 @@ func holderOf(ctx context.Context, port uint32, tree *proc.TreeFacts) *PortHolde
 	if err != nil || h == nil {
 		return &PortHolder{Port: port}
 	}
-	return &PortHolder{Port: port, PID: h.PID, Exe: h.Exe, User: h.User}
+	return &PortHolder{Port: port, PID: h.PID, Exe: h.Exe, User: h.User, id: h.Identity}
 }

@@ -36,6 +36,7 @@ func newVerifyCommand(g *globals) *cobra.Command {
   backstop ran recently      where the backstop task is installed
   no forgotten pause         no pause older than 24 h without an expiry
   no given-up service        no service the watchdog has given up on
+  no stranger on a health port  no service whose passing health check another process answered
   no unread crash.log        no fatal agent crash left unreported
   ledger readable            run_trace passes SQLite's quick_check
   no missing runs (24 h)     every due job slot has a row`,
