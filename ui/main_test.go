@@ -47,6 +47,7 @@ func newPage(t testing.TB) *page {
 		Env: map[string]string{"API_TOKEN": "hunter2-secret-value"}}.TOML(testsvcBin)+job)
 	pg := &page{t: t, cfg: cfg, p: state.PathsOf(cfg), store: testenv.Ledger(t, cfg)}
 	pg.srv = New(Options{Config: cfg, Version: "test", Act: pg.actor})
+	t.Cleanup(pg.srv.Wait) // before the temp dir goes: a verify may still read it
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

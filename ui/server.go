@@ -54,7 +54,13 @@ type Server struct {
 	verify   cached[*report.VerifyReport]
 	install  cached[report.InstallInfo]
 	timeline sync.Map // range -> *cached[*Timeline]
+	bg       sync.WaitGroup
 }
+
+// Wait returns once no background refresh (verify, the OS service
+// manager) is running: Serve waits for them before it returns, so nothing
+// reads the state dir after the page is gone.
+func (s *Server) Wait() { s.bg.Wait() }
 
 // New returns the page for opts, with a fresh random token.
 func New(opts Options) *Server {
@@ -118,6 +124,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}()
 	err := hs.Serve(ln)
 	<-done
+	s.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -146,11 +153,12 @@ func fail(w http.ResponseWriter, status int, err error) {
 // at a time: a reader that arrives meanwhile waits for it and gets its
 // answer instead of starting another.
 type cached[T any] struct {
-	mu   sync.Mutex
-	at   time.Time
-	ttl  time.Duration
-	val  T
-	have bool
+	mu      sync.Mutex
+	at      time.Time
+	ttl     time.Duration
+	val     T
+	have    bool
+	running bool // a background refresh (peek) is under way
 }
 
 // get returns the value, computing it when there is none or it is older
@@ -167,6 +175,28 @@ func (c *cached[T]) get(now time.Time, min time.Duration, compute func() T) T {
 	c.val, c.have, c.at = compute(), true, now
 	c.ttl = max(min, 10*time.Since(start))
 	return c.val
+}
+
+// peek returns the value at once, whatever its age (ok false: none yet),
+// and starts one refresh in the background when it is missing or stale:
+// for answers a page can show a little late (verify's quick_check reads
+// the whole ledger; the OS service manager may take a while), so that
+// /api/state never waits for them.
+func (c *cached[T]) peek(bg *sync.WaitGroup, now time.Time, min time.Duration, compute func() T) (v T, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if (!c.have || now.Sub(c.at) >= c.ttl) && !c.running {
+		c.running = true
+		bg.Go(func() {
+			start := time.Now()
+			v := compute()
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.val, c.have, c.at, c.running = v, true, now, false
+			c.ttl = max(min, 10*time.Since(start))
+		})
+	}
+	return c.val, c.have
 }
 
 func queryInt(r *http.Request, key string) (int64, bool) {

@@ -113,8 +113,9 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 		Agent: st.Agent, Ledger: st.Ledger, Channels: st.Channels, Actions: s.actions(),
 		Services: []ServiceView{}, Jobs: []JobView{}} // [] not null: a config may have no jobs (or no services)
 	if s.opts.Install != nil {
-		info := s.install.get(now, time.Minute, s.opts.Install)
-		p.Install = &info
+		if info, ok := s.install.peek(&s.bg, now, time.Minute, s.opts.Install); ok {
+			p.Install = &info
+		}
 	}
 	var store *runtrace.Store
 	if st.Ledger.OK {
@@ -167,7 +168,7 @@ func (s *Server) jobView(ctx context.Context, js report.JobStatus, store *runtra
 // verifySummary is verify's answer, at most a minute old (it reads the
 // whole ledger for its quick_check: not something to do every 2 s).
 func (s *Server) verifySummary(ctx context.Context, now time.Time) *VerifySummary {
-	rep := s.verify.get(now, time.Minute, func() *report.VerifyReport {
+	rep, _ := s.verify.peek(&s.bg, now, time.Minute, func() *report.VerifyReport {
 		env := report.VerifyEnv{Now: now, BootTime: bootTime()}
 		if s.opts.Install != nil {
 			env.Install = s.install.get(now, time.Minute, s.opts.Install)
