@@ -80,6 +80,8 @@ func TestStatusPageShowsADay(t *testing.T) {
 	b.do("close the detail", js(`document.getElementById('detail').close()`))
 	b.shot("ui-week.png", js(`document.querySelector('[data-range="7d"]').click()`),
 		chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last 7 days"]`)))
+	b.shot("ui-dark.png", js(`document.querySelector('[data-range="24h"]').click()`), dark(),
+		chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last 24 hours"]`)))
 	b.shotViewport("ui-side-panel.png", chromedp.EmulateViewport(640, 900), chromedp.WaitReady(chromedp.CSS(`#timeline .mark`)))
 	b.shotViewport("ui-narrow-dark.png", chromedp.EmulateViewport(420, 860), dark(), chromedp.WaitReady(chromedp.CSS(`#timeline .mark`)))
 	b.noProblems()
