@@ -49,8 +49,10 @@ type fakeHost struct {
 	home     string
 	exe      string
 	mgr      *fakeManager
-	built    int // how many managers were made
-	scm      []winsvc.Settings
+	built    int               // how many managers were made
+	scm      []winsvc.Settings // what was applied, in order
+	scmWarn  []winsvc.Warning  // what the fake SCM answers Apply and Check with
+	scmErr   error
 	run      *recorder
 }
 
@@ -65,7 +67,7 @@ func useFakeHost(t *testing.T, target Target, userMode bool) *fakeHost {
 		t.Fatal(err)
 	}
 	f := &fakeHost{target: target, userMode: userMode, home: filepath.Join(dir, "home"), exe: exe, mgr: &fakeManager{}, run: &recorder{}}
-	oldHost, oldMgr, oldSCM, oldRunner := host, newManager, configureSCM, osRunner
+	oldHost, oldMgr, oldApply, oldCheck, oldRunner := host, newManager, applySCMSettings, checkSCMSettings, osRunner
 	host = hostInfo{
 		target:     func() Target { return f.target },
 		userMode:   func() bool { return f.userMode },
@@ -77,9 +79,16 @@ func useFakeHost(t *testing.T, target Target, userMode bool) *fakeHost {
 		f.built++
 		return f.mgr, nil
 	}
-	configureSCM = func(name string, s winsvc.Settings) error { f.scm = append(f.scm, s); return nil }
+	applySCMSettings = func(name string, s winsvc.Settings) ([]winsvc.Warning, error) {
+		f.mgr.calls = append(f.mgr.calls, "settings")
+		f.scm = append(f.scm, s)
+		return f.scmWarn, f.scmErr
+	}
+	checkSCMSettings = func(name string, s winsvc.Settings) ([]winsvc.Warning, error) { return f.scmWarn, f.scmErr }
 	osRunner = f.run
-	t.Cleanup(func() { host, newManager, configureSCM, osRunner = oldHost, oldMgr, oldSCM, oldRunner })
+	t.Cleanup(func() {
+		host, newManager, applySCMSettings, checkSCMSettings, osRunner = oldHost, oldMgr, oldApply, oldCheck, oldRunner
+	})
 	return f
 }
 

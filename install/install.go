@@ -18,6 +18,12 @@ type Result struct {
 	Command  []string `json:"command,omitempty"` // what the service runs
 	Message  string   `json:"message"`
 	Notes    []string `json:"notes,omitempty"` // things a person should know
+	// Warnings are optional service settings the service manager did not
+	// take (Windows: the failure-actions flag, the preshutdown timeout): the
+	// agent service works without them, and install says what it lacks.
+	// `svc-ctl verify` reads them back from the service manager and says so
+	// again.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Install checks req (NewPlan: nothing is touched when the config is broken)
@@ -74,10 +80,13 @@ func converge(m manager, p *Plan, res *Result) error {
 		if err := m.install(); err != nil {
 			return err
 		}
+		if err := applySettings(p, res); err != nil {
+			return err
+		}
 		return m.start()
 	case sameDefinition(p.Unit, def):
 		res.Action, res.Message = "restarted", "already installed; restarted "+what
-		return restart(m, p)
+		return restart(m, p, res)
 	default:
 		res.Action, res.Message = "updated", "updated the service definition and restarted "+what
 		if err := m.stop(); err != nil {
@@ -89,8 +98,27 @@ func converge(m manager, p *Plan, res *Result) error {
 		if err := m.install(); err != nil {
 			return err
 		}
+		if err := applySettings(p, res); err != nil {
+			return err
+		}
 		return m.start()
 	}
+}
+
+// applySettings applies what the service manager holds beside the service
+// itself (Windows: recovery actions, the failure-actions flag, the
+// preshutdown timeout), before the service starts. A setting this service
+// manager does not support is a warning in res, never an aborted install:
+// the agent service runs without it. A refusal (access denied) is an error.
+func applySettings(p *Plan, res *Result) error {
+	if p.Unit.Windows == nil {
+		return nil
+	}
+	warns, err := applySCMSettings(ServiceName, *p.Unit.Windows)
+	for _, w := range warns {
+		res.Warnings = append(res.Warnings, w.String())
+	}
+	return err
 }
 
 // sameDefinition: where kardianos' default is used there is nothing of ours
@@ -107,11 +135,9 @@ func sameDefinition(u Unit, installed string) bool {
 
 // restart re-applies what can drift on Windows and restarts; a service that
 // was not running (launchd cannot restart what is not loaded) is started.
-func restart(m manager, p *Plan) error {
-	if p.Unit.Windows != nil {
-		if err := configureSCM(ServiceName, *p.Unit.Windows); err != nil {
-			return err
-		}
+func restart(m manager, p *Plan, res *Result) error {
+	if err := applySettings(p, res); err != nil {
+		return err
 	}
 	if err := m.restart(); err != nil {
 		if startErr := m.start(); startErr != nil {

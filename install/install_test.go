@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/winsvc"
 )
 
 func TestInstallRefusesBrokenConfigBeforeTouchingAnything(t *testing.T) {
@@ -152,11 +154,17 @@ func TestInstallWindowsAppliesRecovery(t *testing.T) {
 	f := useFakeHost(t, scm, false)
 	cfg := writeConfig(t, t.TempDir(), "30s")
 	ctx := context.Background()
-	if _, err := Install(ctx, Request{ConfigFlag: cfg}); err != nil {
+	res, err := Install(ctx, Request{ConfigFlag: cfg})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.scm) != 0 {
-		t.Errorf("recovery applied by Apply itself, want it in the manager's install: %v", f.scm)
+	// The settings are applied after the service exists and before it starts:
+	// the agent's first run already has its recovery actions.
+	if got := strings.Join(f.mgr.calls, " "); got != "install settings start" {
+		t.Errorf("calls = %q, want install, settings, start", got)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings from an SCM that took every setting: %q", res.Warnings)
 	}
 	p, err := NewPlan(Request{ConfigFlag: cfg})
 	if err != nil {
@@ -167,13 +175,55 @@ func TestInstallWindowsAppliesRecovery(t *testing.T) {
 		w.RestartDelays[2] != time.Minute || w.ResetPeriod != 24*time.Hour || !w.NonCrashFailures || w.PreshutdownTimeout <= 30*time.Second {
 		t.Fatalf("windows settings = %+v", w)
 	}
-	// Installed as planned: a second install restarts and re-applies recovery (it can drift).
-	f.mgr.def = p.Unit.CommandLine
+	if len(f.scm) != 1 || f.scm[0].PreshutdownTimeout != 45*time.Second {
+		t.Errorf("settings applied: %+v, want once with preshutdown 45s", f.scm)
+	}
+	// Installed as planned: a second install re-applies the settings (they can drift) and restarts.
+	f.mgr.def, f.mgr.calls = p.Unit.CommandLine, nil
 	if res, err := Install(ctx, Request{ConfigFlag: cfg}); err != nil || res.Action != "restarted" {
 		t.Fatalf("second install: %+v, %v", res, err)
 	}
-	if len(f.scm) != 1 || f.scm[0].PreshutdownTimeout != 45*time.Second {
-		t.Errorf("recovery re-applied: %+v", f.scm)
+	if got := strings.Join(f.mgr.calls, " "); got != "settings restart" {
+		t.Errorf("calls = %q, want settings, restart", got)
+	}
+}
+
+// An optional setting the SCM does not support (Wine 8: the failure-actions
+// flag, ERROR_INVALID_LEVEL) is a warning the install carries, never an
+// aborted install; a refusal of a setting is an error and nothing starts.
+func TestInstallWindowsUnsupportedSettingIsAWarning(t *testing.T) {
+	f := useFakeHost(t, scm, false)
+	cfg := writeConfig(t, t.TempDir(), "30s")
+	ctx := context.Background()
+	f.scmWarn = []winsvc.Warning{{Setting: "recovery on non-crash failures (SERVICE_CONFIG_FAILURE_ACTIONS_FLAG)",
+		Lacks: "the SCM restarts the agent after a crash only", Err: errors.New("Invalid level.")}}
+	res, err := Install(ctx, Request{ConfigFlag: cfg})
+	if err != nil {
+		t.Fatalf("install aborted for an optional setting: %v", err)
+	}
+	if res.Action != "installed" || strings.Join(f.mgr.calls, " ") != "install settings start" || !f.mgr.up {
+		t.Errorf("result %+v, calls %v, running %v: want installed and started", res, f.mgr.calls, f.mgr.up)
+	}
+	want := "recovery on non-crash failures (SERVICE_CONFIG_FAILURE_ACTIONS_FLAG) not set: the service manager does not support it (Invalid level.); the SCM restarts the agent after a crash only"
+	if len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Errorf("warnings = %q, want [%q]", res.Warnings, want)
+	}
+	info, err := Status(StatusOptions{DrainTimeout: 30 * time.Second})
+	if err != nil || !info.SettingsChecked || len(info.Warnings) != 1 || info.Warnings[0] != want {
+		t.Errorf("status does not read the warning back: %+v, %v", info, err)
+	}
+
+	f.mgr = &fakeManager{}
+	f.scmWarn, f.scmErr = nil, errors.New("set recovery actions of service \"svc-ctl\": Access is denied.")
+	if _, err := Install(ctx, Request{ConfigFlag: cfg}); err == nil || !strings.Contains(err.Error(), "Access is denied") {
+		t.Fatalf("install with a refused setting: err = %v, want the refusal", err)
+	}
+	if got := strings.Join(f.mgr.calls, " "); got != "install settings" {
+		t.Errorf("calls = %q: a refused setting must not be followed by a start", got)
+	}
+	info, err = Status(StatusOptions{DrainTimeout: 30 * time.Second})
+	if err != nil || info.SettingsChecked || !strings.Contains(info.SettingsError, "Access is denied") {
+		t.Errorf("status with unreadable settings: %+v, %v", info, err)
 	}
 }
 

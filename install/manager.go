@@ -33,11 +33,13 @@ var newManager = func(u Unit, s Spec) (manager, error) {
 	return &kardianosManager{svc: svc, unit: u, spec: s}, nil
 }
 
-// configureSCM applies the Windows recovery settings; a variable so that the
-// Windows install flow is tested on any OS.
+// applySCMSettings applies the Windows recovery settings and checkSCMSettings
+// reads them back; variables so that the Windows install flow is tested on
+// any OS.
 var (
-	configureSCM  = winsvc.Configure
-	scmBinaryPath = winsvc.BinaryPath
+	applySCMSettings = winsvc.Apply
+	checkSCMSettings = winsvc.Check
+	scmBinaryPath    = winsvc.BinaryPath
 )
 
 // program satisfies kardianos' Interface; this package never calls Run
@@ -98,9 +100,6 @@ func (m *kardianosManager) installed() (string, bool, error) {
 func (m *kardianosManager) install() error {
 	if err := m.svc.Install(); err != nil {
 		return fmt.Errorf("install %s into %s: %w", ServiceName, m.unit.Target.Platform, err)
-	}
-	if m.unit.Windows != nil {
-		return configureSCM(ServiceName, *m.unit.Windows)
 	}
 	return nil
 }

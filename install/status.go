@@ -1,10 +1,18 @@
 package install
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"svcctl/winsvc"
+)
 
 // StatusOptions says which agent service to look at.
 type StatusOptions struct {
 	User bool // the per-user service instead of the system one
+	// DrainTimeout is the config's agent.drain_timeout: the service
+	// manager's settings that depend on it are checked against it.
+	DrainTimeout time.Duration
 }
 
 // Info is the agent service as the OS service manager sees it, for
@@ -21,6 +29,14 @@ type Info struct {
 	// manager cannot be asked; the generated definitions start at load there.
 	Enabled *bool  `json:"enabled,omitempty"`
 	Error   string `json:"error,omitempty"` // the service manager's answer when it was not a status
+	// SettingsChecked: the service manager's settings beside the service
+	// (Windows: recovery on non-crash failures, the preshutdown timeout) were
+	// read back; SettingsError says why not where they could not be.
+	// Warnings names each setting it does not hold as install sets it, with
+	// what the agent lacks without it.
+	SettingsChecked bool     `json:"settings_checked,omitempty"`
+	SettingsError   string   `json:"settings_error,omitempty"`
+	Warnings        []string `json:"warnings,omitempty"`
 }
 
 // Status asks the service manager about the agent service. It changes
@@ -56,5 +72,24 @@ func Status(opts StatusOptions) (Info, error) {
 	if err != nil {
 		info.Error = err.Error()
 	}
+	checkSettings(&info, t, opts)
 	return info, nil
+}
+
+// checkSettings reads back what install applies beside the service, so that
+// verify judges by what the service manager holds, not by what install once
+// printed.
+func checkSettings(info *Info, t Target, opts StatusOptions) {
+	if t.Platform != "windows-service" {
+		return
+	}
+	warns, err := checkSCMSettings(ServiceName, winsvc.DefaultSettings(opts.DrainTimeout))
+	if err != nil {
+		info.SettingsError = err.Error()
+		return
+	}
+	info.SettingsChecked = true
+	for _, w := range warns {
+		info.Warnings = append(info.Warnings, w.String())
+	}
 }

@@ -45,6 +45,13 @@ type InstallInfo struct {
 	Running   bool   `json:"running"`
 	Enabled   *bool  `json:"enabled,omitempty"` // starts at the next boot; nil = cannot be asked
 	Detail    string `json:"detail,omitempty"`
+	// The service manager's settings beside the service (Windows: recovery
+	// on non-crash failures, the preshutdown timeout), read back from it:
+	// SettingsChecked when they could be read, SettingsError when not, and
+	// one SettingWarnings line for each it does not hold as install sets it.
+	SettingsChecked bool     `json:"settings_checked,omitempty"`
+	SettingsError   string   `json:"settings_error,omitempty"`
+	SettingWarnings []string `json:"setting_warnings,omitempty"`
 	// Backstop
 	BackstopKnown     bool          `json:"-"`
 	BackstopInstalled bool          `json:"backstop_installed"`
@@ -67,6 +74,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.live = liveReport(cfg, v.p, env.Now)
 	v.installed()
 	v.stateTrusted()
+	v.serviceSettings()
 	if err := state.Readable(v.p); err != nil {
 		// Nothing below can be judged: each claim is a FAIL that says why,
 		// never a PASS on evidence that could not be read (issue 11, finding 8).
@@ -222,6 +230,26 @@ func (v *verifier) stateTrusted() {
 		how = "a directory, not a link"
 	}
 	v.add(checkStateTrusted, Pass, v.p.State+": "+how)
+}
+
+// serviceSettings repeats, from what the service manager holds now, each
+// optional setting install could not apply: one WARN per setting, so that a
+// person (and the Windows harness) can tell them apart.
+func (v *verifier) serviceSettings() {
+	i := v.env.Install
+	const name = "service manager settings"
+	switch {
+	case !i.Known || !i.Installed:
+	case i.SettingsError != "":
+		v.add(name, Warn, "could not read them back: "+i.SettingsError)
+	case !i.SettingsChecked:
+	case len(i.SettingWarnings) == 0:
+		v.add(name, Pass, "every setting install applies is held")
+	default:
+		for _, w := range i.SettingWarnings {
+			v.add(name, Warn, w)
+		}
+	}
 }
 
 func suffix(s string) string {

@@ -88,6 +88,7 @@ func reportInstall(g *globals, asJSON bool, v any, res install.Result, err error
 	} else if err == nil {
 		printResult(g.stdout, res)
 	} else {
+		printWarnings(g.stderr, res.Warnings)
 		printNotes(g.stderr, res.Notes)
 	}
 	return classifyInstallError(err)
@@ -103,7 +104,16 @@ func printResult(w io.Writer, res install.Result) {
 			fmt.Fprintf(w, "  runs:       %s\n", strings.Join(res.Command, " "))
 		}
 	}
+	printWarnings(w, res.Warnings)
 	printNotes(w, res.Notes)
+}
+
+// printWarnings prints each optional setting the service manager did not
+// take, in verify's WARN form: the install went on without it.
+func printWarnings(w io.Writer, warns []string) {
+	for _, s := range warns {
+		fmt.Fprintf(w, "WARN  %s\n", s)
+	}
 }
 
 func printNotes(w io.Writer, notes []string) {

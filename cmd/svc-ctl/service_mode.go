@@ -22,12 +22,13 @@ func runAsService(ctx context.Context, run func(ctx context.Context) error) erro
 // installed, in which mode, and is a backstop registered.
 func installInfo(cfg *config.Config) report.InstallInfo {
 	u := config.UserMode()
-	i, err := install.Status(install.StatusOptions{User: u})
+	i, err := install.Status(install.StatusOptions{User: u, DrainTimeout: cfg.Agent.DrainTimeout})
 	if err != nil {
 		return report.InstallInfo{Detail: err.Error()}
 	}
 	b, berr := install.BackstopStatus(context.Background(), install.BackstopOptions{User: u, StateDir: cfg.Agent.StateDir})
 	return report.InstallInfo{Known: true, Installed: i.Installed, Mode: string(i.Mode), Platform: i.Platform,
-		Running: i.Running, Enabled: i.Enabled, Detail: i.Path, BackstopKnown: berr == nil, BackstopInstalled: b.Registered,
+		Running: i.Running, Enabled: i.Enabled, Detail: i.Path,
+		SettingsChecked: i.SettingsChecked, SettingsError: i.SettingsError, SettingWarnings: i.Warnings, BackstopKnown: berr == nil, BackstopInstalled: b.Registered,
 		BackstopEvery: b.Every, BackstopDetail: b.Where}
 }
