@@ -213,7 +213,10 @@ func UninstallBackstop(ctx context.Context, opts BackstopOptions) (Result, error
 	}
 	res := Result{Platform: host.target().Platform, Scope: s.Scope(), Path: sched.where()}
 	ok, err := sched.registered(ctx, osRunner)
-	if err != nil {
+	switch {
+	case errors.Is(err, errCannotTell):
+		ok = true // remove what may be there: unregistering is the person's request
+	case err != nil:
 		return res, err
 	}
 	if !ok {
@@ -268,6 +271,10 @@ func BackstopStatus(ctx context.Context, opts BackstopOptions) (BackstopInfo, er
 	}
 	return info, nil
 }
+
+// errCannotTell: the scheduler answered, but not whether the backstop is
+// registered.
+var errCannotTell = errors.New("the scheduler's answer does not say whether the backstop is registered")
 
 // bareScheduler is the scheduler for whoever runs the command, without a
 // config: enough to find, report and remove the backstop.

@@ -1,9 +1,11 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"svcctl/winsvc"
@@ -80,10 +82,19 @@ func (schedTask) unregister(ctx context.Context, r runner) error {
 
 func (schedTask) afterRemove(context.Context, runner) error { return nil }
 
-// registered: schtasks /Query exits non-zero for a task that does not exist.
+// registered: schtasks /Query exits non-zero for a task that does not
+// exist, and names the task when it does. Exit 0 without naming it is no
+// answer (Wine's schtasks.exe does that for any name: it has no /Query):
+// errCannotTell, never "registered".
 func (schedTask) registered(ctx context.Context, r runner) (bool, error) {
-	_, err := r.run(ctx, "schtasks.exe", "/Query", "/TN", BackstopName)
-	return err == nil, nil
+	out, err := r.run(ctx, "schtasks.exe", "/Query", "/TN", BackstopName)
+	switch {
+	case err != nil:
+		return false, nil
+	case bytes.Contains(bytes.ToLower(out), []byte(strings.ToLower(BackstopName))):
+		return true, nil
+	}
+	return false, fmt.Errorf("schtasks.exe /Query /TN %s exited 0 without naming the task: %w", BackstopName, errCannotTell)
 }
 
 func (schedTask) lastTrigger(context.Context, runner) time.Time { return time.Time{} }

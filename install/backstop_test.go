@@ -3,67 +3,14 @@ package install
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-// A cron backstop's first run executes the real command (here the test
-// binary standing in for `svc-ctl start --all`), and only the file that run
-// wrote counts as proof.
-func TestBackstopCronRunsTheRealCommand(t *testing.T) {
-	f := useFakeHost(t, sysv, false)
-	osRunner = execRunner{} // a real child process
-	self := copySelf(t)     // the go-build path is refused, as a `go run` binary would be
-	f.exe = self
-	dir := t.TempDir()
-	cfg := writeConfig(t, dir, "30s")
-	state := filepath.Join(dir, "state")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("SVCCTL_INSTALL_HELPER", "start")
-	t.Setenv("SVCCTL_HELPER_STATE", state)
-	oldCron := cronDaemonRunning
-	cronDaemonRunning = func() (bool, bool) { return true, true }
-	t.Cleanup(func() { cronDaemonRunning = oldCron })
-
-	res, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, Wait: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Kind != "cron" || res.LastRun.IsZero() || !strings.Contains(res.Message, "ran it once") {
-		t.Errorf("result = %+v", res)
-	}
-	cronPath := host.path("/etc/cron.d/svc-ctl-backstop")
-	fi, err := os.Stat(cronPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o644 {
-		t.Errorf("cron file mode %v, want 0644 (cron ignores group/world-writable files)", fi.Mode().Perm())
-	}
-	b, _ := os.ReadFile(cronPath)
-	if want := "*/10 * * * * root " + self + " start --all --scheduled --config " + cfg + "\n"; !strings.HasSuffix(string(b), want) {
-		t.Errorf("cron line:\n%s\nwant suffix %q", b, want)
-	}
-
-	info, err := BackstopStatus(context.Background(), BackstopOptions{StateDir: state})
-	if err != nil || !info.Registered || info.Kind != "cron" || info.Every != 10*time.Minute || info.LastRun.IsZero() {
-		t.Errorf("status = %+v, %v", info, err)
-	}
-	if r, err := UninstallBackstop(context.Background(), BackstopOptions{}); err != nil || r.Action != "removed" {
-		t.Fatalf("uninstall: %+v, %v", r, err)
-	}
-	if _, err := os.Stat(cronPath); !errors.Is(err, os.ErrNotExist) {
-		t.Error("cron file left behind")
-	}
-	if r, _ := UninstallBackstop(context.Background(), BackstopOptions{}); r.Action != "none" {
-		t.Errorf("second uninstall: %+v", r)
-	}
-}
 
 func TestBackstopWithoutEvidenceFails(t *testing.T) {
 	f := useFakeHost(t, systemd, false)
@@ -156,7 +103,8 @@ func TestBackstopLaunchdAndTaskCommands(t *testing.T) {
 		}
 		got := f.run.got()
 		for i := range got {
-			got[i] = strings.Replace(got[i], filepath.Join(f.home, "Library/LaunchAgents/svc-ctl-backstop.plist"), "@plist", 1)
+			// launchd's paths are the target's: slashes, whatever OS renders them.
+			got[i] = strings.Replace(got[i], path.Join(f.home, "Library/LaunchAgents/svc-ctl-backstop.plist"), "@plist", 1)
 			got[i] = strings.Replace(got[i], "/Library/LaunchDaemons/svc-ctl-backstop.plist", "@plist", 1)
 			if fields := strings.Fields(got[i]); len(fields) > 5 && fields[1] == "/Create" {
 				got[i] = strings.Replace(got[i], fields[5], "@xml", 1)
@@ -191,7 +139,7 @@ func TestBackstopNeedsServices(t *testing.T) {
 	useFakeHost(t, systemd, false)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "svc-ctl.toml")
-	if err := os.WriteFile(cfg, []byte("[agent]\nstate_dir = \""+filepath.Join(dir, "state")+"\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[agent]\nstate_dir = %q\n", filepath.Join(dir, "state"))), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg})
@@ -213,24 +161,6 @@ func TestCronDaemonMissingIsAFailure(t *testing.T) {
 	if err := c.checkDaemon(); err != nil {
 		t.Errorf("unknown: %v, want no claim", err)
 	}
-}
-
-// copySelf copies the test binary to a stable path, to run as svc-ctl.
-func copySelf(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "svc-ctl")
-	if err := os.WriteFile(p, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // While the agent runs, its own cycles keep updating watchdog.last.json, one
@@ -261,3 +191,32 @@ func TestAgentCyclesAreNotBackstopEvidence(t *testing.T) {
 		t.Fatal("hour-old cycles were taken as this run's")
 	}
 }
+
+// A Task Scheduler answer that neither names the task nor fails is no
+// answer: Wine's schtasks.exe exits 0 and prints nothing for /Query of any
+// name. "Registered" must not be read into it.
+func TestTaskRegisteredNeedsTheTaskNamed(t *testing.T) {
+	for _, c := range []struct {
+		out     string
+		err     error
+		want    bool
+		wantErr error
+	}{
+		{"Folder: \\\r\nTaskName   Next Run Time   Status\r\nsvc-ctl-backstop   N/A   Ready\r\n", nil, true, nil},
+		{"ERROR: The system cannot find the file specified.", errors.New("exit status 1"), false, nil},
+		{"", nil, false, errCannotTell},
+	} {
+		got, err := schedTask{}.registered(context.Background(), answer{[]byte(c.out), c.err})
+		if got != c.want || !errors.Is(err, c.wantErr) || (c.wantErr == nil && err != nil) {
+			t.Errorf("schtasks said %q, %v: registered = %v, %v; want %v, %v", c.out, c.err, got, err, c.want, c.wantErr)
+		}
+	}
+}
+
+// answer is a runner that answers every command the same.
+type answer struct {
+	out []byte
+	err error
+}
+
+func (a answer) run(context.Context, ...string) ([]byte, error) { return a.out, a.err }

@@ -2,8 +2,6 @@ package install
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -44,24 +42,5 @@ func TestEnabledSystemd(t *testing.T) {
 		if got := r.argv[0]; len(got) != 4 || got[1] != "--user" || got[2] != "is-enabled" || got[3] != "svc-ctl.service" {
 			t.Errorf("argv %v", got)
 		}
-	}
-}
-
-func TestEnabledSysv(t *testing.T) {
-	old := host
-	t.Cleanup(func() { host = old })
-	host.root = t.TempDir()
-	if on, _ := enabled(context.Background(), Target{GOOS: "linux", Platform: "unix-systemv"}, Spec{}, nil); on {
-		t.Fatal("enabled without rc links")
-	}
-	dir := filepath.Join(host.root, "etc", "rc2.d")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../init.d/svc-ctl", filepath.Join(dir, "S01svc-ctl")); err != nil {
-		t.Fatal(err)
-	}
-	if on, _ := enabled(context.Background(), Target{GOOS: "linux", Platform: "unix-systemv"}, Spec{}, nil); !on {
-		t.Fatal("not enabled with an S link in rc2.d")
 	}
 }

@@ -49,17 +49,22 @@ func TestDetectInATestIsNotWindowsService(t *testing.T) {
 	}
 }
 
+// Not started by a service manager, run runs directly, once, also when the
+// command line claims a service (--mode service typed by a person): the
+// dispatcher cannot connect and says so without calling run.
 func TestRunServiceContextRunsDirectly(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	boom := errors.New("agent failed")
-	var sawCancel bool
-	err := RunServiceContext(ctx, ServiceName, func(ctx context.Context) error {
-		cancel()
-		<-ctx.Done() // the caller's cancellation reaches run
-		sawCancel = true
-		return boom
-	})
-	if !errors.Is(err, boom) || !sawCancel {
-		t.Errorf("RunServiceContext = %v (cancel seen %v), want run's error after the cancel", err, sawCancel)
+	for _, asService := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		boom := errors.New("agent failed")
+		calls := 0
+		err := RunServiceContext(ctx, ServiceName, asService, func(ctx context.Context) error {
+			calls++
+			cancel()
+			<-ctx.Done() // the caller's cancellation reaches run
+			return boom
+		})
+		if !errors.Is(err, boom) || calls != 1 {
+			t.Errorf("asService %v: RunServiceContext = %v after %d calls of run, want run's error after one call", asService, err, calls)
+		}
 	}
 }

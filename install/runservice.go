@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -20,24 +21,36 @@ import (
 func RunService(name string, run func(ctx context.Context) error) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return RunServiceContext(ctx, name, run)
+	return RunServiceContext(ctx, name, false, run)
 }
 
 // RunServiceContext is RunService for a caller that handles signals itself:
 // run's context is cancelled when ctx is, or when the SCM says stop.
-func RunServiceContext(ctx context.Context, name string, run func(ctx context.Context) error) error {
+//
+// asService says the command line claims the service manager started it
+// (`--mode service`, which the service install registers carries): then the
+// SCM's dispatcher is tried even when winsvc.IsService says no. IsService
+// guesses from the parent process (services.exe in session 0), a guess that
+// is wrong under Wine's service manager; a service that never connects to
+// the dispatcher is killed by the SCM as a failed start. When the dispatcher
+// cannot connect (a person typed --mode service), run runs directly.
+func RunServiceContext(ctx context.Context, name string, asService bool, run func(ctx context.Context) error) error {
 	isSvc, err := winsvc.IsService()
 	if err != nil {
 		return fmt.Errorf("ask windows whether this is a service: %w", err)
 	}
-	if !isSvc {
+	if !isSvc && !asService {
 		return run(ctx)
 	}
-	return winsvc.Run(name, func(scmCtx context.Context) error {
+	err = winsvc.Run(name, func(scmCtx context.Context) error {
 		both, cancel := context.WithCancel(ctx)
 		defer cancel()
 		stopAfter := context.AfterFunc(scmCtx, cancel)
 		defer stopAfter()
 		return run(both)
 	})
+	if errors.Is(err, winsvc.ErrNotService) || errors.Is(err, winsvc.ErrUnsupported) {
+		return run(ctx) // winsvc.Run did not call run
+	}
+	return err
 }

@@ -8,5 +8,5 @@ import "context"
 // control manager: never, on this OS.
 func IsService() (bool, error) { return false, nil }
 
-// Run is only available on Windows.
+// Run is only available on Windows: ErrUnsupported, run is not called.
 func Run(string, func(ctx context.Context) error) error { return ErrUnsupported }

@@ -4,9 +4,11 @@ package winsvc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
+	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc"
 )
 
@@ -16,10 +18,15 @@ func IsService() (bool, error) { return svc.IsWindowsService() }
 
 // Run runs run as the Windows service name, until the SCM asks it to stop
 // (stop, shutdown or preshutdown: all cancel run's context) and run has
-// returned. It must only be called when IsService is true.
+// returned. When this process was not started by the SCM, the dispatcher
+// cannot connect: Run returns ErrNotService without having called run.
 func Run(name string, run func(ctx context.Context) error) error {
 	h := &handler{run: run}
-	if err := svc.Run(name, h); err != nil {
+	err := svc.Run(name, h)
+	if errors.Is(err, windows.ERROR_FAILED_SERVICE_CONTROLLER_CONNECT) {
+		return fmt.Errorf("run as windows service %q: %w (%w)", name, ErrNotService, err)
+	}
+	if err != nil {
 		return fmt.Errorf("run as windows service %q: %w", name, err)
 	}
 	return h.err

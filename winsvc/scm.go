@@ -9,6 +9,10 @@ import (
 // ErrUnsupported is returned by the SCM calls on an OS other than Windows.
 var ErrUnsupported = errors.New("winsvc: only available on windows")
 
+// ErrNotService is returned by Run when the service control manager did not
+// start this process (its dispatcher cannot connect); run was not called.
+var ErrNotService = errors.New("not started by the service control manager")
+
 // scm is the part of the Windows service control manager svc-ctl changes
 // after kardianos created the service: one method per setting, so a test on
 // any OS can put a recorder in scmAPI and check exactly what was asked.

@@ -90,15 +90,27 @@ func classify(err error) error {
 	return err
 }
 
+// binaryPath asks QueryServiceConfig only: mgr.Service.Config also asks
+// QueryServiceConfig2 for the description and the delayed auto-start flag,
+// which an SCM may not know (Wine 8 answers ERROR_INVALID_LEVEL), and a
+// setting svc-ctl does not need must not make an installed service unreadable.
 func (systemSCM) binaryPath(name string) (string, error) {
 	var p string
 	err := withService(name, func(s *mgr.Service) error {
-		c, err := s.Config()
-		if err != nil {
-			return err
+		n := uint32(1024)
+		for {
+			buf := make([]byte, n)
+			c := (*windows.QUERY_SERVICE_CONFIG)(unsafe.Pointer(&buf[0]))
+			err := windows.QueryServiceConfig(s.Handle, c, n, &n)
+			if errors.Is(err, windows.ERROR_INSUFFICIENT_BUFFER) && n > uint32(len(buf)) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			p = windows.UTF16PtrToString(c.BinaryPathName)
+			return nil
 		}
-		p = c.BinaryPathName
-		return nil
 	})
 	return p, err
 }

@@ -53,7 +53,7 @@ func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error
 		mode = detectMode()
 	}
 	return untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
-		return runAsService(ctx, func(ctx context.Context) error {
+		return runAsService(ctx, mode, func(ctx context.Context) error {
 			return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
 				MaxStagger: o.maxStagger, Reload: reload, Lean: true})
 		})

@@ -54,7 +54,11 @@ func runVerify(ctx context.Context, g *globals, o verifyOptions, _ []string) err
 	if err != nil {
 		return err
 	}
-	env := report.VerifyEnv{Now: time.Now(), Install: installInfo(cfg)}
+	// Asking the service manager can take seconds (Task Scheduler is a
+	// process start): "now" is taken after, or fresh evidence would look as
+	// if it came from the future.
+	inst := installInfo(cfg)
+	env := report.VerifyEnv{Now: time.Now(), Install: inst}
 	if bt, err := host.BootTime(); err == nil {
 		env.BootTime = time.Unix(int64(bt), 0).UTC()
 	}

@@ -13,9 +13,10 @@ import (
 func detectMode() string { return string(install.Detect()) }
 
 // runAsService runs the agent under the Windows SCM when it started it (so a
-// service stop is a drain), and directly everywhere else.
-func runAsService(ctx context.Context, run func(ctx context.Context) error) error {
-	return install.RunServiceContext(ctx, install.ServiceName, run)
+// service stop is a drain), and directly everywhere else. mode is the
+// agent's --mode (or the detected one): "service" is what install registers.
+func runAsService(ctx context.Context, mode string, run func(ctx context.Context) error) error {
+	return install.RunServiceContext(ctx, install.ServiceName, mode == string(install.ModeService), run)
 }
 
 // installInfo asks the service manager what `verify` needs: is the agent
