@@ -68,11 +68,21 @@ func (w *wine) shutdown() error {
 }
 
 // boot starts the prefix again the way Windows boots: wineboot -r runs the
-// service control manager, which starts every auto-start service.
+// service control manager, which starts every auto-start service. Its output
+// goes to a file, not a pipe: the services it starts inherit the handle and
+// keep running, so a pipe would never see its end.
 func (w *wine) boot(ctx context.Context) error {
+	out, err := os.CreateTemp("", "svcctl-wineboot-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
 	cmd := w.command(ctx, w.prefix, "wineboot", "-r")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("wineboot -r: %w: %s", err, out)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		b, _ := os.ReadFile(out.Name())
+		return fmt.Errorf("wineboot -r: %w: %s", err, b)
 	}
 	return nil
 }
