@@ -1,5 +1,3 @@
-//go:build linux
-
 package agent
 
 import (
@@ -9,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -115,7 +112,7 @@ func TestServiceDownDelivered(t *testing.T) {
 		t.Fatalf("the first start raised %d service.down", n)
 	}
 	killedAt := time.Now()
-	syscall.Kill(int(e.pid("web").PID), syscall.SIGKILL)
+	testutil.KillPID(t, int(e.pid("web").PID))
 	testutil.WaitFor(t, 15*time.Second, "service.down for the kill", func() bool { return len(h.kinds(notify.KindServiceDown)) > 0 })
 	ev := h.kinds(notify.KindServiceDown)[0]
 	if ev.Service != "web" || !strings.Contains(ev.Message, "was restarted") || ev.RunID == 0 || ev.Time.Before(killedAt) ||

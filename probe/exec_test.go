@@ -3,31 +3,35 @@ package probe
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"svcctl/internal/svcenv"
 	"svcctl/internal/testutil"
 )
 
-func requireLinux(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("exec tests use /bin/true, /bin/false, /bin/sleep and /proc: Linux only")
+// The test binary is the command (helpers_test.go): it stands in for true,
+// false, sleep and sh on every OS.
+
+// helper is an exec spec running the test binary in mode with env.
+func helper(mode string, timeout time.Duration, env ...string) Spec {
+	e := map[string]string{helperEnv: mode}
+	for i := 0; i+1 < len(env); i += 2 {
+		e[env[i]] = env[i+1]
 	}
+	return Spec{Kind: KindExec, Argv: []string{os.Args[0]}, Timeout: timeout, Env: e}
 }
 
 func TestExecExitStatus(t *testing.T) {
-	requireLinux(t)
 	t.Parallel()
-	r := run(Spec{Kind: KindExec, Argv: []string{"/bin/true"}, Timeout: 5 * time.Second})
+	r := run(helper("exit-with", 5*time.Second, "PROBE_EXIT", "0"))
 	wantHealthy(t, r)
-	if r.Detail["exit_code"] != 0 || r.Target != "/bin/true" {
-		t.Fatalf("exit_code %v target %q, want 0 and /bin/true", r.Detail["exit_code"], r.Target)
+	if r.Detail["exit_code"] != 0 || r.Target != os.Args[0] {
+		t.Fatalf("exit_code %v target %q, want 0 and %s", r.Detail["exit_code"], r.Target, os.Args[0])
 	}
-	r = run(Spec{Kind: KindExec, Argv: []string{"/bin/false"}, Timeout: 5 * time.Second})
+	r = run(helper("exit-with", 5*time.Second, "PROBE_EXIT", "1"))
 	wantUnhealthy(t, r, "exit status 1")
 	if r.Detail["exit_code"] != 1 {
 		t.Fatalf("exit_code = %v, want 1", r.Detail["exit_code"])
@@ -35,22 +39,20 @@ func TestExecExitStatus(t *testing.T) {
 }
 
 func TestExecCannotStart(t *testing.T) {
-	requireLinux(t)
 	t.Parallel()
-	r := run(Spec{Kind: KindExec, Argv: []string{"/nonexistent/health-check"}, Timeout: 5 * time.Second})
-	wantUnhealthy(t, r, "cannot start /nonexistent/health-check: no such file or directory")
+	missing := filepath.Join(t.TempDir(), "health-check")
+	r := run(Spec{Kind: KindExec, Argv: []string{missing}, Timeout: 5 * time.Second})
+	wantUnhealthy(t, r, "cannot start "+missing+": "+noSuchFile)
 	r = run(Spec{Kind: KindExec, Argv: []string{"no-such-health-command-on-path"}, Timeout: 5 * time.Second})
-	wantUnhealthy(t, r, "cannot start no-such-health-command-on-path: not found in the service's PATH (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin): give an absolute path")
+	wantUnhealthy(t, r, "cannot start no-such-health-command-on-path: not found in the service's PATH ("+
+		svcenv.PathOf(svcenv.Build(nil, nil))+"): give an absolute path")
 	wantUnhealthy(t, run(Spec{Kind: KindExec}), "no command to run")
 }
 
 func TestExecTimeoutKillsProcessGroup(t *testing.T) {
-	requireLinux(t)
 	t.Parallel()
 	const timeout = 300 * time.Millisecond
-	r := within(t, 5*timeout, func() Result {
-		return run(Spec{Kind: KindExec, Argv: []string{"/bin/sleep", "30"}, Timeout: timeout})
-	})
+	r := within(t, 5*timeout, func() Result { return run(helper("linger", timeout)) })
 	wantUnhealthy(t, r, "timeout after 300ms (command still running, killed)")
 
 	// The helper leaves a grandchild in its group: the timeout must take it too.
@@ -68,19 +70,10 @@ func TestExecTimeoutKillsProcessGroup(t *testing.T) {
 	testutil.WaitFor(t, 5*time.Second, "grandchild "+string(b)+" to die with its group", func() bool { return !alive(pid) })
 }
 
-// alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')') // the state follows the command name
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
+// alive reports whether pid is a live (not zombie) run of the test binary.
+func alive(pid int) bool { return testutil.Running(os.Args[0], "")[int32(pid)] }
 
 func TestExecOutputTailCapped(t *testing.T) {
-	requireLinux(t)
 	t.Parallel()
 	r := run(Spec{Kind: KindExec, Argv: []string{os.Args[0]}, Env: map[string]string{helperEnv: "chatter"}, Timeout: 5 * time.Second})
 	wantUnhealthy(t, r, "exit status 3")
@@ -94,7 +87,6 @@ func TestExecOutputTailCapped(t *testing.T) {
 }
 
 func TestExecEnvAndDir(t *testing.T) {
-	requireLinux(t)
 	t.Setenv("AGENT_ONLY", "from-agent") // the caller's environment never reaches the check (svcenv)
 	dir := t.TempDir()
 	r := run(Spec{Kind: KindExec, Argv: []string{os.Args[0], "--token", "argv-secret"}, Dir: dir, Timeout: 5 * time.Second,
@@ -116,21 +108,19 @@ func TestExecEnvAndDir(t *testing.T) {
 // the command ends, not only on timeout (else a health script leaving
 // `sleep 30 &` behind piles up a process per cycle).
 func TestExecEndsGrandchildrenWhenItExits(t *testing.T) {
-	requireLinux(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
-		script  string
+		exit    string
 		healthy bool
 	}{
-		{"exit 0", "sleep 30 & echo $! > \"$PIDFILE\"; exit 0", true},
-		{"exit 1", "sleep 30 & echo $! > \"$PIDFILE\"; exit 1", false},
+		{"exit 0", "0", true},
+		{"exit 1", "1", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
 			r := within(t, 10*time.Second, func() Result {
-				return run(Spec{Kind: KindExec, Argv: []string{"/bin/sh", "-c", tc.script}, Timeout: 5 * time.Second,
-					Env: map[string]string{"PIDFILE": pidFile}})
+				return run(helper("leave-child", 5*time.Second, "PROBE_PIDFILE", pidFile, "PROBE_EXIT", tc.exit))
 			})
 			if r.Healthy != tc.healthy {
 				t.Fatalf("healthy = %v (%s), want %v", r.Healthy, r.Reason, tc.healthy)

@@ -13,6 +13,12 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// How the OS words a command that cannot be started.
+const (
+	noSuchFile = "file does not exist"
+	notOnPath  = "executable file not found in %PATH%"
+)
+
 // The check's job object ends what the command left running when the
 // command exits.
 func TestExecJobEndsChildren(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,9 +39,10 @@ func TestMain(m *testing.M) {
 func runHelper(mode string) int {
 	switch mode {
 	case "spawn": // start a grandchild in our process group, report its pid, then hang
-		c := exec.Command("/bin/sleep", "60")
+		c := exec.Command(os.Args[0])
+		c.Env = append(os.Environ(), helperEnv+"=linger")
 		if err := c.Start(); err != nil {
-			fmt.Println("start sleep:", err)
+			fmt.Println("start the grandchild:", err)
 			return 2
 		}
 		if err := os.WriteFile(os.Getenv("PROBE_PIDFILE"), []byte(fmt.Sprint(c.Process.Pid)), 0o600); err != nil {
@@ -51,7 +53,7 @@ func runHelper(mode string) int {
 	case "linger": // stay a while
 		time.Sleep(60 * time.Second)
 		return 0
-	case "leave-child": // start a lingering child, report its pid, exit 0 at once
+	case "leave-child": // start a lingering child, report its pid, exit $PROBE_EXIT (0) at once
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), helperEnv+"=linger")
 		if err := c.Start(); err != nil {
@@ -61,7 +63,9 @@ func runHelper(mode string) int {
 		if err := os.WriteFile(os.Getenv("PROBE_PIDFILE"), []byte(fmt.Sprint(c.Process.Pid)), 0o600); err != nil {
 			return 2
 		}
-		return 0
+		return exitCode()
+	case "exit-with": // exit $PROBE_EXIT at once (true and false on Unix; not "exit": env values are redacted, and "exit status 1" must survive)
+		return exitCode()
 	case "chatter": // more output than is kept, the end marked
 		fmt.Print(strings.Repeat("x", 10000))
 		fmt.Fprint(os.Stderr, "\nEND-MARKER")
@@ -83,6 +87,12 @@ func runHelper(mode string) int {
 	}
 	fmt.Println("unknown helper mode", mode)
 	return 2
+}
+
+// exitCode is $PROBE_EXIT, 0 when unset.
+func exitCode() int {
+	n, _ := strconv.Atoi(os.Getenv("PROBE_EXIT"))
+	return n
 }
 
 // within fails the test when fn took longer than limit: a guard against a

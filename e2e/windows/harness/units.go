@@ -24,7 +24,7 @@ type testPkg struct {
 // helpers are the programs tests would build with `go build` at run time;
 // under Wine there is no Go toolchain, so they are built here once and the
 // tests find them through $SVCCTL_TEST_PREBUILT (internal/testutil.GoBuild).
-var helpers = []string{"./cmd/svc-ctl", "./internal/testsvc/cmd/testsvc", "./runtrace/internal/rtload"}
+var helpers = []string{"./cmd/svc-ctl", "./cmd/svc-ctl/testdata/crashagent", "./internal/testsvc/cmd/testsvc", "./runtrace/internal/rtload"}
 
 // goCmd is the go command for GOOS=windows, run in the module root.
 func goCmd(ctx context.Context, root string, args ...string) *exec.Cmd {
