@@ -241,6 +241,7 @@ func (a *Agent) run(ctx context.Context) error {
 	a.recordStartup()
 	a.recordPreviousLoss()
 	a.reportCrash()
+	a.forgetDeadAgents(ctx)
 	a.housekeeping(ctx)
 	loopCtx, stopLoops := context.WithCancel(ctx)
 	defer stopLoops()

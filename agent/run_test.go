@@ -389,3 +389,27 @@ func TestAgentAdoptsInstanceItDidNotSpawn(t *testing.T) {
 		return r != nil && r.Trigger == runtrace.TriggerEvent && testutil.Healthy(addr)
 	})
 }
+
+// An agent that was killed (or lost its power) a moment ago left its
+// heartbeat: the next agent, holding the agent lock, forgets it at once, so
+// after its own clean stop there is no heartbeat and status says stopped,
+// not stale.
+func TestStartForgetsHeartbeatsOfDeadAgents(t *testing.T) {
+	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t), Interval: "1h"})
+	dead := time.Now().UTC() // killed just now: the reaper's staleness rule cannot prove it gone yet
+	if err := e.store.Beat(context.Background(), runtrace.Heartbeat{InstanceID: "killed-agent", PID: 4242, Version: "test",
+		StartedAt: dead.Add(-time.Hour), BeatAt: dead, Mode: "service"}); err != nil {
+		t.Fatal(err)
+	}
+	ra := startAgent(t, e, Options{})
+	testutil.WaitFor(t, 10*time.Second, "only the running agent's heartbeat", func() bool {
+		hbs, _ := e.store.Heartbeats(context.Background())
+		return len(hbs) == 1 && hbs[0].InstanceID != "killed-agent"
+	})
+	if err := ra.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	if hbs, _ := e.store.Heartbeats(context.Background()); len(hbs) != 0 {
+		t.Fatalf("heartbeats after a clean stop: %+v", hbs)
+	}
+}

@@ -82,6 +82,24 @@ const ReapEvery = time.Minute
 // heartbeatsStale is how many missed heartbeats prove an agent instance gone.
 const heartbeatsStale = 3
 
+// forgetDeadAgents deletes, at start, the heartbeats of agents that stopped
+// without a clean stop (killed, a power loss): this agent holds the agent
+// lock, so no other agent of this state dir runs, and a row that beat before
+// this agent started is a dead one's. The reaper prunes them too, but only
+// once they are older than 3 heartbeats: after a quick restart status would
+// say "stale" (not "stopped" after this agent's own clean stop) meanwhile.
+func (a *Agent) forgetDeadAgents(ctx context.Context) {
+	if a.store == nil {
+		return
+	}
+	n, err := a.store.PruneHeartbeats(ctx, a.started)
+	if err != nil {
+		a.log.Warn("heartbeat.prune_failed", "err", err)
+	} else if n > 0 {
+		a.log.Info("heartbeat.pruned", "dead_agents", n)
+	}
+}
+
 // housekeeping runs at start: the reaper, then the daily prune.
 func (a *Agent) housekeeping(ctx context.Context) {
 	a.reap(ctx)

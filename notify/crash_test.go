@@ -19,7 +19,7 @@ import (
 // spec is "DBPATH|URL".
 func senderChild(spec string) {
 	path, url, _ := strings.Cut(spec, "|")
-	s, err := runtrace.Open(path, runtrace.Options{})
+	s, err := runtrace.Open(path, runtrace.Options{Logger: quiet})
 	if err != nil {
 		os.Exit(3)
 	}

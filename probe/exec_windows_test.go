@@ -13,9 +13,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// How the OS words a command that cannot be started.
+// How Go words a command that cannot be started on Windows: a missing
+// path is tried with each PATHEXT extension and reported like a PATH miss.
 const (
-	noSuchFile = "file does not exist"
+	noSuchFile = "executable file not found in %PATH%"
 	notOnPath  = "executable file not found in %PATH%"
 )
 

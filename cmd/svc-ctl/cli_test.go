@@ -166,7 +166,7 @@ func openStore(t *testing.T, state string) *runtrace.Store {
 		if _, err = os.Stat(filepath.Join(state, "svc-ctl.db")); err != nil {
 			return false
 		}
-		st, err = runtrace.Open(filepath.Join(state, "svc-ctl.db"), runtrace.Options{})
+		st, err = runtrace.Open(filepath.Join(state, "svc-ctl.db"), runtrace.Options{Logger: quiet})
 		return err == nil
 	})
 	t.Cleanup(func() { st.Close() })

@@ -71,7 +71,7 @@ grace = "5m"
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	st, err := runtrace.Open(filepath.Join(state, "svc-ctl.db"), runtrace.Options{})
+	st, err := runtrace.Open(filepath.Join(state, "svc-ctl.db"), runtrace.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
