@@ -84,15 +84,18 @@ const heartbeatsStale = 3
 
 // forgetDeadAgents deletes, at start, the heartbeats of agents that stopped
 // without a clean stop (killed, a power loss): this agent holds the agent
-// lock, so no other agent of this state dir runs, and a row that beat before
-// this agent started is a dead one's. The reaper prunes them too, but only
-// once they are older than 3 heartbeats: after a quick restart status would
-// say "stale" (not "stopped" after this agent's own clean stop) meanwhile.
+// lock, so no other agent of this state dir runs, and it has not beaten yet
+// (it is called before the heartbeat loop starts), so every row there is is
+// a dead one's. The reaper prunes them too, but only once they are older
+// than 3 heartbeats: after a quick restart, status would say "stale" (not
+// "stopped" after this agent's own clean stop) meanwhile.
 func (a *Agent) forgetDeadAgents(ctx context.Context) {
 	if a.store == nil {
 		return
 	}
-	n, err := a.store.PruneHeartbeats(ctx, a.started)
+	// Rows are kept in milliseconds: one beaten in this very millisecond is
+	// included.
+	n, err := a.store.PruneHeartbeats(ctx, time.Now().Add(time.Millisecond))
 	if err != nil {
 		a.log.Warn("heartbeat.prune_failed", "err", err)
 	} else if n > 0 {
