@@ -225,7 +225,7 @@ command = `+jobCommand(0, "", "")+`
 	if !strings.Contains(string(logb), "panic.recovered") || !strings.Contains(string(logb), "agent.stopped") {
 		t.Fatalf("agent.log lacks the panic or the drain:\n%s", logb)
 	}
-	st, err := runtrace.Open(filepath.Join(stateDir, "svc-ctl.db"), runtrace.Options{})
+	st, err := runtrace.Open(filepath.Join(stateDir, "svc-ctl.db"), runtrace.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

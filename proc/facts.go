@@ -110,15 +110,13 @@ func TreeFactsOf(inst Instance, ports bool) (*TreeFacts, error) {
 func listenPorts(p *process.Process) []uint32 {
 	ctx, cancel := context.WithTimeout(context.Background(), factsTimeout)
 	defer cancel()
-	conns, err := p.ConnectionsWithContext(ctx)
+	ls, err := listenersOf(ctx, p)
 	if err != nil {
 		return nil
 	}
 	var ports []uint32
-	for _, c := range conns {
-		if c.Status == "LISTEN" {
-			ports = append(ports, c.Laddr.Port)
-		}
+	for _, l := range ls {
+		ports = append(ports, l.port)
 	}
 	slices.Sort(ports)
 	return slices.Compact(ports)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/shirou/gopsutil/v4/net"
 	"github.com/shirou/gopsutil/v4/process"
 )
 
@@ -33,22 +32,28 @@ func (h Holder) String() string {
 // process's sockets (on Linux, /proc/*/fd), so it is for the rare start
 // that finds its port taken, not for a loop.
 func PortHolder(ctx context.Context, port uint32) (*Holder, error) {
-	conns, err := net.ConnectionsWithContext(ctx, "tcp")
+	ls, err := listeners(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list listening sockets: %w", err)
 	}
-	for _, c := range conns {
-		if c.Status != "LISTEN" || c.Laddr.Port != port || c.Pid <= 0 {
+	for _, l := range ls {
+		if l.port != port || l.pid <= 0 {
 			continue
 		}
-		h := &Holder{PID: c.Pid}
-		if id, err := IdentityOf(c.Pid); err == nil {
+		h := &Holder{PID: l.pid}
+		if id, err := IdentityOf(l.pid); err == nil {
 			h.Identity, h.Exe = id, id.Exe
 		}
-		if u, err := (&process.Process{Pid: c.Pid}).UsernameWithContext(ctx); err == nil {
+		if u, err := (&process.Process{Pid: l.pid}).UsernameWithContext(ctx); err == nil {
 			h.User = u
 		}
 		return h, nil
 	}
 	return nil, nil
+}
+
+// listener is one listening TCP socket: who, and which port.
+type listener struct {
+	pid  int32
+	port uint32
 }

@@ -35,7 +35,7 @@ timezone = "UTC"
 external = true
 grace = "0s"
 `)
-	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{})
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestCoverageNeverHidesASlot(t *testing.T) {
 	e.wantMissing(t, 90)
 
 	// A read-only reader gets the same answers and records nothing.
-	ro, err := runtrace.Open(e.store.Path(), runtrace.Options{ReadOnly: true})
+	ro, err := runtrace.Open(e.store.Path(), runtrace.Options{ReadOnly: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,14 +202,12 @@ var sampleArgs = map[string][]string{
 // found by walking the command tree, refuses a config others can write
 // before it starts, stops or creates anything (issue 11, finding 1).
 func TestPrivilegedRefusesWritableConfig(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the permission check applies when running as root")
+	if !privileged() {
+		t.Skip("the permission check applies when running privileged (root, an elevated token)")
 	}
 	addr := testutil.FreeAddr(t)
 	cfg, state := writeConfig(t, "", webService("web", addr, "10m"))
-	if err := os.Chmod(cfg, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	fix := writableByOthers(t, cfg)
 	for path, c := range runnable(newRootCommand(&globals{stdout: io.Discard, stderr: io.Discard})) {
 		if c.Annotations[trustKey] != trustRun {
 			continue
@@ -220,7 +218,7 @@ func TestPrivilegedRefusesWritableConfig(t *testing.T) {
 			continue
 		}
 		r := svcctl(t, append(append([]string{"--config", cfg}, strings.Fields(path)...), args...)...)
-		if r.code != 2 || !strings.Contains(r.stderr, "chmod go-w "+cfg) {
+		if r.code != 2 || !strings.Contains(r.stderr, fix) {
 			t.Errorf("%s with a world-writable config: %+v", path, r)
 		}
 	}
@@ -324,7 +322,7 @@ func TestStatusEnvListsNamesNotValues(t *testing.T) {
 		t.Fatalf("status --env: %v\n%s", err, out)
 	}
 	s := string(out)
-	for _, want := range []string{"API_TOKEN", "config", "PATH", "HOME", "base"} {
+	for _, want := range []string{"API_TOKEN", "config", "PATH", homeVar, "base"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("status --env lacks %q:\n%s", want, s)
 		}

@@ -110,3 +110,19 @@ func TestFatalCrashIsReportedOnce(t *testing.T) {
 		t.Fatalf("want exactly one report of the crash, got %+v", rs)
 	}
 }
+
+// homeVar is the base environment's home directory variable.
+const homeVar = "HOME"
+
+// privileged: the config permission check applies (root).
+func privileged() bool { return os.Geteuid() == 0 }
+
+// writableByOthers makes path writable by everyone and returns the fix the
+// refusal must name.
+func writableByOthers(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return "chmod go-w " + path
+}

@@ -8,6 +8,10 @@ import (
 	"svcctl/config"
 )
 
+// homeVar is the base environment's home directory variable (the system
+// block's: LocalSystem's profile).
+const homeVar = "USERPROFILE"
+
 // privileged: the config permission check applies (an elevated token).
 func privileged() bool { return !config.UserMode() }
 

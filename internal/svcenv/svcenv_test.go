@@ -13,8 +13,10 @@ func TestBuildIgnoresCaller(t *testing.T) {
 	t.Setenv("SVCCTL_FROM_SHELL", "leak")
 	t.Setenv("PATH", "/home/someone/.pyenv/shims:/usr/bin")
 	env := Build(nil, map[string]string{"FROM_CONFIG": "1", "LANG": "de_DE.UTF-8"})
-	if !slices.IsSorted(env) {
-		t.Errorf("not sorted: %q", env)
+	// Sorted by name: "ProgramFiles(x86)=..." sorts before "ProgramFiles=..."
+	// as a whole string ('(' < '='), after it by name (Windows' base).
+	if !slices.IsSortedFunc(env, func(a, b string) int { return strings.Compare(name(a), name(b)) }) {
+		t.Errorf("not sorted by name: %q", env)
 	}
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "SVCCTL_FROM_SHELL=") || strings.Contains(kv, "pyenv") {
@@ -32,6 +34,8 @@ func TestBuildIgnoresCaller(t *testing.T) {
 		t.Errorf("Names = %q", names)
 	}
 }
+
+func name(kv string) string { k, _, _ := strings.Cut(kv, "="); return k }
 
 func TestLocaleFrom(t *testing.T) {
 	if got := localeFrom("# x\nLANG=\"en_GB.UTF-8\"\nLC_TIME=C\n"); got != "en_GB.UTF-8" {

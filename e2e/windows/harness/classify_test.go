@@ -40,6 +40,7 @@ func TestClassify(t *testing.T) {
 		{"a log, then the gap", [][]string{{"TestLogs", "fail", "    sample_test.go:6: took 12 ms", tempDirLine}}, 1, Tolerated, ""},
 		{"a helper's multi-line log, then the gap", [][]string{{"TestHelperLogs", "fail",
 			"    sample_test.go:15: transcript:", "        a", tempDirLine}}, 1, Tolerated, ""},
+		{"a skip, then the gap", [][]string{{"TestSkips", "fail", "    sample_test.go:40: cannot make a link here: <nil>", tempDirLine}}, 1, Tolerated, ""},
 		{"an error beside the gap", [][]string{{"TestErrors", "fail", "    sample_test.go:11: got 1, want 2", tempDirLine}}, 1, Fail, "got 1, want 2"},
 		{"a helper that can fail", [][]string{{"TestHelperFails", "fail", "    sample_test.go:19: checking 1", tempDirLine}}, 1, Fail, "checking 1"},
 		{"a helper of another package", [][]string{{"TestForeignHelper", "fail", "    sample_test.go:23: timed out", tempDirLine}}, 1, Fail, "timed out"},
