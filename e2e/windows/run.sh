@@ -15,6 +15,7 @@
 # Usage: run.sh [--units-only | --e2e-only] [--only PKG,...] [--keep]
 # Env:   WIN_OUT  (default <repo>/dist/windows) logs and the kept prefix
 #        WIN_TIMEOUT (default 4m) per test binary
+#        WIN_JOBS (default 2) test binaries run at once
 # Needs: x86_64 Linux with apt (root to install packages), Go.
 # Exit status: 0 no FAIL, 1 a FAIL, 2 the harness could not run.
 set -euo pipefail
@@ -92,7 +93,7 @@ cd "$repo"
 go build -o "$work/harness" ./e2e/windows/harness
 set +e
 "$work/harness" -root "$repo" -prefix "$prefix" -wine "$wine" -wineserver "$server" \
-	-work "$work" -timeout "${WIN_TIMEOUT:-4m}" "${harness_args[@]}"
+	-work "$work" -timeout "${WIN_TIMEOUT:-4m}" -jobs "${WIN_JOBS:-2}" "${harness_args[@]}"
 rc=$?
 set -e
 echo "== logs: $out/logs"

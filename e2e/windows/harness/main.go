@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,6 +27,7 @@ type options struct {
 	units, e2e                       bool
 	only                             string
 	timeout                          time.Duration
+	jobs                             int
 }
 
 func main() {
@@ -39,6 +41,7 @@ func main() {
 	flag.BoolVar(&o.e2e, "e2e", true, "run the end-to-end scenario")
 	flag.StringVar(&o.only, "only", "", "comma-separated packages to test (default: all)")
 	flag.DurationVar(&o.timeout, "timeout", 4*time.Minute, "per test binary")
+	flag.IntVar(&o.jobs, "jobs", 2, "test binaries run at once (their own timing guards are generous; the scenario runs alone after)")
 	flag.Parse()
 	if o.prefix == "" || o.work == "" {
 		fmt.Fprintln(os.Stderr, "harness: -prefix and -work are required (run e2e/windows/run.sh)")
@@ -89,12 +92,9 @@ func run(o options, out io.Writer) (int, error) {
 			return 0, err
 		}
 		fmt.Fprintf(out, "== built %d Windows test binaries in %s\n", len(pkgs), since(t))
-		var runs []unitRun
-		for _, p := range pkgs {
-			r := runTests(w, p, o.timeout, logs)
-			fmt.Fprintf(out, "%-10s %s (%s)\n", r.Result.Verdict, p.ImportPath, since(time.Now().Add(-r.Elapsed)))
-			runs = append(runs, r)
-		}
+		t = time.Now()
+		runs := runAll(w, pkgs, o, logs, out)
+		fmt.Fprintf(out, "== ran %d Windows test binaries, %d at a time, in %s\n", len(runs), o.jobs, since(t))
 		failed = printUnits(out, runs) || failed
 	}
 	if o.e2e {
@@ -110,6 +110,28 @@ func run(o options, out io.Writer) (int, error) {
 	}
 	fmt.Fprintln(out, "== Windows under Wine: PASS (tolerated failures are named gaps only)")
 	return 0, nil
+}
+
+// runAll runs the test binaries, o.jobs at a time, and returns their rows in
+// pkgs' order; each prints a line as it ends.
+func runAll(w *wine, pkgs []testPkg, o options, logs string, out io.Writer) []unitRun {
+	runs := make([]unitRun, len(pkgs))
+	sem := make(chan struct{}, max(o.jobs, 1))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, p := range pkgs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := runTests(w, p, o.timeout, logs)
+			mu.Lock()
+			fmt.Fprintf(out, "%-10s %s (%s)\n", r.Result.Verdict, p.ImportPath, r.Elapsed.Round(100*time.Millisecond))
+			mu.Unlock()
+			runs[i] = r
+		})
+	}
+	wg.Wait()
+	return runs
 }
 
 func e2e(w *wine, o options, bins, logs string) ([]stepResult, []figure, error) {
