@@ -28,7 +28,8 @@ func (h Holder) String() string {
 }
 
 // PortHolder finds the process listening on TCP port (any address). nil
-// with no error: nobody this process can see listens there. It reads every
+// with no error: nobody listens there; ErrOwnerUnknown: somebody does, but
+// the system does not say who to this process. It reads every
 // process's sockets (on Linux, /proc/*/fd), so it is for the rare start
 // that finds its port taken, not for a loop.
 func PortHolder(ctx context.Context, port uint32) (*Holder, error) {
@@ -36,8 +37,13 @@ func PortHolder(ctx context.Context, port uint32) (*Holder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list listening sockets: %w", err)
 	}
+	unnamed := false
 	for _, l := range ls {
-		if l.port != port || l.pid <= 0 {
+		if l.port != port {
+			continue
+		}
+		if l.pid <= 0 {
+			unnamed = true
 			continue
 		}
 		h := &Holder{PID: l.pid}
@@ -48,6 +54,9 @@ func PortHolder(ctx context.Context, port uint32) (*Holder, error) {
 			h.User = u
 		}
 		return h, nil
+	}
+	if unnamed {
+		return nil, fmt.Errorf("port %d is listened on: %w", port, ErrOwnerUnknown)
 	}
 	return nil, nil
 }

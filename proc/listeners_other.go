@@ -4,12 +4,18 @@ package proc
 
 import (
 	"context"
+	"errors"
 
 	"github.com/shirou/gopsutil/v4/net"
 	"github.com/shirou/gopsutil/v4/process"
 )
 
-// listeners lists every listening TCP socket this process can see.
+// ErrOwnerUnknown: a socket's owner is not named to this process (the
+// owner's /proc/PID/fd is another user's to read).
+var ErrOwnerUnknown = errors.New("its owner is another user's process this one cannot see")
+
+// listeners lists every listening TCP socket; pid 0 where the owner is not
+// visible.
 func listeners(ctx context.Context) ([]listener, error) {
 	conns, err := net.ConnectionsWithContext(ctx, "tcp")
 	if err != nil {

@@ -17,6 +17,10 @@ import (
 // one costs seconds (12 s under Wine, which finds each row's owner by
 // scanning processes), and a cycle waits for it.
 
+// ErrOwnerUnknown: the listener table names no owning process for the
+// socket (dwOwningPid 0: Wine 8 reports 0 for every socket).
+var ErrOwnerUnknown = errors.New("GetExtendedTcpTable names no owning process (pid 0)")
+
 var procGetExtendedTcpTable = windows.NewLazySystemDLL("iphlpapi.dll").NewProc("GetExtendedTcpTable")
 
 const (

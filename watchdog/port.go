@@ -21,12 +21,17 @@ type PortHolder struct {
 	User string `json:"user,omitempty"`
 	// Ours: the holder is a process of this service's recorded instance.
 	Ours bool `json:"ours"`
+	// Why the holder could not be named, when PID is 0 (the system's answer).
+	Why string `json:"why,omitempty"`
 
 	id proc.Identity // the holder's identity, when it could be read
 }
 
 func (h PortHolder) String() string {
 	who := "a process svc-ctl cannot see (another user's?)"
+	if h.Why != "" {
+		who = "a process svc-ctl cannot name (" + h.Why + ")"
+	}
 	if h.PID > 0 {
 		who = proc.Holder{PID: h.PID, Exe: h.Exe, User: h.User}.String()
 	}
@@ -99,7 +104,10 @@ func holderOf(ctx context.Context, port uint32, tree *proc.TreeFacts) *PortHolde
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	h, err := proc.PortHolder(ctx, port)
-	if err != nil || h == nil {
+	if err != nil {
+		return &PortHolder{Port: port, Why: err.Error()}
+	}
+	if h == nil {
 		return &PortHolder{Port: port}
 	}
 	return &PortHolder{Port: port, PID: h.PID, Exe: h.Exe, User: h.User, id: h.Identity}

@@ -75,6 +75,7 @@ func TestClassifyTimeoutFails(t *testing.T) {
 func TestGapsAreNamed(t *testing.T) {
 	lines := map[string]string{
 		"removeall-posix-delete":   strings.TrimSpace(tempDirLine),
+		"tcp-owner-pid":            "listeners_test.go:24: PortHolder(33825) = <nil>, port 33825 is listened on: GetExtendedTcpTable names no owning process (pid 0); want this process (pid 912)",
 		"scm-failure-actions-flag": "WARN  windows service settings       recovery on non-crash failures (SERVICE_CONFIG_FAILURE_ACTIONS_FLAG) not set: the service manager does not support it (Invalid level.); the SCM restarts the agent after a crash, not after an exit with an error code",
 	}
 	for _, g := range gaps {

@@ -29,6 +29,13 @@ var gaps = []Gap{
 			"the SCM cannot apply recovery actions to non-crash failures (install and verify say WARN)",
 		Line: regexp.MustCompile(`^WARN\b.*\(SERVICE_CONFIG_FAILURE_ACTIONS_FLAG\) not set: the service manager does not support it \(Invalid level\.\)`),
 	},
+	{
+		Name: "tcp-owner-pid",
+		API: "GetExtendedTcpTable(TCP_TABLE_OWNER_PID_LISTENER) reports dwOwningPid 0 for every socket: the process " +
+			"holding a port cannot be named (proc.PortHolder says so with ErrOwnerUnknown, and a start that finds its port " +
+			"taken says the holder is unnamed)",
+		Line: regexp.MustCompile(`GetExtendedTcpTable names no owning process \(pid 0\)`),
+	},
 }
 
 // matchGap returns the gap line matches, or nil.
