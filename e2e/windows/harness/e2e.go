@@ -259,7 +259,7 @@ func (s *scenario) hang() (string, error) {
 		return "", err
 	}
 	d := time.Since(start)
-	s.figures = append(s.figures, figure{"hung -> replaced (1 s interval, timeout, confirm)", d})
+	s.figures = append(s.figures, figure{"hung -> replaced (interval 1 s, timeout 2 s, confirm 0 s)", d})
 	if _, err := s.expect(0, []string{`reason "unhealthy"`, "/health now hangs"}, "snapshot", "web", "-n", "1"); err != nil {
 		return "", fmt.Errorf("the evidence of the hang: %w", err)
 	}
@@ -613,8 +613,8 @@ start_timeout = "8s"
 stop_timeout = "3s"
   [service.health]
   http = "http://%s/health"
-  timeout = "1s"
-  confirm = "1s"
+  timeout = "2s"
+  confirm = "0s"
 
 [[job]]
 name = "tick"
