@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -225,7 +226,7 @@ command = `+jobCommand(0, "", "")+`
 	if !strings.Contains(string(logb), "panic.recovered") || !strings.Contains(string(logb), "agent.stopped") {
 		t.Fatalf("agent.log lacks the panic or the drain:\n%s", logb)
 	}
-	st, err := runtrace.Open(filepath.Join(stateDir, "svc-ctl.db"), runtrace.Options{Logger: quiet})
+	st, err := runtrace.Open(filepath.Join(stateDir, "svc-ctl.db"), runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ timezone = "UTC"
 external = true
 grace = "0s"
 `)
-	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: quiet})
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestCoverageNeverHidesASlot(t *testing.T) {
 	e.wantMissing(t, 90)
 
 	// A read-only reader gets the same answers and records nothing.
-	ro, err := runtrace.Open(e.store.Path(), runtrace.Options{ReadOnly: true, Logger: quiet})
+	ro, err := runtrace.Open(e.store.Path(), runtrace.Options{ReadOnly: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
