@@ -130,9 +130,13 @@ func (r *jobRunner) loop(ctx, runCtx context.Context, j *config.Job) {
 		log.Error("job.schedule_invalid", "err", err)
 		return
 	}
-	r.catchUp(ctx, runCtx, j, s, registered)
+	// judged is the instant up to which every slot has been fired or judged:
+	// the next slot is the first after it, never the first after a later
+	// "now" (a slot falling due between catchUp's look and the loop's would
+	// be skipped with no row: found under Wine, where that look takes long).
+	judged := r.catchUp(ctx, runCtx, j, s, registered)
 	for {
-		next := s.Next(time.Now())
+		next := s.Next(judged)
 		if next.IsZero() {
 			log.Warn("job.never_fires")
 			return
@@ -142,11 +146,15 @@ func (r *jobRunner) loop(ctx, runCtx context.Context, j *config.Job) {
 		if !ok {
 			return
 		}
-		if woke {
-			r.catchUp(ctx, runCtx, j, s, registered)
+		if woke || time.Since(next) > max(j.Grace, time.Second) {
+			// A wake, or this loop fell behind by more than grace (at least a
+			// second: grace may be 0): what is owed is catch-up's to judge
+			// (coalesced, or reported missing).
+			judged = r.catchUp(ctx, runCtx, j, s, registered)
 			continue
 		}
 		r.fire(runCtx, j, next, runtrace.TriggerSchedule, nil)
+		judged = next
 	}
 }
 
@@ -178,11 +186,14 @@ func (r *jobRunner) sleepUntil(ctx context.Context, name string, t time.Time) (w
 // whatever catch_up says: stepping to Next(now) would skip it. Slots missed
 // while the agent was down or the host asleep run once, coalesced into the
 // newest, only with catch_up = true; otherwise `svc-ctl missing` reports them.
-func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *schedule.Schedule, registered time.Time) {
-	if j.External || r.a.store == nil {
-		return
-	}
+//
+// It returns the instant up to which it judged the slots: the loop goes on
+// from the first slot after it.
+func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *schedule.Schedule, registered time.Time) time.Time {
 	now := time.Now().UTC()
+	if j.External || r.a.store == nil {
+		return now
+	}
 	last := registered
 	if slots, err := r.a.store.ScheduledSlots(ctx, runtrace.JobID(j.Name), registered, now); err == nil {
 		for _, t := range slots {
@@ -193,25 +204,26 @@ func (r *jobRunner) catchUp(ctx, runCtx context.Context, j *config.Job, s *sched
 	}
 	cu, ok := schedule.CatchUpSlot(s, last, now, j.Grace)
 	if !ok {
-		return
+		return now
 	}
 	if cu.OnTime {
 		r.fire(runCtx, j, cu.Slot, runtrace.TriggerSchedule, nil)
-		return
+		return now
 	}
 	if !j.CatchUp {
 		r.a.log.Info("job.missed", "job", j.Name, "slots", cu.Coalesced, "newest", cu.Slot, "catch_up", false)
-		return
+		return now
 	}
 	// Spread the catch-ups of many jobs over 30 s: twenty jobs must not all
 	// start in the same second after a wake.
 	select {
 	case <-ctx.Done():
-		return
+		return now
 	case <-time.After(schedule.Stagger(j.Name, r.a.o.CatchUpSpread)):
 	}
 	r.a.log.Info("job.catch_up", "job", j.Name, "slot", cu.Slot, "coalesced", cu.Coalesced)
 	r.fire(runCtx, j, cu.Slot, runtrace.TriggerCatchUp, map[string]any{"coalesced": cu.Coalesced})
+	return now
 }
 
 // fire starts one run of a slot unless the job is paused, external, still

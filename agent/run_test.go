@@ -365,7 +365,9 @@ func TestMetricsPortTakenIsLoud(t *testing.T) {
 	e.cfg.Agent.MetricsListen = ln.Addr().String()
 	ra := startAgent(t, e, Options{})
 	testutil.WaitFor(t, 5*time.Second, "metrics.failed in the log", func() bool {
-		return strings.Contains(ra.log.String(), "metrics.failed") && strings.Contains(ra.log.String(), "address already in use")
+		// The listen error's words are the OS's ("address already in use",
+		// "only one usage of each socket address"): the log names the address.
+		return strings.Contains(ra.log.String(), "metrics.failed") && strings.Contains(ra.log.String(), "listen tcp "+ln.Addr().String())
 	})
 }
 

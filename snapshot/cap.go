@@ -86,13 +86,20 @@ func TrimFront(path string, limit int64) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("trim: %w", err)
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return false, fmt.Errorf("trim %s: %w", path, err)
 	}
 	start := max(0, st.Size()-limit)
-	if err := copyTail(f, start, st.Size()-start, path, st.Mode().Perm()); err != nil {
+	tmp, err := writeTail(f, start, st.Size()-start, path, st.Mode().Perm())
+	// Closed before the rename: Windows refuses to replace a file that is
+	// open (even shared for delete), and the copy is complete.
+	f.Close()
+	if err == nil {
+		err = replace(tmp, path)
+	}
+	if err != nil {
 		return false, fmt.Errorf("trim %s: %w", path, err)
 	}
 	return true, nil
@@ -101,12 +108,20 @@ func TrimFront(path string, limit int64) (bool, error) {
 // copyTail writes n bytes of f from off into a new file that then replaces
 // dst, fsynced: the copy is on disk before the original is truncated.
 func copyTail(f *os.File, off, n int64, dst string, perm os.FileMode) error {
-	dir := filepath.Dir(dst)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
+	tmp, err := writeTail(f, off, n, dst, perm)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	return replace(tmp, dst)
+}
+
+// writeTail writes n bytes of f from off into a new file beside dst,
+// fsynced, and returns its name.
+func writeTail(f *os.File, off, n int64, dst string, perm os.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
 	err = tmp.Chmod(perm)
 	if err == nil {
 		_, err = io.Copy(tmp, io.NewSectionReader(f, off, n))
@@ -115,12 +130,20 @@ func copyTail(f *os.File, off, n int64, dst string, perm os.FileMode) error {
 		err = tmp.Sync()
 	}
 	if err = errors.Join(err, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// replace renames tmp onto dst and syncs the directory; tmp is removed if
+// the rename fails.
+func replace(tmp, dst string) error {
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return err
-	}
-	return fsutil.SyncDir(dir)
+	return fsutil.SyncDir(filepath.Dir(dst))
 }
 
 // TailSince returns the last n lines a service instance wrote to the log at
