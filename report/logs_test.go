@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"svcctl/internal/fsutil"
 	"testing"
 	"time"
 
@@ -13,7 +14,9 @@ import (
 )
 
 // logWriter appends numbered lines to a service's log as a service does
-// (O_APPEND, one descriptor kept open across a size cut).
+// (O_APPEND, one descriptor kept open across a size cut), through the file
+// svc-ctl opens for it (fsutil.OpenAppend: on Windows shared for deletion,
+// so the pre-restart rotation can rename it while it is open).
 type logWriter struct {
 	t *testing.T
 	f *os.File
@@ -22,7 +25,7 @@ type logWriter struct {
 
 func newLogWriter(t *testing.T, path string) *logWriter {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := fsutil.OpenAppend(path)
 	if err != nil {
 		t.Fatal(err)
 	}

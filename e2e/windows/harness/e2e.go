@@ -260,7 +260,7 @@ func (s *scenario) hang() (string, error) {
 	}
 	d := time.Since(start)
 	s.figures = append(s.figures, figure{"hung -> replaced (interval 1 s, timeout 2 s, confirm 0 s)", d})
-	if _, err := s.expect(0, []string{`reason "unhealthy"`, "/health now hangs"}, "snapshot", "web", "-n", "1"); err != nil {
+	if _, err := s.expect(0, []string{`reason "unhealthy`, "/health now hangs"}, "snapshot", "web", "-n", "1"); err != nil {
 		return "", fmt.Errorf("the evidence of the hang: %w", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(s.dir, "state", "agent.log")); strings.Contains(string(b), "snapshot.failed") {
