@@ -76,6 +76,7 @@ func TestGapsAreNamed(t *testing.T) {
 	lines := map[string]string{
 		"removeall-posix-delete":   strings.TrimSpace(tempDirLine),
 		"tcp-owner-pid":            "listeners_test.go:24: PortHolder(33825) = <nil>, port 33825 is listened on: GetExtendedTcpTable names no owning process (pid 0); want this process (pid 912)",
+		"wine-client-noise":        "wine client error:348: write: Bad file descriptor",
 		"scm-failure-actions-flag": "WARN  windows service settings       recovery on non-crash failures (SERVICE_CONFIG_FAILURE_ACTIONS_FLAG) not set: the service manager does not support it (Invalid level.); the SCM restarts the agent after a crash, not after an exit with an error code",
 	}
 	for _, g := range gaps {
@@ -88,5 +89,17 @@ func TestGapsAreNamed(t *testing.T) {
 	}
 	if g := matchGap("    foo_test.go:12: Invalid function."); g != nil {
 		t.Errorf("a test's own line matched gap %s", g.Name)
+	}
+}
+
+// Wine's noise inside a test's line is removed (and counted); what is left
+// is the test's own line, whole.
+func TestStripWineNoise(t *testing.T) {
+	raw := "=== RUN   TestA\nwine client error:348:     testing.go:1464: TempDir RemoveAll cleanup: x: Invalid function.\n" +
+		"wine client error:1a0: write: Bad file descriptor\n--- FAIL: TestA (1.00s)\n"
+	got, n := stripWineNoise([]byte(raw))
+	want := "=== RUN   TestA\n    testing.go:1464: TempDir RemoveAll cleanup: x: Invalid function.\n--- FAIL: TestA (1.00s)\n"
+	if string(got) != want || n != 2 {
+		t.Fatalf("stripped %d:\n%s\nwant 2:\n%s", n, got, want)
 	}
 }

@@ -36,6 +36,23 @@ var gaps = []Gap{
 			"taken says the holder is unnamed)",
 		Line: regexp.MustCompile(`GetExtendedTcpTable names no owning process \(pid 0\)`),
 	},
+	{
+		Name: "wine-client-noise",
+		API: "a Wine process that ends during a call to the wineserver (a child a test terminated) prints \"wine client error:PID: ...\" " +
+			"into the stderr it inherited, which is the test binary's output: the harness removes it before reading the " +
+			"output and counts it here",
+		Line: regexp.MustCompile(`wine client error:[0-9a-f]+: (?:(?:read|write|[a-z_]+): [A-Za-z ]+\n)?`),
+	},
+}
+
+// gapNamed returns the gap called name; it must exist.
+func gapNamed(name string) *Gap {
+	for i := range gaps {
+		if gaps[i].Name == name {
+			return &gaps[i]
+		}
+	}
+	panic("no gap named " + name)
 }
 
 // matchGap returns the gap line matches, or nil.

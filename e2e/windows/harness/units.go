@@ -160,12 +160,15 @@ func runTests(w *wine, p testPkg, timeout time.Duration, logDir string) unitRun 
 		fmt.Fprintf(raw, "\nharness: run: %v\n", err)
 	}
 	timedOut := ctx.Err() != nil
-	events, err := toJSON(p.ImportPath, base+".out")
+	events, noise, err := toJSON(p.ImportPath, base+".out")
 	if err != nil {
 		r.Result = pkgResult{Verdict: Fail, Why: []string{err.Error()}}
 		return r
 	}
 	r.Result = classify(bytes.NewReader(events), code, timedOut, parseSources(p.Dir))
+	if noise > 0 {
+		r.Result.Gaps["wine-client-noise"] += noise
+	}
 	if err := os.WriteFile(r.Log, events, 0o600); err != nil {
 		r.Result.Why = append(r.Result.Why, "keep the log: "+err.Error())
 		r.Result.Verdict = Fail
@@ -174,17 +177,28 @@ func runTests(w *wine, p testPkg, timeout time.Duration, logDir string) unitRun 
 }
 
 // toJSON converts a test binary's -test.v=test2json output to events.
-func toJSON(pkg, rawPath string) ([]byte, error) {
-	in, err := os.Open(rawPath)
+// Wine's noise, removed before test2json reads the output and counted.
+func toJSON(pkg, rawPath string) ([]byte, int, error) {
+	raw, err := os.ReadFile(rawPath)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer in.Close()
+	clean, noise := stripWineNoise(raw)
 	cmd := exec.Command("go", "tool", "test2json", "-p", pkg)
-	cmd.Stdin = in
+	cmd.Stdin = bytes.NewReader(clean)
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("test2json: %w", err)
+		return nil, 0, fmt.Errorf("test2json: %w", err)
 	}
-	return out, nil
+	return out, noise, nil
+}
+
+// stripWineNoise removes what the wine-client-noise gap names from a test
+// binary's output: a Wine process that ends during a call to the wineserver
+// (a child a test terminated) writes "wine client error:PID: ..." into the
+// output it inherited, in the middle of the test's own lines.
+func stripWineNoise(raw []byte) ([]byte, int) {
+	g := gapNamed("wine-client-noise")
+	n := len(g.Line.FindAllIndex(raw, -1))
+	return g.Line.ReplaceAll(raw, nil), n
 }
