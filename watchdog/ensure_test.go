@@ -26,13 +26,13 @@ func TestEnsureHealthySpawnsNothing(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	before := e.pid("web")
-	procsBefore := testsvcPIDs(t)
+	procsBefore := testsvcPIDs(t, addr)
 	r := e.ensure("web", Request{})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
 	if after := e.pid("web"); after != before {
 		t.Fatalf("pid file changed: %+v -> %+v", before, after)
 	}
-	if after := testsvcPIDs(t); len(after) != len(procsBefore) {
+	if after := testsvcPIDs(t, addr); len(after) != len(procsBefore) {
 		t.Fatalf("process list changed: %v -> %v", procsBefore, after)
 	}
 	// The row is in the ledger, finished by id.
@@ -128,7 +128,7 @@ func TestGivenUpReturnsToHealthyByItself(t *testing.T) {
 func TestConcurrentStartsSpawnOnce(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--startup-delay", "300ms"}})
-	before := testsvcPIDs(t)
+	before := testsvcPIDs(t, addr)
 	var wg sync.WaitGroup
 	results := make([]Result, 20)
 	for i := range results {
@@ -149,7 +149,7 @@ func TestConcurrentStartsSpawnOnce(t *testing.T) {
 			t.Errorf("unexpected %s/%s: %s", r.Outcome, r.Reason, r.Message)
 		}
 	}
-	after := testsvcPIDs(t)
+	after := testsvcPIDs(t, addr)
 	if started != 1 || len(after)-len(before) != 1 {
 		t.Fatalf("started %d times, %d new processes; want exactly 1", started, len(after)-len(before))
 	}

@@ -5,12 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/process"
 
 	"svcctl/config"
 	"svcctl/internal/testenv"
@@ -80,25 +78,13 @@ func wantResult(t *testing.T, r Result, outcome runtrace.Outcome, reason runtrac
 	}
 }
 
-// testsvcPIDs lists the live processes running the testsvc binary.
-func testsvcPIDs(t *testing.T) map[int32]bool {
+// testsvcPIDs lists the live processes running the testsvc binary for the
+// service on addr: other tests' instances are not this test's business (under
+// the Windows harness every package's tests share one prebuilt testsvc, and
+// two test binaries run at once).
+func testsvcPIDs(t *testing.T, addr string) map[int32]bool {
 	t.Helper()
-	want, _ := filepath.EvalSymlinks(testsvcBin)
-	ps, err := process.Processes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[int32]bool{}
-	for _, p := range ps {
-		exe, err := p.Exe()
-		if err != nil {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(exe); err == nil && real == want && proc.Alive(p.Pid) {
-			out[p.Pid] = true
-		}
-	}
-	return out
+	return testutil.Running(testsvcBin, addr)
 }
 
 // stopService stops the instance the pid file names (identity-checked), as

@@ -6,14 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/process"
 
 	"svcctl/internal/testutil"
 	"svcctl/runtrace"
@@ -105,26 +103,7 @@ func TestTwentyConcurrentStartsSpawnOne(t *testing.T) {
 }
 
 // countExe counts live processes running exe with addr on their command line.
-func countExe(exe, addr string) int {
-	want, _ := filepath.EvalSymlinks(exe)
-	ps, _ := process.Processes()
-	n := 0
-	for _, p := range ps {
-		path, err := p.Exe()
-		if err != nil {
-			continue
-		}
-		if real, _ := filepath.EvalSymlinks(path); real != want {
-			continue
-		}
-		cmdline, _ := p.Cmdline()
-		st, _ := p.Status()
-		if strings.Contains(cmdline, addr) && !slices.Contains(st, process.Zombie) {
-			n++
-		}
-	}
-	return n
-}
+func countExe(exe, addr string) int { return len(testutil.Running(exe, addr)) }
 
 func TestConfigErrorExitsTwo(t *testing.T) {
 	dir := t.TempDir()
