@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-
 	"svcctl/config"
 	"svcctl/internal/testenv"
 	"svcctl/internal/testsvc"

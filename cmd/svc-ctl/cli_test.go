@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-
 	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 )
