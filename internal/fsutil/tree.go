@@ -18,11 +18,16 @@ func CheckTree(root string, uid int) error {
 	var errs []error
 	more := 0
 	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+		var fi fs.FileInfo
+		if err == nil {
+			fi, err = d.Info()
 		}
-		fi, err := d.Info()
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && path != root:
+			// Gone between the listing and the look (SQLite's -journal, a
+			// temporary file renamed into place): nothing left to judge.
+			return nil
+		case err != nil:
 			return err
 		}
 		if perr := CheckPrivateInfo(path, fi, uid); perr != nil {
