@@ -32,10 +32,10 @@ func ParseMode(s string) (Mode, bool) {
 
 // facts are what Detect looks at, gathered per OS (mode_*.go).
 type facts struct {
-	getenv     func(string) string
-	euid       int  // -1 where there is none (Windows)
-	ppid       int  // parent process id
-	stdinTTY   bool // stdin is a terminal
+	getenv   func(string) string
+	euid     int  // -1 where there is none (Windows)
+	ppid     int  // parent process id
+	stdinTTY bool // stdin is a terminal
 	// sessionLeader: this process leads its own session (sid == pid), as a
 	// daemon that init, start-stop-daemon or daemon(8) started does; a
 	// command a person put in the background stays in their session.

@@ -73,7 +73,6 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v := &verifier{cfg: cfg, env: env, p: state.PathsOf(cfg), r: &VerifyReport{Now: env.Now.UTC()}}
 	v.live = liveReport(cfg, v.p, env.Now)
 	v.installed()
-	v.stateTrusted()
 	v.serviceSettings()
 	if err := state.Readable(v.p); err != nil {
 		// Nothing below can be judged: each claim is a FAIL that says why,
@@ -84,6 +83,9 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 		v.r.OK = false
 		return v.r
 	}
+	// After the readability check: a reader who cannot look inside the state
+	// dir cannot vouch for what is in it.
+	v.stateTrusted()
 	store, err := openForRead(v.p.DB())
 	if err != nil {
 		v.add("ledger readable", Fail, fmt.Sprintf("%s: %v", v.p.DB(), err))
@@ -118,7 +120,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 
 // stateChecks names every check made from the state dir, in order.
 func (v *verifier) stateChecks() []string {
-	names := []string{"ledger readable", "agent started since boot", "heartbeat fresh", "watchdog.last.json fresh"}
+	names := []string{checkStateTrusted, "ledger readable", "agent started since boot", "heartbeat fresh", "watchdog.last.json fresh"}
 	for _, s := range v.cfg.Services {
 		names = append(names, "service "+s.Name+" cycled")
 	}

@@ -36,7 +36,7 @@ type Queue struct {
 	flushMu sync.Mutex // one flush at a time: the queue is written in order
 	mu      sync.Mutex
 	ops     []*op
-	rows    int // row writes among ops (bounded by Max)
+	rows    int             // row writes among ops (bounded by Max)
 	begun   map[int64]*op   // provisional id -> its queued begin, until written or finished
 	written map[int64]int64 // provisional id -> the id its begin got when written late
 	dropped map[int64]bool  // provisional ids whose begin was dropped (queue full)
