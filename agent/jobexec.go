@@ -35,6 +35,12 @@ type ExecRequest struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer // the command's output goes here as it runs
 	Redactor       *redact.Redactor
+	// Runs reads the job's rows (the ledger), to see whether the slot a
+	// scheduled run serves already has one; nil when the ledger cannot be
+	// read (the run goes ahead).
+	Runs interface {
+		Runs(ctx context.Context, f runtrace.Filter) ([]runtrace.Run, error)
+	}
 }
 
 var errJobTimeout = errors.New("job timeout")
@@ -51,6 +57,19 @@ func ExecJob(ctx context.Context, led Ledger, req ExecRequest) (JobResult, error
 		trigger = runtrace.TriggerSchedule
 		slot = dueSlot(ctx, led, j)
 	}
+	if prev := slotRun(ctx, req, slot); prev != nil {
+		// The slot has its run: a second scheduler firing, or one that
+		// retried. It is recorded, not run again.
+		res := JobResult{Outcome: runtrace.OutcomeSkipped, Reason: runtrace.ReasonOverlap, Detail: map[string]any{
+			"running_run_id": prev.ID, "why": fmt.Sprintf("the slot %s already has run #%d (%s)", slot.Format(time.RFC3339), prev.ID, prev.Verdict()),
+			"via": "svc-ctl exec"}}
+		now := time.Now().UTC()
+		id, err := led.Begin(context.WithoutCancel(ctx), runtrace.JobID(j.Name), trigger, slot, now)
+		if err == nil {
+			err = led.Finish(context.WithoutCancel(ctx), id, res.Outcome, res.Reason, res.Detail, now)
+		}
+		return res, err
+	}
 	id, recErr := led.Begin(context.WithoutCancel(ctx), runtrace.JobID(j.Name), trigger, slot, time.Now().UTC())
 	res, failed := jobDepends(ctx, j)
 	if !failed {
@@ -62,8 +81,25 @@ func ExecJob(ctx context.Context, led Ledger, req ExecRequest) (JobResult, error
 	return res, recErr
 }
 
-// dueSlot is the slot this run serves: the newest slot at or before now
-// (allowing a minute of clock skew), registering the job if no agent has.
+// slotRun is the run that already serves slot, if any.
+func slotRun(ctx context.Context, req ExecRequest, slot time.Time) *runtrace.Run {
+	if slot.IsZero() || req.Runs == nil {
+		return nil
+	}
+	rs, err := req.Runs.Runs(ctx, runtrace.Filter{JobID: runtrace.JobID(req.Job.Name), Since: slot.Add(-time.Minute), Limit: 500})
+	if err != nil {
+		return nil
+	}
+	for i := range rs {
+		if rs[i].ScheduledAt.Equal(slot) {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// dueSlot is the slot this run serves: the newest slot at or before now,
+// never one still to come, registering the job if no agent has.
 func dueSlot(ctx context.Context, led Ledger, j *config.Job) time.Time {
 	now := time.Now().UTC()
 	reg := now.Add(-366 * 24 * time.Hour)
@@ -74,7 +110,7 @@ func dueSlot(ctx context.Context, led Ledger, j *config.Job) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	slots := s.Slots(now.Add(-max(j.Grace, time.Hour)-time.Minute), now.Add(time.Minute), 0)
+	slots := s.Slots(now.Add(-max(j.Grace, time.Hour)-time.Minute), now, 0) // (from, now]
 	if len(slots) == 0 {
 		return time.Time{}
 	}

@@ -233,6 +233,14 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 	if p, _ := state.ReadPause(r.a.paths.JobPaused(j.Name)); p.Active(time.Now()) {
 		r.skip(id, trigger, slot, runtrace.ReasonPaused, map[string]any{"pause": p})
 		return
+	} else if p != nil {
+		// A pause whose --for has passed ends here, as a service's does: its
+		// sentinel is removed, so status and verify stop showing it.
+		if err := state.RemovePause(r.a.paths.JobPaused(j.Name)); err != nil {
+			r.a.log.Warn("pause.remove_failed", "job", j.Name, "err", err)
+		} else {
+			r.a.log.Info("pause.expired", "job", j.Name, "reason", p.Reason)
+		}
 	}
 	if j.External {
 		return // another scheduler runs it; `missing` checks its slots

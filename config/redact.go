@@ -15,9 +15,9 @@ import (
 type View struct {
 	Path     string        `json:"path,omitempty" toml:"-"`
 	Agent    AgentView     `json:"agent" toml:"agent"`
-	Services []ServiceView `json:"service" toml:"service"`
-	Jobs     []JobView     `json:"job" toml:"job"`
-	Notify   []NotifyView  `json:"notify" toml:"notify"`
+	Services []ServiceView `json:"service" toml:"service,omitempty"`
+	Jobs     []JobView     `json:"job" toml:"job,omitempty"`
+	Notify   []NotifyView  `json:"notify" toml:"notify,omitempty"`
 }
 
 // AgentView is [agent] in a View.
@@ -37,7 +37,7 @@ type ServiceView struct {
 	Name         string            `json:"name" toml:"name"`
 	Command      []string          `json:"command" toml:"command"`
 	Dir          string            `json:"dir" toml:"dir"`
-	Env          map[string]string `json:"env" toml:"env"`
+	Env          map[string]string `json:"env" toml:"env,omitempty"`
 	EnvFile      string            `json:"env_file" toml:"env_file"`
 	User         string            `json:"user" toml:"user"`
 	Group        string            `json:"group" toml:"group"`
@@ -47,7 +47,7 @@ type ServiceView struct {
 	StartTimeout string            `json:"start_timeout" toml:"start_timeout"`
 	StopTimeout  string            `json:"stop_timeout" toml:"stop_timeout"`
 	Health       HealthView        `json:"health" toml:"health"`
-	Depends      []DependView      `json:"depends" toml:"depends"`
+	Depends      []DependView      `json:"depends" toml:"depends,omitempty"`
 	Restart      RestartView       `json:"restart" toml:"restart"`
 	Limits       *LimitsView       `json:"limits,omitempty" toml:"limits,omitempty"`
 	Ping         string            `json:"ping,omitempty" toml:"ping,omitempty"`
@@ -62,13 +62,13 @@ type LimitsView struct {
 
 // HealthView is [service.health] in a View.
 type HealthView struct {
-	TCP          string   `json:"tcp" toml:"tcp"`
-	HTTP         string   `json:"http" toml:"http"`
-	ExpectStatus int      `json:"expect_status" toml:"expect_status"`
-	ExpectBody   string   `json:"expect_body" toml:"expect_body"`
+	TCP          string   `json:"tcp" toml:"tcp,omitempty"`
+	HTTP         string   `json:"http" toml:"http,omitempty"`
+	ExpectStatus int      `json:"expect_status" toml:"expect_status,omitempty"`
+	ExpectBody   string   `json:"expect_body" toml:"expect_body,omitempty"`
 	Timeout      string   `json:"timeout" toml:"timeout"`
 	Confirm      string   `json:"confirm" toml:"confirm"`
-	Exec         []string `json:"exec" toml:"exec"`
+	Exec         []string `json:"exec" toml:"exec,omitempty"`
 }
 
 // DependView is one depends entry in a View; keys its kind does not use are
@@ -78,7 +78,7 @@ type DependView struct {
 	URL          string `json:"url,omitempty" toml:"url,omitempty"`
 	Address      string `json:"address,omitempty" toml:"address,omitempty"`
 	Host         string `json:"host,omitempty" toml:"host,omitempty"`
-	Path         string `json:"path,omitempty" toml:"-"`
+	Path         string `json:"path,omitempty" toml:"path,omitempty"`
 	MaxAge       string `json:"max_age,omitempty" toml:"max_age,omitempty"`
 	MinValid     string `json:"min_valid,omitempty" toml:"min_valid,omitempty"`
 	ExpectStatus int    `json:"expect_status,omitempty" toml:"expect_status,omitempty"`
@@ -100,7 +100,7 @@ type JobView struct {
 	Timezone string            `json:"timezone" toml:"timezone"`
 	Command  []string          `json:"command" toml:"command"`
 	Dir      string            `json:"dir" toml:"dir"`
-	Env      map[string]string `json:"env" toml:"env"`
+	Env      map[string]string `json:"env" toml:"env,omitempty"`
 	EnvFile  string            `json:"env_file" toml:"env_file"`
 	User     string            `json:"user" toml:"user"`
 	Group    string            `json:"group" toml:"group"`
@@ -109,7 +109,7 @@ type JobView struct {
 	CatchUp  bool              `json:"catch_up" toml:"catch_up"`
 	Grace    string            `json:"grace" toml:"grace"`
 	External bool              `json:"external" toml:"external"`
-	Depends  []DependView      `json:"depends" toml:"depends"`
+	Depends  []DependView      `json:"depends" toml:"depends,omitempty"`
 	Ping     string            `json:"ping,omitempty" toml:"ping,omitempty"`
 }
 

@@ -23,6 +23,9 @@ const nameRule = "use 1 to 63 characters from a-z, 0-9, '.', '_' and '-', starti
 
 func validName(s string) bool { return nameRE.MatchString(s) }
 
+// ValidName reports whether s is a name a service or job may have.
+func ValidName(s string) bool { return validName(s) }
+
 // name checks the name of list element path (service[i] or job[i]);
 // seen maps names already used in the same list to their line.
 func (c *checker) name(path, name string, seen map[string]int) {

@@ -58,11 +58,17 @@ func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Du
 		return nil, fmt.Errorf("the drill reads its evidence from run_trace: %w", err)
 	}
 	defer store.Close()
+	// The restore is a row newer than every row before the kill: a drill
+	// right after another must never take the first one's row for its own.
+	var before int64
+	if rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(name), Limit: 1}); err == nil && len(rs) > 0 {
+		before = rs[0].ID
+	}
 	rep.Killed, rep.Members, rep.KilledAt = inst.Identity, tree.Len(), time.Now().UTC()
 	if err := proc.KillTree(inst); err != nil {
 		return nil, fmt.Errorf("kill pid %d: %w", inst.PID, err)
 	}
-	rep.Restored = waitRestored(ctx, store, svc, p, rep, timeout)
+	rep.Restored = waitRestored(ctx, store, svc, p, rep, before, timeout)
 	if !rep.Restored && rep.Why == "" {
 		rep.Why = fmt.Sprintf("not back within %s", timeout)
 	}
@@ -81,16 +87,18 @@ func agentStatusQuick(ctx context.Context, cfg *config.Config, p state.Paths) st
 	return agentStatus(ctx, cfg, p, store, liveReport(cfg, p, now), now).State
 }
 
-// waitRestored polls run_trace for a cycle, begun after the kill by the agent
-// (not a manual start), that started the service, and checks health itself.
-func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Service, p state.Paths, rep *DrillReport, timeout time.Duration) bool {
+// waitRestored polls run_trace for a cycle recorded after the kill (a row
+// newer than before) by the agent (not a manual start) that started the
+// service, and checks health itself.
+func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Service, p state.Paths, rep *DrillReport, before int64, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
+	killedMS := rep.KilledAt.Truncate(time.Millisecond) // rows keep milliseconds
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(svc.Name), Since: rep.KilledAt.Add(-time.Second), Reason: runtrace.ReasonStarted, Limit: 5})
+		rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(svc.Name), Since: killedMS, Reason: runtrace.ReasonStarted, Limit: 5})
 		if err == nil {
 			for i := range rs {
 				r := rs[i]
-				if r.Trigger == runtrace.TriggerManual || r.StartedAt.Before(rep.KilledAt.Add(-time.Second)) {
+				if r.ID <= before || r.Trigger == runtrace.TriggerManual {
 					continue
 				}
 				hs := probe.RunAll(ctx, probe.Stamp(probe.HealthSpecs(svc.Health, svc.Env, svc.Dir), svc.RunAs, nil))
@@ -98,7 +106,7 @@ func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Servic
 					continue
 				}
 				rep.Row = &r
-				rep.TookMS = r.FinishedAt.Sub(rep.KilledAt).Milliseconds()
+				rep.TookMS = max(0, r.FinishedAt.Sub(killedMS).Milliseconds())
 				if id, err := proc.ReadPidFile(p.Pid(svc.Name)); err == nil {
 					rep.NewPID = id.PID
 				}

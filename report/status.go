@@ -32,6 +32,9 @@ type StatusReport struct {
 	Channels []ChannelStatus `json:"channels,omitempty"`
 	// ConfigDrift: the running agent's config differs from the file on disk.
 	ConfigDrift *ConfigDrift `json:"config_drift,omitempty"`
+	// ConfigBroken: the file does not load; the report comes from the state
+	// dir alone (set by the caller).
+	ConfigBroken string `json:"config_broken,omitempty"`
 }
 
 // ChannelStatus is one [[notify]] channel (or a ping) as its deliveries

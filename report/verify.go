@@ -350,11 +350,21 @@ func (v *verifier) servicesCycled(ctx context.Context, store *runtrace.Store) {
 				at = r.StartedAt
 			}
 		}
+		st, _ := state.LoadService(v.p.StateFile(s.Name))
 		switch {
 		case at.IsZero():
 			v.add(name, Fail, "no cycle recorded")
 		case v.env.Now.Sub(at) > 2*s.Interval+s.StartTimeout+s.Health.Confirm:
 			v.add(name, Fail, fmt.Sprintf("last cycle %s ago, more than two intervals (%s)", v.env.Now.Sub(at).Round(time.Second), 2*s.Interval))
+		case st.LastHealthy.IsZero():
+			// Cycling is not the claim: a service that has never once been
+			// healthy is not supervised into working, whatever its rows say.
+			status := Fail
+			if p, _ := state.ReadPause(v.p.Paused(s.Name)); p.Active(v.env.Now) {
+				status = Warn
+			}
+			v.add(name, status, fmt.Sprintf("cycles (last %s ago, state %s) but has never been healthy: 'svc-ctl why %s'",
+				v.env.Now.Sub(at).Round(time.Second), st.State, s.Name))
 		default:
 			v.add(name, Pass, fmt.Sprintf("last cycle %s ago (interval %s)", v.env.Now.Sub(at).Round(time.Second), s.Interval))
 		}

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testenv"
 	"svcctl/internal/testutil"
+	"svcctl/runtrace"
 	"svcctl/state"
 )
 
@@ -188,5 +190,23 @@ func TestVerifyFailsOnAStateDirThatIsALink(t *testing.T) {
 	r := Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now(), Install: installed})
 	if c := check(t, r, "state dir trusted"); c.Status != Fail || !strings.Contains(c.Evidence, e.p.State+" is a symbolic link") {
 		t.Fatalf("state dir is a link: %+v", c)
+	}
+}
+
+// TestVerifyServiceCycledButNeverHealthy (issue 15): a service that cycles
+// on time but has never once been healthy does not pass "cycled".
+func TestVerifyServiceCycledButNeverHealthy(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	cfg := testutil.Config(t, `drain_timeout = "3s"`, testutil.Service{Name: "web", Addr: addr, Interval: "1s",
+		Args: []string{"--exit-now", "3"}, Backoff: "0s"}.TOML(testsvcBin))
+	e := &testEnv{cfg: cfg, p: state.PathsOf(cfg), store: testenv.Ledger(t, cfg), addr: addr}
+	startAgent(t, e)
+	testutil.WaitFor(t, 15*time.Second, "a failed start", func() bool {
+		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: "watchdog:web", Reason: runtrace.ReasonStartFailed})
+		return n > 0
+	})
+	c := check(t, Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now(), BootTime: time.Now().Add(-time.Hour), Install: installed}), "service web cycled")
+	if c.Status != Fail || !strings.Contains(c.Evidence, "never been healthy") {
+		t.Fatalf("%s: %s", c.Status, c.Evidence)
 	}
 }

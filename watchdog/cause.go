@@ -1,6 +1,8 @@
 package watchdog
 
 import (
+	"strings"
+
 	"svcctl/runtrace"
 	"svcctl/snapshot"
 )
@@ -46,6 +48,9 @@ func (c *cycle) cause() string {
 	}
 	if words == "" {
 		return kind
+	}
+	if kind == CauseExited {
+		words = strings.TrimPrefix(words, "exited ") // "exited: with code 3", not "exited: exited with code 3"
 	}
 	return kind + ": " + words
 }

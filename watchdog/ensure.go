@@ -167,7 +167,7 @@ type Detail struct {
 func (s *Supervisor) Ensure(ctx context.Context, name string, req Request) (res Result, err error) {
 	svc := s.Config().Service(name)
 	if svc == nil {
-		return Result{}, fmt.Errorf("%w: %q is not a service in %s (services: %s)", ErrUnknownName, name, s.Config().Path, s.serviceNames())
+		return Result{}, UnknownService(s.Config(), name)
 	}
 	if req.Restart {
 		req.Manual, req.Replace = true, true

@@ -1,7 +1,6 @@
 package watchdog
 
 import (
-	"fmt"
 	"log/slog"
 	"sync"
 
@@ -18,7 +17,7 @@ import (
 func (s *Supervisor) CapLog(name string) (bool, error) {
 	svc := s.Config().Service(name)
 	if svc == nil {
-		return false, fmt.Errorf("%w: %q", ErrUnknownName, name)
+		return false, UnknownService(s.Config(), name)
 	}
 	return s.capLog(svc, s.Log.With("service", name))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"svcctl/config"
@@ -13,8 +14,61 @@ import (
 )
 
 // ErrUnknownName is returned for a name that is neither a service nor a job
-// of the configuration.
+// of the configuration (as an *UnknownNameError, which says what is known).
 var ErrUnknownName = errors.New("no such service or job")
+
+// UnknownNameError is the one answer to a name that is no service or job
+// of the config, whichever command was given it: "no service or job named
+// nosuch; known: proxy, daily-pull". It is an ErrUnknownName.
+type UnknownNameError struct {
+	Name  string
+	What  string // "service or job", "service", "job"
+	Known []string
+}
+
+func (e *UnknownNameError) Error() string {
+	known := "none configured"
+	if len(e.Known) > 0 {
+		known = strings.Join(e.Known, ", ")
+	}
+	return fmt.Sprintf("no %s named %s; known: %s", e.What, e.Name, known)
+}
+
+func (e *UnknownNameError) Is(target error) bool { return target == ErrUnknownName }
+
+// UnknownService is the error for a name that is not a service of cfg.
+func UnknownService(cfg *config.Config, name string) error {
+	return &UnknownNameError{Name: name, What: "service", Known: ServiceNames(cfg)}
+}
+
+// UnknownTarget is the error for a name that is neither a service nor a
+// job of cfg.
+func UnknownTarget(cfg *config.Config, name string) error {
+	return &UnknownNameError{Name: name, What: "service or job", Known: append(ServiceNames(cfg), JobNames(cfg)...)}
+}
+
+// UnknownJob is the error for a name that is not a job of cfg.
+func UnknownJob(cfg *config.Config, name string) error {
+	return &UnknownNameError{Name: name, What: "job", Known: JobNames(cfg)}
+}
+
+// ServiceNames lists cfg's services, in file order.
+func ServiceNames(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Services))
+	for _, s := range cfg.Services {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// JobNames lists cfg's jobs, in file order.
+func JobNames(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Jobs))
+	for _, j := range cfg.Jobs {
+		out = append(out, j.Name)
+	}
+	return out
+}
 
 // StopReport says what `svc-ctl stop` did.
 type StopReport struct {
@@ -33,7 +87,7 @@ type StopReport struct {
 func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) {
 	svc := s.Config().Service(name)
 	if svc == nil {
-		return StopReport{}, fmt.Errorf("%w: %q (services: %s)", ErrUnknownName, name, s.serviceNames())
+		return StopReport{}, UnknownService(s.Config(), name)
 	}
 	rep := StopReport{Service: name}
 	lock, ok, err := state.WaitLock(ctx, s.Paths.Lock(name), svc.StartTimeout+svc.StopTimeout+10*time.Second)
@@ -178,7 +232,7 @@ func (s *Supervisor) pausePath(name string) (string, error) {
 	case s.Config().Job(name) != nil:
 		return s.Paths.JobPaused(name), nil
 	}
-	return "", fmt.Errorf("%w: %q (services: %s)", ErrUnknownName, name, s.serviceNames())
+	return "", UnknownTarget(s.Config(), name)
 }
 
 // markState records a state change made by hand (caller holds the lock or
@@ -190,18 +244,4 @@ func (s *Supervisor) markState(name, to, why string) {
 	if err := state.SaveService(path, st, true); err != nil {
 		s.Log.Warn("state.write_failed", "service", name, "err", err)
 	}
-}
-
-func (s *Supervisor) serviceNames() string {
-	if len(s.Config().Services) == 0 {
-		return "none configured"
-	}
-	out := ""
-	for i, svc := range s.Config().Services {
-		if i > 0 {
-			out += ", "
-		}
-		out += svc.Name
-	}
-	return out
 }

@@ -222,7 +222,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"runs", "--reason", "bored"}, `--reason "bored"`},
 		{[]string{"runs", "--since", "yesterdayish"}, `--since "yesterdayish"`},
 		{[]string{"schedule", "next", "web", "-n", "0"}, "-n 0"},
-		{[]string{"pause", "nosuch"}, `"nosuch"`},
+		{[]string{"pause", "nosuch"}, "no service or job named nosuch; known: web"},
 		{[]string{"start"}, "--all"},
 		{[]string{"bogus"}, `unknown command "bogus"`},
 		{[]string{"config", "bogus"}, `unknown command "bogus"`},

@@ -10,17 +10,17 @@ import (
 
 	"svcctl/config"
 	"svcctl/report"
-	"svcctl/watchdog"
 )
 
 type drillOptions struct {
-	timeout string
-	json    bool
+	timeout   string
+	json, utc bool
 }
 
 func (o *drillOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.timeout, "timeout", "", "how long to wait (default: interval + start_timeout + probe time + 5s)")
 	f.BoolVar(&o.json, "json", false, "print as JSON")
+	f.BoolVar(&o.utc, "utc", false, "print times in UTC")
 }
 
 func newDrillCommand(g *globals) *cobra.Command {
@@ -33,8 +33,9 @@ func newDrillCommand(g *globals) *cobra.Command {
 never signalled) and wait for the agent — not this command — to bring it back
 healthy. Prints the time it took, the run_trace row and the snapshot that prove
 it. Exit 1 when it does not come back in time. The agent must be running.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runDrill(cmd.Context(), g, o, args) },
+		ValidArgsFunction: completeService(g),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runDrill(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
@@ -47,7 +48,7 @@ func runDrill(ctx context.Context, g *globals, o drillOptions, args []string) er
 	}
 	svc := cfg.Service(args[0])
 	if svc == nil {
-		return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
+		return unknownService(cfg, args[0])
 	}
 	if err := readableState(cfg); err != nil {
 		return err
@@ -67,7 +68,7 @@ func runDrill(ctx context.Context, g *globals, o drillOptions, args []string) er
 			return err
 		}
 	} else {
-		printDrill(g, rep)
+		printDrill(g, rep, o.utc)
 	}
 	if !rep.Restored {
 		return errSilent
@@ -75,23 +76,23 @@ func runDrill(ctx context.Context, g *globals, o drillOptions, args []string) er
 	return nil
 }
 
-func printDrill(g *globals, r *report.DrillReport) {
+func printDrill(g *globals, r *report.DrillReport, utc bool) {
 	procs := "processes"
 	if r.Members == 1 {
 		procs = "process"
 	}
 	// The pid is the instance's leader, which a launcher that forked its
 	// server has already left: the count is what was killed.
-	fmt.Fprintf(g.stdout, "killed %s (%d %s of the instance started as pid %d) at %s\n", r.Service, r.Members, procs, r.Killed.PID, fmtTime(r.KilledAt, false))
+	fmt.Fprintf(g.stdout, "killed %s (%d %s of the instance started as pid %d) at %s\n", r.Service, r.Members, procs, r.Killed.PID, fmtTime(r.KilledAt, utc))
 	if !r.Restored {
 		fmt.Fprintf(g.stdout, "FAIL: %s; see 'svc-ctl why %s' and 'svc-ctl status'\n", r.Why, r.Service)
 		return
 	}
 	fmt.Fprintf(g.stdout, "PASS: the agent brought it back in %s (pid %d)\n", (time.Duration(r.TookMS) * time.Millisecond).String(), r.NewPID)
 	if row := r.Row; row != nil {
-		fmt.Fprintf(g.stdout, "  run_trace #%d %s/%s trigger %s, started %s\n", row.ID, row.Outcome, row.Reason, row.Trigger, fmtTime(row.StartedAt, false))
+		fmt.Fprintf(g.stdout, "  run_trace #%d %s/%s trigger %s, started %s\n", row.ID, row.Outcome, row.Reason, row.Trigger, fmtTime(row.StartedAt, utc))
 	}
 	if s := r.Snapshot; s != nil {
-		fmt.Fprintf(g.stdout, "  snapshot at %s: reason %q, %d log lines kept\n", fmtTime(s.Time, false), s.Reason, len(s.LogTail))
+		fmt.Fprintf(g.stdout, "  snapshot at %s: reason %q, %d log lines kept\n", fmtTime(s.Time, utc), s.Reason, len(s.LogTail))
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"svcctl/agent"
 	"svcctl/internal/redact"
+	"svcctl/notify"
+	"svcctl/runtrace"
 	"svcctl/watchdog"
 )
 
@@ -33,7 +35,8 @@ then 'svc-ctl missing' and 'why' see its slots too.
 
 With --scheduled the run is recorded as serving the slot that is due now
 (trigger schedule); without it, as a manual run.`,
-		Example: `  svc-ctl exec nightly-backup --scheduled -- /usr/local/bin/backup --all`,
+		Example:           `  svc-ctl exec nightly-backup --scheduled -- /usr/local/bin/backup --all`,
+		ValidArgsFunction: completeJob(g),
 		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 || cmd.ArgsLenAtDash() != 1 {
 				return errors.New("usage: svc-ctl exec JOB -- CMD [ARGS...] (the -- is required)")
@@ -54,12 +57,19 @@ func runExec(ctx context.Context, g *globals, o execOptions, args []string) erro
 	}
 	j := cfg.Job(name)
 	if j == nil {
-		return usageError{fmt.Errorf("%w: job %q is not in %s (declare it with external = true)", watchdog.ErrUnknownName, name, cfg.Path)}
+		return usageError{fmt.Errorf("%w (declare it in %s with external = true)", watchdog.UnknownJob(cfg, name), cfg.Path)}
 	}
 	led, closeLedger := openLedger(g, cfg)
 	defer closeLedger()
-	res, recErr := agent.ExecJob(ctx, led, agent.ExecRequest{Job: j, Argv: argv, Scheduled: o.scheduled,
-		Stdin: os.Stdin, Stdout: g.stdout, Stderr: g.stderr, Redactor: redact.New(cfg.SecretValues()...)})
+	req := agent.ExecRequest{Job: j, Argv: argv, Scheduled: o.scheduled,
+		Stdin: os.Stdin, Stdout: g.stdout, Stderr: g.stderr, Redactor: redact.New(cfg.SecretValues()...)}
+	if f, ok := led.(*notify.Funnel); ok {
+		req.Runs = f.Store()
+	}
+	res, recErr := agent.ExecJob(ctx, led, req)
+	if res.Reason == runtrace.ReasonOverlap {
+		fmt.Fprintf(g.stderr, "svc-ctl: %s: %s: not run again (recorded skipped/overlap)\n", name, res.Detail["why"])
+	}
 	if msg, ok := res.Detail["error"].(string); ok {
 		fmt.Fprintf(g.stderr, "svc-ctl: %s\n", msg)
 	}

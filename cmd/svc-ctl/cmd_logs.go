@@ -80,7 +80,7 @@ func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigOrState(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) erro
 
 // unknownLogName is unknownName for logs, which takes `agent` too.
 func unknownLogName(cfg *config.Config, name string) error {
-	return usageError{unknownNameError{name: name, what: "service or job", known: append(allNames(cfg), "agent")}}
+	return usageError{&watchdog.UnknownNameError{Name: name, What: "service or job", Known: append(allNames(cfg), "agent")}}
 }
 
 func noLogYet(l report.Log) string {

@@ -49,7 +49,7 @@ func runMissing(ctx context.Context, g *globals, o missingOptions, _ []string) e
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigOrState(ctx, g)
 	if err != nil {
 		return err
 	}

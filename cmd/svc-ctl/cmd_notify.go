@@ -255,5 +255,5 @@ func stamp(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.Local().Format("2006-01-02 15:04:05 MST")
+	return fmtTime(t, false)
 }

@@ -15,13 +15,14 @@ import (
 
 type pauseOptions struct {
 	forStr, reason string
-	json           bool
+	json, utc      bool
 }
 
 func (o *pauseOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.forStr, "for", "", "end the pause by itself after this long (e.g. 30m, 2h, 1d)")
 	f.StringVar(&o.reason, "reason", "paused by hand", "why, for the record")
 	f.BoolVar(&o.json, "json", false, "print the sentinel as JSON")
+	f.BoolVar(&o.utc, "utc", false, "print times in UTC")
 }
 
 func newPauseCommand(g *globals) *cobra.Command {
@@ -34,8 +35,9 @@ func newPauseCommand(g *globals) *cobra.Command {
 does nothing else. --for makes the pause end by itself; without it the pause
 lasts until 'svc-ctl resume' (and 'svc-ctl verify' warns about a pause older
 than 24 h without an expiry).`,
-		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runPause(cmd.Context(), g, o, args) },
+		ValidArgsFunction: completeName(g),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runPause(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
@@ -62,7 +64,7 @@ func runPause(_ context.Context, g *globals, o pauseOptions, args []string) erro
 	}
 	until := "until 'svc-ctl resume " + args[0] + "'"
 	if p.Until != nil {
-		until = "until " + p.Until.Local().Format(time.RFC3339)
+		until = "until " + fmtTime(*p.Until, o.utc)
 	}
 	fmt.Fprintf(g.stdout, "%s: paused %s (reason: %s)\n", args[0], until, p.Reason)
 	return nil

@@ -19,11 +19,12 @@ func (o *resumeOptions) addFlags(f *pflag.FlagSet) {
 func newResumeCommand(g *globals) *cobra.Command {
 	var o resumeOptions
 	cmd := &cobra.Command{
-		Use:         "resume NAME",
-		Annotations: trust(trustRun),
-		Short:       "Remove a pause and clear given-up, so the watchdog acts again",
-		Args:        usageArgs(cobra.ExactArgs(1)),
-		RunE:        func(cmd *cobra.Command, args []string) error { return runResume(cmd.Context(), g, o, args) },
+		Use:               "resume NAME",
+		Annotations:       trust(trustRun),
+		Short:             "Remove a pause and clear given-up, so the watchdog acts again",
+		ValidArgsFunction: completeName(g),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runResume(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd

@@ -37,6 +37,9 @@ Times are local with their offset; --utc prints UTC.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRuns(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
+	cmd.RegisterFlagCompletionFunc("job", completeFrom(g, func(cfg *config.Config) []string {
+		return append(allNames(cfg), runtrace.AgentID)
+	}))
 	return cmd
 }
 
@@ -57,12 +60,19 @@ func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigOrState(ctx, g)
 	if err != nil {
 		return err
 	}
 	filter.JobID = qualifyJob(cfg, filter.JobID)
 	st, err := openLedgerForRead(cfg)
+	unknown := o.job != "" && !knownTarget(cfg, o.job)
+	if unknown && (err != nil || !hasRows(ctx, st, filter.JobID)) {
+		if st != nil {
+			st.Close()
+		}
+		return unknownName(cfg, o.job)
+	}
 	if err != nil {
 		return err
 	}
@@ -77,7 +87,7 @@ func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 		}
 		return writeJSON(g.stdout, rows)
 	}
-	printRuns(g.stdout, rows, o.utc)
+	printRuns(g.stdout, rows, o.utc, time.Now())
 	return nil
 }
 
@@ -116,34 +126,54 @@ func qualifyJob(cfg *config.Config, id string) string {
 	return id
 }
 
-func printRuns(w io.Writer, rows []runtrace.Run, utc bool) {
+func printRuns(w io.Writer, rows []runtrace.Run, utc bool, now time.Time) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "no runs match")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tJOB\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tSLOT\tDETAIL")
+	fmt.Fprintln(tw, "ID\tJOB\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tCAUSE\tSLOT\tDETAIL")
 	for _, r := range rows {
-		dur := "-"
-		if !r.FinishedAt.IsZero() {
-			dur = r.Duration.Round(time.Millisecond).String()
+		dur := r.Duration.Round(time.Millisecond).String()
+		if r.FinishedAt.IsZero() {
+			dur = "running for " + now.Sub(r.StartedAt).Round(time.Second).String()
 		}
 		slot := "-"
 		if !r.ScheduledAt.IsZero() {
 			slot = fmtTime(r.ScheduledAt, utc)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, r.Verdict(), slot, shortDetail(r.Detail))
+		// The cause is never cut: it is the answer to "why was it restarted".
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, r.Verdict(),
+			dash(detailCause(r.Detail)), slot, shortDetail(r))
 	}
 	tw.Flush()
 }
 
+// detailCause is a row's cause (why a service was stopped and started).
+func detailCause(raw json.RawMessage) string {
+	var d struct {
+		Cause string `json:"cause"`
+	}
+	json.Unmarshal(raw, &d)
+	return d.Cause
+}
+
 // shortDetail picks the most telling field of a row's detail for one line.
-func shortDetail(raw json.RawMessage) string {
+func shortDetail(r runtrace.Run) string {
 	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
+	if json.Unmarshal(r.Detail, &m) != nil {
 		return ""
 	}
-	for _, k := range []string{"message", "error", "why", "old_instance"} {
+	if r.Reason == runtrace.ReasonTimeout {
+		if t, ok := m["timeout"].(string); ok {
+			what := "its process tree killed"
+			if k, ok := m["killed"].(string); ok && k != "" {
+				what = "its " + k + " killed"
+			}
+			return fmt.Sprintf("ran past its timeout %s: %s", t, what)
+		}
+	}
+	for _, k := range []string{"message", "why", "error", "result_error", "old_instance"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			return clip(s, 80)
 		}
@@ -163,4 +193,11 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// hasRows reports whether the ledger has rows of id: a service or job the
+// config no longer names still has its history.
+func hasRows(ctx context.Context, st *runtrace.Store, id string) bool {
+	n, err := st.Count(ctx, runtrace.Filter{JobID: id})
+	return err == nil && n > 0
 }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"svcctl/watchdog"
 )
 
 // newScheduleCommand is the `schedule` group; `schedule next` is its verb.
@@ -32,11 +30,12 @@ func (o *scheduleNextOptions) addFlags(f *pflag.FlagSet) {
 func newScheduleNextCommand(g *globals) *cobra.Command {
 	var o scheduleNextOptions
 	cmd := &cobra.Command{
-		Use:         "next JOB",
-		Annotations: trust(trustRead),
-		Short:       "The next fire times of a job, in UTC, in the job's zone and in local time",
-		Args:        usageArgs(cobra.ExactArgs(1)),
-		RunE:        func(cmd *cobra.Command, args []string) error { return runScheduleNext(cmd.Context(), g, o, args) },
+		Use:               "next JOB",
+		Annotations:       trust(trustRead),
+		Short:             "The next fire times of a job, in UTC, in the job's zone and in local time",
+		ValidArgsFunction: completeJob(g),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runScheduleNext(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
@@ -58,7 +57,7 @@ func runScheduleNext(_ context.Context, g *globals, o scheduleNextOptions, args 
 	}
 	j := cfg.Job(args[0])
 	if j == nil {
-		return usageError{fmt.Errorf("%w: job %q", watchdog.ErrUnknownName, args[0])}
+		return unknownJob(cfg, args[0])
 	}
 	s, err := j.Cron(time.Now())
 	if err != nil {

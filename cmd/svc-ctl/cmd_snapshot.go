@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"svcctl/snapshot"
 	"svcctl/state"
-	"svcctl/watchdog"
 )
 
 type snapshotOptions struct {
@@ -27,23 +27,24 @@ func (o *snapshotOptions) addFlags(f *pflag.FlagSet) {
 func newSnapshotCommand(g *globals) *cobra.Command {
 	var o snapshotOptions
 	cmd := &cobra.Command{
-		Use:         "snapshot NAME",
-		Annotations: trust(trustRead),
-		Short:       "Show the recent pre-restart snapshots of a service, newest first",
-		Args:        usageArgs(cobra.ExactArgs(1)),
-		RunE:        func(cmd *cobra.Command, args []string) error { return runSnapshot(cmd.Context(), g, o, args) },
+		Use:               "snapshot NAME",
+		Annotations:       trust(trustRead),
+		Short:             "Show the recent pre-restart snapshots of a service, newest first",
+		ValidArgsFunction: completeService(g),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runSnapshot(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
 }
 
-func runSnapshot(_ context.Context, g *globals, o snapshotOptions, args []string) error {
-	cfg, err := loadConfig(g)
+func runSnapshot(ctx context.Context, g *globals, o snapshotOptions, args []string) error {
+	cfg, err := loadConfigOrState(ctx, g)
 	if err != nil {
 		return err
 	}
 	if cfg.Service(args[0]) == nil {
-		return usageError{fmt.Errorf("%w: service %q", watchdog.ErrUnknownName, args[0])}
+		return unknownService(cfg, args[0])
 	}
 	path := state.PathsOf(cfg).Snapshots(args[0])
 	if err := state.Readable(state.PathsOf(cfg)); err != nil {
@@ -67,7 +68,7 @@ func runSnapshot(_ context.Context, g *globals, o snapshotOptions, args []string
 		return nil
 	}
 	for _, e := range es {
-		fmt.Fprintf(g.stdout, "%s  run #%d  reason %q  %d ms without a healthy verdict\n", fmtTime(e.Time, o.utc), e.RunID, e.Reason, e.NoProgressMS)
+		fmt.Fprintf(g.stdout, "%s  run #%d  reason %q  %s\n", fmtTime(e.Time, o.utc), e.RunID, e.Reason, noProgress(e.NoProgressMS))
 		for _, t := range e.Transitions {
 			fmt.Fprintf(g.stdout, "    %s %s -> %s (%s)\n", fmtTime(t.At, o.utc), t.From, t.To, t.Why)
 		}
@@ -76,4 +77,14 @@ func runSnapshot(_ context.Context, g *globals, o snapshotOptions, args []string
 		}
 	}
 	return nil
+}
+
+// noProgress says how long the service had gone without a healthy verdict
+// when its snapshot was taken; -1 is "never healthy as far as svc-ctl knows"
+// (a first start, or state that was lost), never "-1 ms".
+func noProgress(ms int64) string {
+	if ms < 0 {
+		return "no healthy verdict recorded before it"
+	}
+	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String() + " since its last healthy verdict"
 }

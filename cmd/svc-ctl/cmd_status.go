@@ -15,16 +15,16 @@ import (
 	"svcctl/internal/svcenv"
 	"svcctl/report"
 	"svcctl/state"
-	"svcctl/watchdog"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-type statusOptions struct{ json, env bool }
+type statusOptions struct{ json, env, utc bool }
 
 func (o *statusOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.json, "json", false, "print as JSON")
+	f.BoolVar(&o.utc, "utc", false, "print times in UTC")
 	f.BoolVar(&o.env, "env", false, "list the environment variable names a start of NAME gives it (values are never shown)")
 }
 
@@ -46,6 +46,7 @@ Exit status: 0 when the agent runs, can write its ledger, and every service
 that is not paused is healthy; 1 otherwise. It works when the agent is not
 running (and says so), and when the disk is full (the agent's own report,
 agent.status, says what waits to be written and why).`,
+		ValidArgsFunction: completeName(g),
 		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			if o.env && len(args) != 1 {
 				return errors.New("--env needs the NAME of a service or job")
@@ -59,7 +60,7 @@ agent.status, says what waits to be written and why).`,
 }
 
 func runStatus(ctx context.Context, g *globals, o statusOptions, args []string) error {
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigOrState(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -72,9 +73,12 @@ func runStatus(ctx context.Context, g *globals, o statusOptions, args []string) 
 	}
 	info := installInfo(cfg)
 	rep.Install = &info
+	if g.broken != nil {
+		rep.ConfigBroken = g.broken.Error()
+	}
 	if len(args) == 1 {
-		if err := narrow(rep, args[0]); err != nil {
-			return usageError{err}
+		if !narrow(rep, args[0]) {
+			return unknownName(cfg, args[0])
 		}
 	}
 	if o.json {
@@ -82,9 +86,9 @@ func runStatus(ctx context.Context, g *globals, o statusOptions, args []string) 
 			return err
 		}
 	} else {
-		printStatus(g.stdout, rep)
+		printStatus(g.stdout, rep, o.utc)
 	}
-	if !rep.Healthy() {
+	if !rep.Healthy() || rep.ConfigBroken != "" {
 		return errSilent
 	}
 	return nil
@@ -108,7 +112,7 @@ func printEnv(g *globals, cfg *config.Config, name string, asJSON bool) error {
 	case cfg.Job(name) != nil:
 		env, runAs, envFile = cfg.Job(name).Env, cfg.Job(name).RunAs, cfg.Job(name).EnvFile
 	default:
-		return usageError{fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)}
+		return unknownName(cfg, name)
 	}
 	if envFile != "" && slices.Contains(cfg.UnreadEnvFiles, envFile) {
 		return state.Denied(envFile, fs.ErrPermission) // its names are unknown to this process
@@ -136,23 +140,24 @@ func printEnv(g *globals, cfg *config.Config, name string, asJSON bool) error {
 	return w.Flush()
 }
 
-func narrow(rep *report.StatusReport, name string) error {
+// narrow keeps the one service or job named; false when there is none.
+func narrow(rep *report.StatusReport, name string) bool {
 	for _, s := range rep.Services {
 		if s.Name == name {
 			rep.Services, rep.Jobs = []report.ServiceStatus{s}, nil
-			return nil
+			return true
 		}
 	}
 	for _, j := range rep.Jobs {
 		if j.Name == name {
 			rep.Services, rep.Jobs = nil, []report.JobStatus{j}
-			return nil
+			return true
 		}
 	}
-	return fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)
+	return false
 }
 
-func printStatus(w io.Writer, r *report.StatusReport) {
+func printStatus(w io.Writer, r *report.StatusReport, utc bool) {
 	printAgent(w, r.Agent)
 	if i := r.Install; i != nil && i.Known {
 		switch {
@@ -164,20 +169,24 @@ func printStatus(w io.Writer, r *report.StatusReport) {
 			fmt.Fprintf(w, "autostart: installed as %s (%s)\n", i.Mode, i.Platform)
 		}
 	}
+	if r.ConfigBroken != "" {
+		line, _, _ := strings.Cut(r.ConfigBroken, "\n")
+		fmt.Fprintf(w, "config: BROKEN: %s (what follows is from the state dir alone; the next agent start refuses the file)\n", line)
+	}
 	if d := r.ConfigDrift; d != nil {
 		fmt.Fprintf(w, "config: WARN: %s\n", d.Words)
 	}
 	if bt := r.Agent.BootTime; !bt.IsZero() {
-		fmt.Fprintf(w, "host:   booted %s\n", when(bt, r.Now))
+		fmt.Fprintf(w, "host:   booted %s\n", when(bt, r.Now, utc))
 	}
-	printLedger(w, r)
+	printLedger(w, r, utc)
 	if len(r.Services) > 0 {
 		fmt.Fprintln(w)
-		printServices(w, r)
+		printServices(w, r, utc)
 	}
 	if len(r.Jobs) > 0 {
 		fmt.Fprintln(w)
-		printJobs(w, r)
+		printJobs(w, r, utc)
 	}
 	if len(r.Channels) > 0 {
 		fmt.Fprintln(w)
@@ -233,12 +242,12 @@ func printAgent(w io.Writer, a report.AgentStatus) {
 // printLedger prints whether run_trace can be read and, as the running
 // agent says, written: "ledger: WRITE FAILING since 03:01:38 UTC: disk full
 // (0 B free on /var/lib/svc-ctl), 14 rows waiting".
-func printLedger(w io.Writer, r *report.StatusReport) {
+func printLedger(w io.Writer, r *report.StatusReport, utc bool) {
 	l := r.Ledger
 	switch {
 	case l.WriteFailing():
 		h := l.Writes
-		fmt.Fprintf(w, "ledger: WRITE FAILING since %s: %s\n", clock(h.Since, r.Now), h.Summary())
+		fmt.Fprintf(w, "ledger: WRITE FAILING since %s: %s\n", fmtTime(h.Since, utc), h.Summary())
 		fmt.Fprintf(w, "        %s\n", h.Cause.Fix())
 	case l.OK:
 		fmt.Fprintf(w, "ledger: ok (%s)\n", l.Path)
@@ -247,21 +256,11 @@ func printLedger(w io.Writer, r *report.StatusReport) {
 	}
 	if h := l.Writes; h != nil && h.Up && h.Lost > 0 && r.Now.Sub(h.RecoveredAt) < 24*time.Hour {
 		fmt.Fprintf(w, "        writes failed %s (%s) until %s: %d rows written late, %d lost\n",
-			clock(h.Since, r.Now), h.Cause.Words(), clock(h.RecoveredAt, r.Now), h.WrittenLate, h.Lost)
+			fmtTime(h.Since, utc), h.Cause.Words(), fmtTime(h.RecoveredAt, utc), h.WrittenLate, h.Lost)
 	}
 }
 
-// clock is a time of day in the local zone, with the date when it is not
-// today.
-func clock(t, now time.Time) string {
-	t, now = t.Local(), now.Local()
-	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
-		return t.Format("15:04:05 MST")
-	}
-	return t.Format("2006-01-02 15:04:05 MST")
-}
-
-func printServices(w io.Writer, r *report.StatusReport) {
+func printServices(w io.Writer, r *report.StatusReport, utc bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVICE\tSTATE\tHEALTH\tLAST CYCLE\tLAST RESTART\tRESTARTS 24H\tPAUSE")
 	for _, s := range r.Services {
@@ -277,7 +276,7 @@ func printServices(w io.Writer, r *report.StatusReport) {
 		if p := s.Pause; p != nil {
 			pause = p.Reason
 			if p.Until != nil {
-				pause += " until " + p.Until.Local().Format("2006-01-02 15:04 MST")
+				pause += " until " + fmtTime(*p.Until, utc)
 			}
 		}
 		health := dash(s.Health)
@@ -288,10 +287,10 @@ func printServices(w io.Writer, r *report.StatusReport) {
 	}
 	tw.Flush()
 	if r.Ledger.WriteFailing() {
-		fmt.Fprintf(w, "(the agent supervises on; these lines are what the disk last took, before %s)\n", clock(r.Ledger.Writes.Since, r.Now))
+		fmt.Fprintf(w, "(the agent supervises on; these lines are what the disk last took, before %s)\n", fmtTime(r.Ledger.Writes.Since, utc))
 	}
 	if len(r.Services) == 1 {
-		printInstance(w, r.Services[0], r.Now)
+		printInstance(w, r.Services[0], r.Now, utc)
 	}
 	for _, s := range r.Services {
 		if s.RecordedError != "" {
@@ -300,15 +299,12 @@ func printServices(w io.Writer, r *report.StatusReport) {
 	}
 }
 
-func printJobs(w io.Writer, r *report.StatusReport) {
+func printJobs(w io.Writer, r *report.StatusReport, utc bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tSCHEDULE\tNEXT (UTC)\tNEXT (LOCAL)\tLAST RUN\tMISSING 7D")
+	fmt.Fprintln(tw, "JOB\tSCHEDULE\tNEXT\tLAST RUN\tMISSING 7D")
 	for _, j := range r.Jobs {
-		next, nextLocal := "-", "-"
-		if !j.NextSlot.IsZero() {
-			next = j.NextSlot.UTC().Format("2006-01-02 15:04 MST")
-			nextLocal = j.NextSlot.Local().Format("2006-01-02 15:04 -0700")
-		}
+		next := fmtTime(j.NextSlot, utc) // in the job's own zone: 'svc-ctl schedule next JOB'
+
 		last := "never"
 		if l := j.LastRun; l != nil {
 			last = fmt.Sprintf("%s/%s %s", l.Outcome, l.Reason, ago(l.At, r.Now))
@@ -320,7 +316,7 @@ func printJobs(w io.Writer, r *report.StatusReport) {
 		if j.Paused != nil {
 			sched += " [paused]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", j.Name, sched, next, nextLocal, last, j.Missing7d)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", j.Name, sched, next, last, j.Missing7d)
 	}
 	tw.Flush()
 	if len(r.Jobs) == 1 {
@@ -346,13 +342,13 @@ func ago(t, now time.Time) string {
 	return d.Round(time.Second).String() + " ago"
 }
 
-func when(t, now time.Time) string {
-	return fmt.Sprintf("%s (%s)", t.Local().Format("2006-01-02 15:04:05 -0700"), ago(t, now))
+func when(t, now time.Time, utc bool) string {
+	return fmt.Sprintf("%s (%s)", fmtTime(t, utc), ago(t, now))
 }
 
 // printInstance is `status NAME`'s view of the instance as it is now: the
 // tree read from the OS, and the health verdict with its age.
-func printInstance(w io.Writer, s report.ServiceStatus, now time.Time) {
+func printInstance(w io.Writer, s report.ServiceStatus, now time.Time, utc bool) {
 	in := s.Instance
 	fmt.Fprintln(w)
 	switch {
@@ -369,7 +365,7 @@ func printInstance(w io.Writer, s report.ServiceStatus, now time.Time) {
 		}
 		fmt.Fprintf(w, "instance: leader pid %d (%s), %d process(es) %v\n", in.LeaderPID, leader, in.Processes, in.PIDs)
 		if in.UptimeS > 0 {
-			fmt.Fprintf(w, "uptime:   %s (started %s)\n", (time.Duration(in.UptimeS) * time.Second).String(), fmtTime(in.StartedAt, false))
+			fmt.Fprintf(w, "uptime:   %s (started %s)\n", (time.Duration(in.UptimeS) * time.Second).String(), fmtTime(in.StartedAt, utc))
 		}
 		fmt.Fprintf(w, "tree:     RSS %.1f MiB, CPU %.1f s, owned by %s\n", float64(in.RSSBytes)/(1<<20), in.CPUSeconds, strings.Join(in.Via, " + "))
 	}

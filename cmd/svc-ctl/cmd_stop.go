@@ -28,8 +28,9 @@ session or cgroup svc-ctl started it in), each proven to be ours by its pid and
 start time right before it is signalled, so a reused PID is never signalled.
 SIGTERM first, SIGKILL to whoever is left after stop_timeout; it prints how
 many processes there were and how each ended. 'svc-ctl start NAME' undoes it.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runStop(cmd.Context(), g, o, args) },
+		ValidArgsFunction: completeService(g),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runStop(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd

@@ -43,8 +43,9 @@ NAME is a service (its latest cycle), a job (its latest due slot), or
 watchdog:NAME / job:NAME.`,
 		Example: `  svc-ctl why watchdog:proxy
   svc-ctl why job:daily-pull --at "2026-11-28 09:30"`,
-		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runWhy(cmd.Context(), g, o, args) },
+		ValidArgsFunction: completeName(g),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runWhy(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
@@ -55,7 +56,7 @@ func runWhy(ctx context.Context, g *globals, o whyOptions, args []string) error 
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfigOrState(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func runWhy(ctx context.Context, g *globals, o whyOptions, args []string) error 
 	defer st.Close()
 	d, err := report.Why(ctx, st, cfg, args[0], at, time.Now())
 	if errors.Is(err, watchdog.ErrUnknownName) {
-		return usageError{err}
+		return unknownName(cfg, args[0])
 	}
 	if err != nil {
 		return err
@@ -105,7 +106,7 @@ func printDiagnosis(w io.Writer, d *report.Diagnosis, utc bool) {
 		}
 	}
 	if s := d.Snapshot; s != nil {
-		fmt.Fprintf(w, "  snapshot at %s: reason %q, %d ms without a healthy verdict\n", fmtTime(s.Time, utc), s.Reason, s.NoProgressMS)
+		fmt.Fprintf(w, "  snapshot at %s: reason %q, %s\n", fmtTime(s.Time, utc), s.Reason, noProgress(s.NoProgressMS))
 		for _, l := range lastN(s.LogTail, 5) {
 			fmt.Fprintf(w, "    | %s\n", strings.TrimRight(l, "\n"))
 		}

@@ -35,6 +35,9 @@ type globals struct {
 	stderr     io.Writer
 	trust      string         // the running command's level (trust.go)
 	cfg        *config.Config // loaded once per command run
+	// broken is why the config file does not load, when a reader answers
+	// from the state dir alone (degraded.go).
+	broken error
 }
 
 func newRootCommand(g *globals) *cobra.Command {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -12,55 +11,23 @@ import (
 	"svcctl/watchdog"
 )
 
-// unknownNameError is the one answer to a name that is no service or job of
-// the config, whichever verb was given it: what is known instead. It is a
-// watchdog.ErrUnknownName, and a usage error (exit 2) where it is returned.
-type unknownNameError struct {
-	name, what string // what: "service or job", "service", "job"
-	known      []string
-}
-
-func (e unknownNameError) Error() string {
-	known := "none configured"
-	if len(e.known) > 0 {
-		known = strings.Join(e.known, ", ")
-	}
-	return fmt.Sprintf("no %s named %s; known: %s", e.what, e.name, known)
-}
-
-func (e unknownNameError) Is(target error) bool { return target == watchdog.ErrUnknownName }
-
-// unknownName is a usage error for a name that is neither a service nor a job.
+// unknownName, unknownService and unknownJob are usage errors (exit 2)
+// for a name the config does not have, saying what it has
+// (watchdog.UnknownNameError: one wording for every verb).
 func unknownName(cfg *config.Config, name string) error {
-	return usageError{unknownNameError{name: name, what: "service or job", known: allNames(cfg)}}
+	return usageError{watchdog.UnknownTarget(cfg, name)}
 }
 
-// unknownService is a usage error for a name that is not a service.
 func unknownService(cfg *config.Config, name string) error {
-	return usageError{unknownNameError{name: name, what: "service", known: svcNames(cfg)}}
+	return usageError{watchdog.UnknownService(cfg, name)}
 }
 
-// unknownJob is a usage error for a name that is not a job.
 func unknownJob(cfg *config.Config, name string) error {
-	return usageError{unknownNameError{name: name, what: "job", known: jobNames(cfg)}}
+	return usageError{watchdog.UnknownJob(cfg, name)}
 }
 
-func svcNames(cfg *config.Config) []string {
-	out := make([]string, 0, len(cfg.Services))
-	for _, s := range cfg.Services {
-		out = append(out, s.Name)
-	}
-	return out
-}
-
-func jobNames(cfg *config.Config) []string {
-	out := make([]string, 0, len(cfg.Jobs))
-	for _, j := range cfg.Jobs {
-		out = append(out, j.Name)
-	}
-	return out
-}
-
+func svcNames(cfg *config.Config) []string { return watchdog.ServiceNames(cfg) }
+func jobNames(cfg *config.Config) []string { return watchdog.JobNames(cfg) }
 func allNames(cfg *config.Config) []string { return append(svcNames(cfg), jobNames(cfg)...) }
 
 // knownTarget reports whether id names a service or job of cfg: a bare
@@ -86,12 +53,24 @@ func knownTarget(cfg *config.Config, id string) bool {
 // completes nothing.
 
 func completeServices(g *globals) cobra.CompletionFunc { return completeFrom(g, svcNames) }
-func completeJobs(g *globals) cobra.CompletionFunc     { return completeFrom(g, jobNames) }
-func completeNames(g *globals) cobra.CompletionFunc    { return completeFrom(g, allNames) }
+func completeService(g *globals) cobra.CompletionFunc  { return first(completeFrom(g, svcNames)) }
+func completeJob(g *globals) cobra.CompletionFunc      { return first(completeFrom(g, jobNames)) }
+func completeName(g *globals) cobra.CompletionFunc     { return first(completeFrom(g, allNames)) }
 
 // completeLogNames adds `agent` to the names: `svc-ctl logs agent`.
 func completeLogNames(g *globals) cobra.CompletionFunc {
-	return completeFrom(g, func(cfg *config.Config) []string { return append(allNames(cfg), "agent") })
+	return first(completeFrom(g, func(cfg *config.Config) []string { return append(allNames(cfg), "agent") }))
+}
+
+// first completes the first argument only (a verb of one NAME; exec's
+// command after it is the shell's to complete).
+func first(fn cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		return fn(cmd, args, toComplete)
+	}
 }
 
 func completeFrom(g *globals, names func(*config.Config) []string) cobra.CompletionFunc {

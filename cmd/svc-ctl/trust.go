@@ -33,6 +33,9 @@ func trust(level string) map[string]string { return map[string]string{trustKey: 
 func declareTrust(g *globals) func(cmd *cobra.Command, args []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		level := cmd.Annotations[trustKey]
+		if builtinCompletion(cmd) {
+			level = trustNone // cobra's own: they print a script or names, and read the config only as a reader would
+		}
 		switch level {
 		case trustRun, trustRead, trustNone:
 			g.trust = level
@@ -40,4 +43,16 @@ func declareTrust(g *globals) func(cmd *cobra.Command, args []string) error {
 		}
 		return fmt.Errorf("internal error: command %q does not declare what it does with the config (annotation %s)", cmd.CommandPath(), trustKey)
 	}
+}
+
+// builtinCompletion reports whether cmd is one of the commands cobra adds
+// for shell completion (`completion bash|zsh|fish|powershell`, and the
+// hidden `__complete` the shells call), which newRootCommand cannot
+// annotate: cobra creates them when it runs.
+func builtinCompletion(cmd *cobra.Command) bool {
+	switch cmd.Name() {
+	case cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		return true
+	}
+	return cmd.HasParent() && cmd.Parent().Name() == "completion" && cmd.Parent().HasParent() && !cmd.Parent().Parent().HasParent()
 }

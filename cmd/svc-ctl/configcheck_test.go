@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfigCheckIsPasteable (issue 15): `config check` prints the resolved
+// config in the file's own TOML keys, every default filled in, so that what
+// it prints loads again as the same config: a key it prints that the
+// loader refuses (or one it drops, like a file dependency's path) is a bug.
+func TestConfigCheckIsPasteable(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "svc-ctl.toml")
+	body := `[agent]
+state_dir = "state"
+
+[[service]]
+name = "proxy"
+command = ["/usr/local/bin/proxy", "--port", "8789"]
+env = { LANG = "C.UTF-8" }
+  [service.health]
+  tcp = "127.0.0.1:8789"
+  [[service.depends]]
+  kind = "file"
+  path = "/srv/proxy/ready"
+  max_age = "1d"
+  [[service.depends]]
+  kind = "cert"
+  path = "/srv/proxy/client.pem"
+  min_valid = "72h"
+  [service.limits]
+  memory = "500MiB"
+  cpu = "90%"
+
+[[job]]
+name = "pull"
+schedule = "30 9 * * *"
+timezone = "Asia/Shanghai"
+command = ["/srv/bin/pull"]
+
+[[notify]]
+name = "hook"
+kind = "webhook"
+url = "https://hooks.example.com/svc-ctl"
+`
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first := svcctl(t, "config", "check", "--config", cfg)
+	if first.code != 0 {
+		t.Fatalf("config check: %+v", first)
+	}
+	for _, key := range []string{"[[service]]", "[service.health]", "[[service.depends]]", "path = '/srv/proxy/ready'", "[service.limits]",
+		"memory = '500MiB'", "cpu = '90%'", "for = '5m'", "[[job]]", "timezone = 'Asia/Shanghai'", "grace = '5m'", "[[notify]]"} {
+		if !strings.Contains(first.stdout, key) {
+			t.Errorf("config check lacks %s:\n%s", key, first.stdout)
+		}
+	}
+	pasted := filepath.Join(dir, "pasted.toml")
+	if err := os.WriteFile(pasted, []byte(first.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second := svcctl(t, "config", "check", "--config", pasted)
+	if second.code != 0 {
+		t.Fatalf("what config check printed does not load: %+v", second)
+	}
+	body1 := first.stdout[strings.Index(first.stdout, "\n")+1:]
+	body2 := second.stdout[strings.Index(second.stdout, "\n")+1:]
+	if body1 != body2 {
+		t.Fatalf("the pasted config resolves differently:\n%s\n---\n%s", body1, body2)
+	}
+}
