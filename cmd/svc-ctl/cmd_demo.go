@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +25,7 @@ import (
 	"svcctl/internal/fsutil"
 	"svcctl/notify"
 	"svcctl/proc"
+	"svcctl/runtrace"
 	"svcctl/state"
 )
 
@@ -58,10 +61,42 @@ kind = "webhook"
 url  = "http://%s/events"
 `
 
-type demoOptions struct{ keep bool }
+// storyJobsMarker begins the story's jobs in the demo's config: its last
+// step removes them (a reload).
+const storyJobsMarker = "# The story's jobs (its last step reloads the config without them):"
+
+// demoStoryJobs are the jobs of the story: one that fails, one that
+// reports its own skip (SVCCTL_RESULT), and one that another scheduler is
+// supposed to run (external) and did not: a missing slot.
+const demoStoryJobs = `
+` + storyJobsMarker + `
+[[job]]
+name     = "report"
+schedule = "@every 30s"
+timezone = "Local"
+command  = [%q, "demo-job", "fail"]
+timeout  = "10s"
+
+[[job]]
+name     = "sync"
+schedule = "@every 30s"
+timezone = "Local"
+command  = [%q, "demo-job", "skip"]
+timeout  = "10s"
+
+[[job]]
+name     = "backup"
+schedule = "@every 1m"
+timezone = "Local"
+external = true   # cron is supposed to run it through 'svc-ctl exec backup -- ...'
+grace    = "10s"
+`
+
+type demoOptions struct{ keep, quiet bool }
 
 func (o *demoOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.keep, "keep", false, "keep the temporary state dir afterwards")
+	f.BoolVar(&o.quiet, "quiet", false, "no story: just the agent and the demo service, for you to try things on")
 }
 
 func newDemoCommand(g *globals) *cobra.Command {
@@ -69,16 +104,37 @@ func newDemoCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:         "demo",
 		Annotations: trust(trustNone),
-		Short:       "Run a self-contained demo: the agent and a built-in demo service, 5 s cycles",
+		Short:       "Run a self-contained demo: the agent, a demo service and jobs, and a one-minute story",
 		Long: `Start the agent in the foreground on a temporary state dir with an embedded
-config that supervises a demo service built into this binary. It prints what to
-try in another terminal, and what happens as it happens. Ctrl-C stops the agent
-cleanly and the demo service too.`,
+config that supervises a demo service built into this binary, 5 s cycles. In
+its first minute it plays a story, each step with the command that shows it:
+a crash restored at once (the fast path), a hang replaced at the next cycle, a
+job that fails, one that reports its own skip, a slot of an external job that
+never ran, and the events a notification channel would get (NOTIFY lines).
+Then it keeps running for you to try things. --quiet skips the story.
+Ctrl-C stops the agent cleanly and the demo service too.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+// newDemoJobCommand is the story's jobs (`svc-ctl demo-job fail|skip`).
+func newDemoJobCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:                "demo-job",
+		Annotations:        trust(trustNone),
+		Short:              "The demo's jobs (used by 'svc-ctl demo')",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := demosvc.JobMain(args, g.stdout, g.stderr); code != 0 {
+				return exitStatus{code: code}
+			}
+			return nil
+		},
+	}
 }
 
 // newDemoServiceCommand is the demo service itself, which the demo's config
@@ -100,14 +156,15 @@ func newDemoServiceCommand(g *globals) *cobra.Command {
 }
 
 func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
+	out := &lockedWriter{w: g.stdout}
 	events, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("demo: listen for its notifications: %w", err)
 	}
-	srv := &http.Server{Handler: printEvents(g.stdout), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: printEvents(out), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(events)
 	defer srv.Close()
-	dir, cfgPath, addr, err := writeDemoConfig(events.Addr().String())
+	dir, cfgPath, addr, err := writeDemoConfig(events.Addr().String(), !o.quiet)
 	if err != nil {
 		return err
 	}
@@ -118,9 +175,16 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
 	if err != nil {
 		return fmt.Errorf("demo config: %w", err)
 	}
-	printDemoIntro(g.stdout, cfgPath, addr)
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {
 		return err
+	}
+	if o.quiet {
+		printDemoIntro(out, cfgPath, addr)
+	} else {
+		if err := registerMissedBackup(ctx, cfg); err != nil {
+			return err
+		}
+		printStoryIntro(out, cfgPath)
 	}
 	lj, err := os.OpenFile(state.PathsOf(cfg).AgentLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -128,17 +192,59 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
 	}
 	defer lj.Close()
 	pr, pw := io.Pipe()
-	go narrate(pr, g.stdout)
+	go narrate(pr, out, !o.quiet)
+	ready := make(chan struct{})
+	opts := agent.Options{Config: cfg, Version: version, Mode: "foreground", LogWriter: io.MultiWriter(lj, pw), Ready: ready}
+	if !o.quiet {
+		opts.MaxStagger = 500 * time.Millisecond // the story starts at once
+	}
 	err = untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
-		return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: "foreground", LogWriter: io.MultiWriter(lj, pw),
-			Reload: reload})
+		opts.Reload = reload
+		if !o.quiet {
+			story := &demoStory{out: out, cfg: cfg, cfgPath: cfgPath, addr: addr}
+			go func() {
+				select {
+				case <-ready:
+					story.run(ctx)
+				case <-ctx.Done():
+				}
+			}()
+		}
+		return agent.Run(ctx, opts)
 	})
 	pw.Close()
-	stopDemoService(g, cfg)
+	stopDemoService(out, cfg)
 	if o.keep {
-		fmt.Fprintf(g.stdout, "state kept in %s\n", dir)
+		fmt.Fprintf(out, "state kept in %s\n", dir)
 	}
 	return err
+}
+
+// registerMissedBackup registers the story's external job as loaded 90 s
+// ago: the slot it had 30 s ago, past its grace, has no run, and the agent's
+// first job.missing check finds it.
+func registerMissedBackup(ctx context.Context, cfg *config.Config) error {
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	defer st.Close()
+	j := cfg.Job("backup")
+	_, err = st.Register(ctx, runtrace.JobID(j.Name), j.Registration(), time.Now().Add(-90*time.Second).UTC())
+	return err
+}
+
+// lockedWriter keeps the story's blocks, the NOTIFY lines and the log
+// lines from cutting into each other.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // printEvents is the demo's notification channel: every event the agent
@@ -156,7 +262,7 @@ func printEvents(w io.Writer) http.Handler {
 	})
 }
 
-func writeDemoConfig(eventsAddr string) (dir, cfgPath, addr string, err error) {
+func writeDemoConfig(eventsAddr string, story bool) (dir, cfgPath, addr string, err error) {
 	dir, err = os.MkdirTemp("", "svc-ctl-demo-")
 	if err != nil {
 		return "", "", "", err
@@ -174,6 +280,9 @@ func writeDemoConfig(eventsAddr string) (dir, cfgPath, addr string, err error) {
 	stateDir := filepath.Join(dir, "state")
 	cfgPath = filepath.Join(dir, "svc-ctl.toml")
 	body := fmt.Sprintf(demoConfig, stateDir, exe, addr, addr, eventsAddr)
+	if story {
+		body += fmt.Sprintf(demoStoryJobs, exe, exe)
+	}
 	return dir, cfgPath, addr, os.WriteFile(cfgPath, []byte(body), 0o600)
 }
 
@@ -198,14 +307,23 @@ Ctrl-C stops the agent and the demo service.
 `, addr, c, addr, addr, c, c, c, c, c)
 }
 
-// narrate turns the agent's JSON log lines into one short line each.
-func narrate(r io.Reader, w io.Writer) {
+// storyLog is what the story shows of agent.log: what happened to the
+// service and the jobs, not every cycle.
+var storyLog = map[string]bool{"service.exited": true, "service.spawned": true, "job.finished": true,
+	"job.missing": true, "agent.reloaded": true}
+
+// narrate turns the agent's JSON log lines into one short line each (in
+// the story, only those storyLog names and warnings).
+func narrate(r io.Reader, w io.Writer, story bool) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	skip := map[string]bool{"time": true, "level": true, "msg": true, "pid": true}
 	for sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		if msg, _ := m["msg"].(string); story && !storyLog[msg] && m["level"] != "WARN" && m["level"] != "ERROR" {
 			continue
 		}
 		keys := make([]string, 0, len(m))
@@ -226,13 +344,13 @@ func narrate(r io.Reader, w io.Writer) {
 
 // stopDemoService stops the demo service (identity-checked): a demo leaves
 // nothing running behind.
-func stopDemoService(g *globals, cfg *config.Config) {
+func stopDemoService(w io.Writer, cfg *config.Config) {
 	p := state.PathsOf(cfg)
 	id, err := proc.ReadPidFile(p.Pid("demo"))
 	if err != nil {
 		return
 	}
 	if _, err := proc.Stop(context.Background(), id, 3*time.Second); err == nil {
-		fmt.Fprintf(g.stdout, "demo service (pid %d) stopped\n", id.PID)
+		fmt.Fprintf(w, "demo service (pid %d) stopped\n", id.PID)
 	}
 }

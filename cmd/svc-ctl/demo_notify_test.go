@@ -17,10 +17,11 @@ import (
 	"svcctl/internal/testutil"
 )
 
-// TestDemoPrintsNotifications: `svc-ctl demo` has a channel that prints the
-// events it would send; crashing the demo service shows service.down.
+// TestDemoPrintsNotifications: `svc-ctl demo --quiet` (no story: the
+// passive demo) has a channel that prints the events it would send;
+// crashing the demo service shows service.down.
 func TestDemoPrintsNotifications(t *testing.T) {
-	cmd := exec.Command(svcctlBin, "demo")
+	cmd := exec.Command(svcctlBin, "demo", "--quiet")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -86,6 +86,7 @@ keeps the evidence before every restart, and records every run in run_trace.`,
 		newConfigCommand(g),
 		newDemoCommand(g),
 		newDemoServiceCommand(g),
+		newDemoJobCommand(g),
 		newVersionCommand(g),
 	)
 	return root

@@ -133,3 +133,31 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	s.Tick(*tick)
 	return s.Run(ctx, ln, stderr)
 }
+
+// JobMain is the demo's jobs, which its config runs as `svc-ctl demo-job
+// KIND`: "fail" is a report that cannot reach its database (exit 2);
+// "skip" is a sync whose upstream did not answer, which it reports as its
+// own verdict through SVCCTL_RESULT (skipped upstream-down) and exits 0.
+func JobMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "demo-job: want fail or skip")
+		return 2
+	}
+	switch args[0] {
+	case "fail":
+		fmt.Fprintln(stdout, "report: connecting to db.internal:5432")
+		fmt.Fprintln(stdout, "report: dial tcp db.internal:5432: connection refused")
+		return 2
+	case "skip":
+		fmt.Fprintln(stdout, "sync: GET https://api.example.com/feed")
+		fmt.Fprintln(stdout, "sync: no answer within 5s; the next slot will try again")
+		line := "skipped upstream-down: api.example.com did not answer within 5s\n"
+		if err := os.WriteFile(os.Getenv("SVCCTL_RESULT"), []byte(line), 0o600); err != nil {
+			fmt.Fprintf(stderr, "sync: could not report the skip: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "demo-job: unknown kind %q: want fail or skip\n", args[0])
+	return 2
+}
