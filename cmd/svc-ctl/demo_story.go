@@ -69,14 +69,14 @@ func (s *demoStory) run(ctx context.Context) {
 func (s *demoStory) crash(ctx context.Context) bool {
 	s.title(1, "A crash, restored by the fast path")
 	if s.waitRow(ctx, "watchdog:demo", time.Time{}, runtrace.ReasonStarted, 20*time.Second) == nil {
-		return s.missed("the demo service's first start")
+		return s.missed(ctx, "the demo service's first start")
 	}
 	s.say("   The demo service is up. Now it crashes (exit code 3: curl http://%s/control/crash).\n", s.addr)
 	at := time.Now()
 	s.get("/control/crash")
 	r := s.waitRow(ctx, "watchdog:demo", at, runtrace.ReasonStarted, 20*time.Second)
 	if r == nil {
-		return s.missed("the restart after the crash")
+		return s.missed(ctx, "the restart after the crash")
 	}
 	s.say("   The agent waits on the process it spawned: it restarted it %s after the crash,\n"+
 		"   not at its next cycle. The run, with its cause:\n%s"+
@@ -96,7 +96,7 @@ func (s *demoStory) hang(ctx context.Context) bool {
 	s.get("/control/hang")
 	r := s.waitRow(ctx, "watchdog:demo", at, runtrace.ReasonStarted, 25*time.Second)
 	if r == nil {
-		return s.missed("the replacement of the hung service")
+		return s.missed(ctx, "the replacement of the hung service")
 	}
 	s.say("   Replaced %s after it hung:\n%s"+
 		"   Why, with the snapshot kept before the restart:  svc-ctl why demo\n",
@@ -112,7 +112,7 @@ func (s *demoStory) jobs(ctx context.Context) bool {
 	failed := s.waitRow(ctx, "job:report", time.Time{}, "", 45*time.Second)
 	skipped := s.waitRow(ctx, "job:sync", time.Time{}, "", 45*time.Second)
 	if failed == nil || skipped == nil {
-		return s.missed("the jobs' first runs")
+		return s.missed(ctx, "the jobs' first runs")
 	}
 	s.say("%s"+
 		"   report failed: its exit code and the end of its output are in the row.\n"+
@@ -130,12 +130,12 @@ func (s *demoStory) missing(ctx context.Context) bool {
 	s.title(4, "A slot that never ran")
 	st, err := runtrace.Open(state.PathsOf(s.cfg).DB(), runtrace.Options{ReadOnly: true, BusyTimeout: time.Second})
 	if err != nil {
-		return s.missed("the ledger: " + err.Error())
+		return s.missed(ctx, "the ledger: " + err.Error())
 	}
 	defer st.Close()
 	ms, err := report.Missing(ctx, st, s.cfg, nil, time.Now().Add(-time.Hour), time.Now())
 	if err != nil || len(ms) == 0 {
-		return s.missed("the missing slot of 'backup'")
+		return s.missed(ctx, "the missing slot of 'backup'")
 	}
 	s.say("   'backup' is external: cron is supposed to run it through 'svc-ctl exec backup -- ...'.\n"+
 		"   Its slot of %s has no row, past its grace: it never ran. Nobody had to look:\n"+
@@ -151,23 +151,23 @@ func (s *demoStory) reload(ctx context.Context) bool {
 	b, err := os.ReadFile(s.cfgPath)
 	i := strings.Index(string(b), storyJobsMarker)
 	if err != nil || i < 0 {
-		return s.missed("the demo's config")
+		return s.missed(ctx, "the demo's config")
 	}
 	p := state.PathsOf(s.cfg)
 	before, _ := proc.ReadPidFile(p.Pid("demo"))
 	if err := os.WriteFile(s.cfgPath, b[:i], 0o600); err != nil {
-		return s.missed("the demo's config: " + err.Error())
+		return s.missed(ctx, "the demo's config: " + err.Error())
 	}
 	req, err := agent.WriteReloadRequest(p, false)
 	if err == nil {
 		err = agent.RequestReload(p)
 	}
 	if err != nil {
-		return s.missed("the reload: " + err.Error())
+		return s.missed(ctx, "the reload: " + err.Error())
 	}
 	r := s.waitRequest(ctx, req.ID, 20*time.Second)
 	if r == nil {
-		return s.missed("the agent's answer to the reload")
+		return s.missed(ctx, "the agent's answer to the reload")
 	}
 	var d struct {
 		Message string `json:"message"`
@@ -206,7 +206,10 @@ func (s *demoStory) say(format string, a ...any) {
 	io.WriteString(s.out, fmt.Sprintf(format, a...)) // one write: other lines never cut into it
 }
 
-func (s *demoStory) missed(what string) bool {
+func (s *demoStory) missed(ctx context.Context, what string) bool {
+	if ctx.Err() != nil {
+		return false // stopped (Ctrl-C): nothing went missing
+	}
 	s.say("   (%s did not show up in time: the machine may be busy; see 'svc-ctl runs'. The story stops here.)\n", what)
 	return false
 }
