@@ -42,3 +42,34 @@ func BenchmarkStrangerCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSampleLimits is one sample of a service's tree for
+// [service.limits] (what the agent does every for/2, at most every 10 s):
+// its members listed and each one's RSS and CPU read.
+func BenchmarkSampleLimits(b *testing.B) {
+	addr := testutil.FreeAddr(b)
+	e := newEnv(b, testutil.Service{Name: "web", Addr: addr, ExtraTOML: "[service.limits]\nmemory = \"1GiB\"\ncpu = \"400%\"\nfor = \"1m\"\n"})
+	if r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
+		b.Fatalf("start: %s", r.Message)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if br, _ := e.sup.SampleLimits("web"); br != nil {
+			b.Fatalf("breach: %s", br.Words)
+		}
+	}
+}
+
+// BenchmarkRestart is `svc-ctl restart` of a healthy service without its
+// process start-up: snapshot, rotation, tree stop (SIGTERM), spawn, and
+// the new instance healthy.
+func BenchmarkRestart(b *testing.B) {
+	addr := testutil.FreeAddr(b)
+	e := newEnv(b, testutil.Service{Name: "web", Addr: addr})
+	for b.Loop() {
+		r, _ := e.sup.Restart(context.Background(), "web")
+		if r.Outcome != runtrace.OutcomeOK {
+			b.Fatalf("restart: %s", r.Message)
+		}
+	}
+}
