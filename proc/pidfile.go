@@ -51,7 +51,7 @@ func WriteInstance(path string, inst Instance) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write pid file %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := fsutil.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write pid file %s: %w", path, err)
 	}

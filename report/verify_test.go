@@ -187,6 +187,9 @@ func TestVerifyFailsOnAStateDirThatIsALink(t *testing.T) {
 	if err := os.Symlink(real, e.p.State); err != nil {
 		t.Fatal(err)
 	}
+	if fi, err := os.Lstat(e.p.State); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Skipf("this system does not report the link it made as one (Wine 8 does not): %v", err)
+	}
 	r := Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now(), Install: installed})
 	if c := check(t, r, "state dir trusted"); c.Status != Fail || !strings.Contains(c.Evidence, e.p.State+" is a symbolic link") {
 		t.Fatalf("state dir is a link: %+v", c)

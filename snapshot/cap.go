@@ -139,7 +139,7 @@ func writeTail(f *os.File, off, n int64, dst string, perm os.FileMode) (string, 
 // replace renames tmp onto dst and syncs the directory; tmp is removed if
 // the rename fails.
 func replace(tmp, dst string) error {
-	if err := os.Rename(tmp, dst); err != nil {
+	if err := fsutil.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
 		return err
 	}

@@ -84,7 +84,11 @@ func TestStrangerOnTheHealthPortIsNotCertified(t *testing.T) {
 	// The ledger row, state.json and the snapshot say it too.
 	row, err := e.store.Latest(t.Context(), runtrace.WatchdogID("web"))
 	if err != nil || row == nil || row.Reason != runtrace.ReasonStartFailed || !strings.Contains(string(row.Detail), held) {
-		t.Fatalf("ledger row = %+v, %v; want start-failed naming %s", row, err, held)
+		var detail string
+		if row != nil {
+			detail = string(row.Detail)
+		}
+		t.Fatalf("ledger row %+v with detail %s, %v; want start-failed naming %s", row, detail, err, held)
 	}
 	st, err := state.LoadService(e.sup.Paths.StateFile("web"))
 	if err != nil || st.State == state.Healthy || !strings.Contains(st.AnsweredBy, held) {
@@ -141,7 +145,7 @@ func TestStrangerRuleBoundaries(t *testing.T) {
 	t.Run("exec check", func(t *testing.T) {
 		addr := testutil.FreeAddr(t)
 		svc := testutil.Service{Name: "web", Addr: addr}.TOML(testsvcBin)
-		svc = strings.Replace(svc, `http = "http://`+addr+`/health"`, `exec = ["/bin/true"]`, 1)
+		svc = strings.Replace(svc, `http = "http://`+addr+`/health"`, fmt.Sprintf(`exec = [%q, "--exit-now", "0"]`, testsvcBin), 1) // true, on every OS
 		e := envOf(t, svc)
 		// A restart by hand spawns whatever the check says: now there is a record.
 		wantResult(t, e.ensure("web", Request{Restart: true}), runtrace.OutcomeOK, runtrace.ReasonRestarted)

@@ -37,7 +37,7 @@ func writeAtomic(path string, data []byte, perm os.FileMode, durable bool) error
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := Rename(tmp.Name(), path); err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
