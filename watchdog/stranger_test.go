@@ -84,11 +84,11 @@ func TestStrangerOnTheHealthPortIsNotCertified(t *testing.T) {
 	// The ledger row, state.json and the snapshot say it too.
 	row, err := e.store.Latest(t.Context(), runtrace.WatchdogID("web"))
 	if err != nil || row == nil || row.Reason != runtrace.ReasonStartFailed || !strings.Contains(string(row.Detail), held) {
-		var detail string
+		verdict, detail := "none", ""
 		if row != nil {
-			detail = string(row.Detail)
+			verdict, detail = row.Verdict(), string(row.Detail)
 		}
-		t.Fatalf("ledger row %+v with detail %s, %v; want start-failed naming %s", row, detail, err, held)
+		t.Fatalf("ledger row %s with detail %s, %v; want start-failed naming %s", verdict, detail, err, held)
 	}
 	st, err := state.LoadService(e.sup.Paths.StateFile("web"))
 	if err != nil || st.State == state.Healthy || !strings.Contains(st.AnsweredBy, held) {
