@@ -88,7 +88,7 @@ func TestStrangerOnTheHealthPortIsNotCertified(t *testing.T) {
 		if row != nil {
 			verdict, detail = row.Verdict(), string(row.Detail)
 		}
-		t.Fatalf("ledger row %s with detail %s, %v; want start-failed naming %s", verdict, detail, err, held)
+		t.Fatalf("ledger row %s, %v; want start-failed naming %s in its detail: %.400s", verdict, err, held, detail)
 	}
 	st, err := state.LoadService(e.sup.Paths.StateFile("web"))
 	if err != nil || st.State == state.Healthy || !strings.Contains(st.AnsweredBy, held) {

@@ -129,7 +129,9 @@ func judgeFailure(res *pkgResult, name string, tl *testLog, failedSub bool, src 
 		}
 		file, line, ok := site(raw)
 		switch {
-		case ok && matchGap(l) != nil:
+		case matchGap(l) != nil:
+			// With or without a call site: test2json cuts a long line into
+			// pieces, and only the first has the site.
 			gap, inLog = matchGap(l), false
 		case ok && src != nil && src.isLogSite(file, line):
 			inLog = true
