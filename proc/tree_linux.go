@@ -1,8 +1,10 @@
 package proc
 
-// scanTree: the session, and the instance's cgroup where it has one.
+// scanTree: the session, and the instance's cgroup where it has one. Only
+// the session's processes and the leader's PID are read (listSession); the
+// cgroup's members are read from its cgroup.procs.
 func scanTree(inst Instance) (Tree, error) {
-	procs, err := listProcs()
+	procs, err := listSession(inst.PID)
 	if err != nil {
 		return Tree{}, err
 	}
