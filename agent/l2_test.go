@@ -83,11 +83,11 @@ command = `+jobCommand(0, "", "")+`
 			return run(ctx, p, j, red)
 		}
 		onExit := a.onExit
-		a.onExit = func(name string, id proc.Identity, how string) {
+		a.onExit = func(name string, id proc.Identity, how string, gone bool) {
 			if exitPanics.Add(1) == 1 {
 				panic("planted: exit watcher")
 			}
-			onExit(name, id, how)
+			onExit(name, id, how, gone)
 		}
 		h := a.metricsHandler
 		a.metricsHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

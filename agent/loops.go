@@ -170,18 +170,18 @@ func (a *Agent) leaderExited(name string, inst proc.Instance, how string) {
 	}
 	t, err := proc.Members(inst)
 	if err != nil || t.Len() == 0 {
-		a.onExit(name, inst.Identity, how)
+		a.onExit(name, inst.Identity, how, err == nil)
 		return
 	}
 	done, err := proc.WatchTree(inst)
 	if err != nil {
-		a.onExit(name, inst.Identity, how)
+		a.onExit(name, inst.Identity, how, false)
 		return
 	}
 	a.log.Info("service.leader_exited", "service", name, "service_pid", inst.PID, "how", how, "live", t.Len())
 	a.goOnce("tree-watch:"+name, func() {
 		<-done
-		a.onExit(name, inst.Identity, how+"; then every process of its tree ended")
+		a.onExit(name, inst.Identity, how+"; then every process of its tree ended", true)
 	}, nil)
 }
 
@@ -207,7 +207,7 @@ func (a *Agent) adopt(name string) bool {
 	a.log.Debug("service.adopted", "service", name, "service_pid", inst.PID)
 	a.goOnce("exit-watch:"+name, func() {
 		<-done
-		a.onExit(name, inst.Identity, "every process of its tree exited")
+		a.onExit(name, inst.Identity, "every process of its tree exited", true)
 	}, nil)
 	return true
 }
@@ -230,7 +230,11 @@ func (a *Agent) current(name string, id proc.Identity) bool {
 	return err != nil || idKey(cur.Identity) == idKey(id)
 }
 
-func (a *Agent) exited(name string, id proc.Identity, how string) {
+// exited is the news that the recorded instance's leader, or its whole tree,
+// ended: a cycle now. gone says the caller saw every process of the tree end
+// (a listing after the leader's exit found none, or a tree watch closed), so
+// the cycle need not list them again (watchdog.Request.Ended).
+func (a *Agent) exited(name string, id proc.Identity, how string, gone bool) {
 	if !a.current(name, id) {
 		a.adoptNewer(name, id)
 		return
@@ -238,6 +242,9 @@ func (a *Agent) exited(name string, id proc.Identity, how string) {
 	a.watched.CompareAndDelete(name, idKey(id))
 	a.log.Info("service.exited", "service", name, "service_pid", id.PID, "how", how)
 	req := watchdog.Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Cause: watchdog.CauseExited, Why: how}
+	if gone {
+		req.Ended = &id
+	}
 	if !a.serviceLockHeld(name) {
 		a.trigger(name, req)
 		return

@@ -119,7 +119,7 @@ type Agent struct {
 	// watched instance exits. Both are set in newAgent; a test may replace
 	// them (before the loops start) to plant a fault.
 	metricsHandler http.Handler
-	onExit         func(name string, id proc.Identity, how string)
+	onExit         func(name string, id proc.Identity, how string, gone bool)
 	// guarded counts the goroutines started under L2; panics the panics it
 	// recovered.
 	guarded atomic.Int64

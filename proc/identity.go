@@ -30,6 +30,13 @@ type Identity struct {
 	StartedAt  time.Time `json:"started_at"`     // when svc-ctl spawned it (UTC); informational only
 }
 
+// Same reports whether id and o record the same process: the same PID,
+// start stamp, create time and boot (the executable and StartedAt are for
+// people and may differ between two records of one process).
+func (id Identity) Same(o Identity) bool {
+	return id.PID == o.PID && id.Start == o.Start && id.CreateTime == o.CreateTime && id.Boot == o.Boot
+}
+
 // state is what inspect found at an Identity's PID.
 type state int
 

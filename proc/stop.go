@@ -133,6 +133,15 @@ func StopTree(ctx context.Context, inst Instance, timeout time.Duration) (StopRe
 	return res, nil
 }
 
+// Released is StopTree for an instance the caller saw end whole (every
+// process of its tree exited, proven by an exit watch just before): nothing
+// is listed or signalled; what the instance left behind (its cgroup) is
+// removed, and the result says no process was left.
+func Released(inst Instance) StopResult {
+	releaseTree(inst)
+	return StopResult{AlreadyGone: true}
+}
+
 // stopping is one StopTree in progress: what was found, and how each ended.
 type stopping struct {
 	inst  Instance

@@ -112,6 +112,13 @@ type Request struct {
 	// the cycle's own health verdict (cause.go).
 	Cause string
 	Why   string
+	// Ended, when set, is an instance every process of which the caller
+	// saw end just now (the agent's exit watch, which listed the tree after
+	// the leader's exit). While it is still the recorded instance, that
+	// listing is the cycle's: the snapshot lists no process facts and the
+	// stop signals nothing, without walking the process table again (each
+	// walk stood between a SIGKILLed service and its new instance).
+	Ended *proc.Identity
 }
 
 // Result is one cycle's verdict.

@@ -72,8 +72,12 @@ func (c *cycle) evidence(ctx context.Context) {
 	var since time.Time // the recorded instance's start: its output since then is the evidence
 	if inst, err := c.s.Instance(c.svc.Name); err == nil {
 		since = inst.StartedAt
-		if tf, err := proc.TreeFactsOf(inst, true); err == nil {
-			tree, e.Process = tf, tf
+		// An instance seen ended whole has no process to describe (what
+		// TreeFactsOf would find, one walk later).
+		if !c.ended(inst) {
+			if tf, err := proc.TreeFactsOf(inst, true); err == nil {
+				tree, e.Process = tf, tf
+			}
 		}
 	}
 	if addr, port, ok := healthPort(c.svc.Health); ok && portHeld(ctx, addr) {
@@ -94,6 +98,12 @@ func (c *cycle) evidence(ctx context.Context) {
 		return
 	}
 	c.res.Detail.Snapshot = "written"
+}
+
+// ended reports whether the request proves every process of inst gone
+// (Request.Ended names this very instance).
+func (c *cycle) ended(inst proc.Instance) bool {
+	return c.req.Ended != nil && c.req.Ended.Same(inst.Identity)
 }
 
 func envNames(env map[string]string) []string {
@@ -121,7 +131,12 @@ func (c *cycle) stopOld(ctx context.Context) {
 	if c.s.OnReplace != nil {
 		c.s.OnReplace(c.svc.Name, inst.Identity)
 	}
-	r, err := proc.StopTree(ctx, inst, c.svc.StopTimeout)
+	var r proc.StopResult
+	if c.ended(inst) {
+		r = proc.Released(inst)
+	} else {
+		r, err = proc.StopTree(ctx, inst, c.svc.StopTimeout)
+	}
 	switch {
 	case errors.Is(err, proc.ErrNotOurs):
 		c.res.Detail.OldInstance = fmt.Sprintf("pid %d is no longer our instance (reused after the instance ended): not signalled", inst.PID)
