@@ -10,7 +10,8 @@ import (
 //
 //  1. read the last LogTailLines lines of logPath (at most LogTailMaxBytes),
 //  2. append e, with that tail, to snapshotsPath (fsynced),
-//  3. rotate logPath to its prev (fsynced).
+//  3. rotate logPath to its prev (fsynced: its data while step 2 runs, the
+//     rename once step 2 succeeded).
 //
 // Both are on disk when Prepare returns, and the caller must not spawn the new
 // instance before: spawn first and the new output is written on top of the
@@ -50,10 +51,16 @@ func PrepareSince(e Entry, snapshotsPath, logPath string, since time.Time, scrub
 			e.LogTail[i] = scrub(l)
 		}
 	}
+	// The log's fsync runs while the line is appended and fsynced: no order
+	// is needed between the two, and the restart waits on both (one wait
+	// for two fsyncs, docs/benchmarks.md). The rename still waits for the
+	// append: a snapshot that failed leaves the log in place.
+	logSynced := syncLog(logPath)
 	if err := Append(snapshotsPath, e); err != nil {
+		logSynced()
 		return fmt.Errorf("snapshot before restart, log %s not rotated: %w", logPath, err)
 	}
-	if err := RotateLog(logPath); err != nil {
+	if err := rotate(logPath, logSynced); err != nil {
 		return fmt.Errorf("snapshot before restart: %w", err)
 	}
 	return nil

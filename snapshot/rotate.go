@@ -35,17 +35,43 @@ func PrevPath(logPath string) string {
 // fails while another process holds the log open without FILE_SHARE_DELETE;
 // then the error is returned and runtime.log is left untouched.
 func RotateLog(logPath string) error {
+	return rotate(logPath, syncLog(logPath))
+}
+
+// logSync is an fsync of a log's data, started and then waited for: ran
+// says it ran at all (the log was a regular file when it started).
+type logSync func() (ran bool, err error)
+
+// syncLog starts the fsync of logPath's data, when it is a regular file.
+// It needs no order with the snapshot line: PrepareSince fsyncs the two at
+// the same time, and the rename waits on both.
+func syncLog(logPath string) logSync {
 	fi, err := os.Lstat(logPath)
-	if errors.Is(err, fs.ErrNotExist) {
+	if err != nil || !fi.Mode().IsRegular() {
+		return func() (bool, error) { return false, nil }
+	}
+	done := make(chan error, 1)
+	go func() { done <- fsutil.SyncFile(logPath) }()
+	return func() (bool, error) { return true, <-done }
+}
+
+// rotate is RotateLog with the fsync of the log's data already started.
+func rotate(logPath string, synced logSync) error {
+	ran, err := synced()
+	fi, lerr := os.Lstat(logPath)
+	if errors.Is(lerr, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("rotate log %s: %w", logPath, err)
+	if lerr != nil {
+		return fmt.Errorf("rotate log %s: %w", logPath, lerr)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil
 	}
-	if err := fsutil.SyncFile(logPath); err != nil {
+	if !ran { // it appeared since
+		err = fsutil.SyncFile(logPath)
+	}
+	if err != nil {
 		return fmt.Errorf("rotate log: %w", err)
 	}
 	prev := PrevPath(logPath)
