@@ -34,19 +34,71 @@ const FilePerm os.FileMode = 0o600
 // new line starts on a line of its own: the broken line stays, and Read skips
 // and counts it.
 func Append(path string, e Entry) error {
+	w, err := startAppend(path, e)
+	if err != nil {
+		return err
+	}
+	return w.finish(false)
+}
+
+// appending is a line written, whose fsync runs (Append waits for it at
+// once; PrepareSince meanwhile rotates the log).
+type appending struct {
+	path    string
+	lineLen int64
+	size    int64 // the file's size after the line
+	created bool
+	synced  <-chan error
+}
+
+// startAppend writes e's line and starts its fsync. A line it could not
+// write is an error here; the fsync's is finish's.
+func startAppend(path string, e Entry) (*appending, error) {
 	line, err := marshalLine(normalized(e))
 	if err != nil {
-		return fmt.Errorf("append snapshot to %s: %w", path, err)
+		return nil, fmt.Errorf("append snapshot to %s: %w", path, err)
 	}
-	size, err := appendLine(path, line)
+	f, created, err := openAppend(path)
 	if err != nil {
-		return fmt.Errorf("append snapshot to %s: %w", path, err)
+		return nil, fmt.Errorf("append snapshot to %s: %w", path, err)
 	}
-	if size <= MaxBytes {
+	size, err := writeLine(f, line)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("append snapshot to %s: %w", path, err)
+	}
+	synced := make(chan error, 1)
+	// The file is closed once synced, before finish returns, so a trim may
+	// rename over it (Windows refuses to replace an open file).
+	go func() { synced <- errors.Join(syncErr(f.Sync()), f.Close()) }()
+	return &appending{path: path, lineLen: int64(len(line)), size: size, created: created, synced: synced}, nil
+}
+
+// finish waits for the line's fsync, fsyncs the directory of a file it
+// created (unless dirSynced: the caller fsynced that directory since), and
+// trims the file once it has grown past MaxBytes.
+func (w *appending) finish(dirSynced bool) error {
+	if err := <-w.synced; err != nil {
+		return fmt.Errorf("append snapshot to %s: %w", w.path, err)
+	}
+	if w.created && !dirSynced {
+		// The new name must survive a power loss as surely as its content.
+		if err := fsutil.SyncDir(filepath.Dir(w.path)); err != nil {
+			return fmt.Errorf("append snapshot to %s: %w", w.path, err)
+		}
+	}
+	if w.size <= MaxBytes {
 		return nil
 	}
-	if err := trimFront(path, int64(len(line))); err != nil {
-		return fmt.Errorf("trim %s past %d bytes: %w", path, MaxBytes, err)
+	if err := trimFront(w.path, w.lineLen); err != nil {
+		return fmt.Errorf("trim %s past %d bytes: %w", w.path, MaxBytes, err)
+	}
+	return nil
+}
+
+func syncErr(err error) error {
+	if err != nil {
+		return fmt.Errorf("fsync: %w", err)
 	}
 	return nil
 }
@@ -61,27 +113,6 @@ func marshalLine(e Entry) ([]byte, error) {
 		return nil, fmt.Errorf("encode entry: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// appendLine writes line with O_APPEND and returns the file's size after it.
-// The file is closed before returning so a trim may rename over it (Windows
-// refuses to replace an open file).
-func appendLine(path string, line []byte) (int64, error) {
-	f, created, err := openAppend(path)
-	if err != nil {
-		return 0, err
-	}
-	size, err := writeSynced(f, line)
-	if err = errors.Join(err, f.Close()); err != nil {
-		return 0, err
-	}
-	if created {
-		// The new name must survive a power loss as surely as its content.
-		if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
-			return 0, err
-		}
-	}
-	return size, nil
 }
 
 // openAppend opens path for appending and says whether it created it. O_EXCL
@@ -107,9 +138,9 @@ func openAppend(path string) (*os.File, bool, error) {
 	return f, false, nil
 }
 
-// writeSynced writes line in one call (so concurrent readers never see half
-// of it interleaved with another write), fsyncs, and returns the new size.
-func writeSynced(f *os.File, line []byte) (int64, error) {
+// writeLine writes line in one call (so concurrent readers never see half
+// of it interleaved with another write) and returns the new size.
+func writeLine(f *os.File, line []byte) (int64, error) {
 	broken, err := endsMidLine(f)
 	if err != nil {
 		return 0, err
@@ -119,9 +150,6 @@ func writeSynced(f *os.File, line []byte) (int64, error) {
 	}
 	if _, err := f.Write(line); err != nil {
 		return 0, fmt.Errorf("write: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("fsync: %w", err)
 	}
 	fi, err := f.Stat()
 	if err != nil {

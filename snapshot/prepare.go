@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -10,19 +11,24 @@ import (
 //
 //  1. read the last LogTailLines lines of logPath (at most LogTailMaxBytes),
 //  2. append e, with that tail, to snapshotsPath (fsynced),
-//  3. rotate logPath to its prev (fsynced: its data while step 2 runs, the
-//     rename once step 2 succeeded).
+//  3. rotate logPath to its prev (fsynced).
+//
+// The three fsyncs (the line, the log's data, the directory after the
+// rename) run at the same time, and all are done when Prepare returns; the
+// rename waits only for the line to be written.
 //
 // Both are on disk when Prepare returns, and the caller must not spawn the new
 // instance before: spawn first and the new output is written on top of the
 // old, the evidence is gone. The tail is read before the rotation so it is the
 // failing instance's own output.
 //
-// If the append fails, Prepare returns the error and does NOT rotate. The log
-// still holds the failure's output in place; rotating now would make it the
-// prev log with no snapshot naming it, and the next restart's rotation would
-// then replace it silently. Left in place, the caller decides: restart anyway
-// (the new instance appends after the old output) or hold off and say why.
+// If the line cannot be written, Prepare returns the error and does NOT
+// rotate. The log still holds the failure's output in place; rotating now
+// would make it the prev log with no snapshot naming it, and the next
+// restart's rotation would then replace it silently. Left in place, the
+// caller decides: restart anyway (the new instance appends after the old
+// output) or hold off and say why. (A line written whose fsync then fails
+// is an error too, returned after the rotation: the disk is failing.)
 //
 // A log that exists but cannot be read does not stop the snapshot: the entry
 // is written with LogTailError saying why its tail is empty.
@@ -51,17 +57,23 @@ func PrepareSince(e Entry, snapshotsPath, logPath string, since time.Time, scrub
 			e.LogTail[i] = scrub(l)
 		}
 	}
-	// The log's fsync runs while the line is appended and fsynced: no order
-	// is needed between the two, and the restart waits on both (one wait
-	// for two fsyncs, docs/benchmarks.md). The rename still waits for the
-	// append: a snapshot that failed leaves the log in place.
+	// Three fsyncs stand between the failing instance and its successor: the
+	// log's data, the snapshot line and the directory that holds the
+	// renamed log. No order is needed between them, so they run at once
+	// (docs/benchmarks.md). The rename still waits for the line to be
+	// written: a snapshot that could not be written leaves the log in place.
 	logSynced := syncLog(logPath)
-	if err := Append(snapshotsPath, e); err != nil {
-		logSynced()
+	w, err := startAppend(snapshotsPath, e)
+	if err != nil {
+		logSynced.wait()
 		return fmt.Errorf("snapshot before restart, log %s not rotated: %w", logPath, err)
 	}
-	if err := rotate(logPath, logSynced); err != nil {
+	dirSynced, rerr := rotate(logPath, logSynced)
+	if err := w.finish(dirSynced && filepath.Dir(logPath) == filepath.Dir(snapshotsPath)); err != nil {
 		return fmt.Errorf("snapshot before restart: %w", err)
+	}
+	if rerr != nil {
+		return fmt.Errorf("snapshot before restart: %w", rerr)
 	}
 	return nil
 }

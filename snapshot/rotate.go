@@ -35,51 +35,76 @@ func PrevPath(logPath string) string {
 // fails while another process holds the log open without FILE_SHARE_DELETE;
 // then the error is returned and runtime.log is left untouched.
 func RotateLog(logPath string) error {
-	return rotate(logPath, syncLog(logPath))
+	_, err := rotate(logPath, syncLog(logPath))
+	return err
 }
 
-// logSync is an fsync of a log's data, started and then waited for: ran
-// says it ran at all (the log was a regular file when it started).
-type logSync func() (ran bool, err error)
+// logSync is the fsync of a log's data, started by syncLog: ran says there
+// was a regular file to fsync when it started; wait waits for it.
+type logSync struct {
+	ran  bool
+	done <-chan error
+}
 
-// syncLog starts the fsync of logPath's data, when it is a regular file.
-// It needs no order with the snapshot line: PrepareSince fsyncs the two at
-// the same time, and the rename waits on both.
+func (s logSync) wait() error {
+	if s.done == nil {
+		return nil
+	}
+	return <-s.done
+}
+
+// syncLog starts the fsync of logPath's data, when it is a regular file. The
+// file is opened here, so the fsync reaches the same file however soon it
+// is renamed.
 func syncLog(logPath string) logSync {
 	fi, err := os.Lstat(logPath)
 	if err != nil || !fi.Mode().IsRegular() {
-		return func() (bool, error) { return false, nil }
+		return logSync{}
 	}
 	done := make(chan error, 1)
-	go func() { done <- fsutil.SyncFile(logPath) }()
-	return func() (bool, error) { return true, <-done }
+	f, err := fsutil.OpenFile(logPath, os.O_WRONLY, 0)
+	if err != nil {
+		done <- fmt.Errorf("open %s for fsync: %w", logPath, err)
+		return logSync{ran: true, done: done}
+	}
+	go func() {
+		if err := errors.Join(f.Sync(), f.Close()); err != nil {
+			done <- fmt.Errorf("fsync %s: %w", logPath, err)
+		}
+		close(done)
+	}()
+	return logSync{ran: true, done: done}
 }
 
-// rotate is RotateLog with the fsync of the log's data already started.
-func rotate(logPath string, synced logSync) error {
-	ran, err := synced()
-	fi, lerr := os.Lstat(logPath)
-	if errors.Is(lerr, fs.ErrNotExist) {
-		return nil
+// rotate is RotateLog with the fsync of the log's data already started. The
+// rename does not wait for it (an fsync follows the file, not its name), so
+// it runs beside the directory's fsync, except where an open file cannot be
+// renamed (renameWhileOpen). rotate returns once both are done; dirSynced
+// says the log's directory was fsynced after the rename.
+func rotate(logPath string, synced logSync) (dirSynced bool, err error) {
+	var serr error
+	if !renameWhileOpen {
+		serr, synced = synced.wait(), logSync{}
 	}
-	if lerr != nil {
-		return fmt.Errorf("rotate log %s: %w", logPath, lerr)
+	fi, err := os.Lstat(logPath)
+	if err != nil || !fi.Mode().IsRegular() {
+		synced.wait() // gone, or never a regular file: nothing to rotate
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("rotate log %s: %w", logPath, err)
+		}
+		return false, nil
 	}
-	if !fi.Mode().IsRegular() {
-		return nil
-	}
-	if !ran { // it appeared since
-		err = fsutil.SyncFile(logPath)
-	}
-	if err != nil {
-		return fmt.Errorf("rotate log: %w", err)
+	if !synced.ran && serr == nil && renameWhileOpen {
+		serr = fsutil.SyncFile(logPath) // it appeared since syncLog looked
 	}
 	prev := PrevPath(logPath)
 	if err := os.Rename(logPath, prev); err != nil {
-		return fmt.Errorf("rotate log %s to %s: %w", logPath, prev, err)
+		synced.wait()
+		return false, fmt.Errorf("rotate log %s to %s: %w", logPath, prev, err)
 	}
-	if err := fsutil.SyncDir(filepath.Dir(logPath)); err != nil {
-		return fmt.Errorf("rotate log %s: %w", logPath, err)
+	derr := fsutil.SyncDir(filepath.Dir(logPath))
+	if err := errors.Join(serr, synced.wait(), derr); err != nil {
+		return derr == nil, fmt.Errorf("rotate log %s: %w", logPath, err)
 	}
-	return nil
+	return true, nil
 }
