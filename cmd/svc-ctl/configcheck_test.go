@@ -53,7 +53,7 @@ url = "https://hooks.example.com/svc-ctl"
 	if first.code != 0 {
 		t.Fatalf("config check: %+v", first)
 	}
-	for _, key := range []string{"[[service]]", "[service.health]", "[[service.depends]]", "path = '/srv/proxy/ready'", "[service.limits]",
+	for _, key := range []string{"[[service]]", "[service.health]", "[[service.depends]]", "path = " + tomlLiteral(resolvedPath(cfg, "/srv/proxy/ready")), "[service.limits]",
 		"memory = '500MiB'", "cpu = '90%'", "for = '5m'", "[[job]]", "timezone = 'Asia/Shanghai'", "grace = '5m'", "[[notify]]"} {
 		if !strings.Contains(first.stdout, key) {
 			t.Errorf("config check lacks %s:\n%s", key, first.stdout)
@@ -73,3 +73,10 @@ url = "https://hooks.example.com/svc-ctl"
 		t.Fatalf("the pasted config resolves differently:\n%s\n---\n%s", body1, body2)
 	}
 }
+
+// resolvedPath is p as config check prints it: on Windows a path rooted
+// without a drive is on the config file's drive (docs/configuration.md).
+func resolvedPath(cfg, p string) string { return filepath.VolumeName(cfg) + filepath.FromSlash(p) }
+
+// tomlLiteral quotes s as config check writes a string: a TOML literal.
+func tomlLiteral(s string) string { return "'" + s + "'" }

@@ -32,7 +32,7 @@ external = true
 	now := time.Now().UTC().Truncate(time.Second)
 	reg := now.Add(-2*time.Hour + 30*time.Second) // slots: now-59m30s, and now+30s (not due yet)
 	os.MkdirAll(stateDir, 0o700)
-	st, err := runtrace.Open(filepath.Join(stateDir, "svc-ctl.db"), runtrace.Options{})
+	st, err := runtrace.Open(filepath.Join(stateDir, "svc-ctl.db"), runtrace.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
