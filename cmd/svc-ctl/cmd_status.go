@@ -240,7 +240,7 @@ func printAgent(w io.Writer, a report.AgentStatus) {
 }
 
 // printLedger prints whether run_trace can be read and, as the running
-// agent says, written: "ledger: WRITE FAILING since 03:01:38 UTC: disk full
+// agent says, written: "ledger: WRITE FAILING since 2026-12-01 03:01:38+00:00: disk full
 // (0 B free on /var/lib/svc-ctl), 14 rows waiting".
 func printLedger(w io.Writer, r *report.StatusReport, utc bool) {
 	l := r.Ledger

@@ -395,7 +395,7 @@ func TestDiskFullLosesNothing(t *testing.T) {
 		return strings.Contains(out, "agent:  running (cannot renew its heartbeat: disk full")
 	})
 	t.Logf("svc-ctl status on the full disk:\n%s", out)
-	wantLine := regexp.MustCompile(`ledger: WRITE FAILING since \d\d:\d\d:\d\d \S+: disk full \(0 B free on ` + regexp.QuoteMeta(h.state) + `\), [1-9]\d* rows waiting`)
+	wantLine := regexp.MustCompile(`ledger: WRITE FAILING since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\S*: disk full \(0 B free on ` + regexp.QuoteMeta(h.state) + `\), [1-9]\d* rows waiting`)
 	if !wantLine.MatchString(out) {
 		t.Errorf("status does not say the disk is full:\n%s", out)
 	}
