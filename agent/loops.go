@@ -156,7 +156,7 @@ func (a *Agent) onSpawn(name string, c *proc.Child) {
 	a.watched.Store(name, idKey(c.Identity))
 	a.goOnce("exit-watch:"+name, func() {
 		<-c.Done
-		a.leaderExited(name, c.Instance, c.Exit())
+		a.act(func() { a.leaderExited(name, c.Instance, c.Exit()) })
 	}, nil)
 }
 
@@ -181,7 +181,7 @@ func (a *Agent) leaderExited(name string, inst proc.Instance, how string) {
 	a.log.Info("service.leader_exited", "service", name, "service_pid", inst.PID, "how", how, "live", t.Len())
 	a.goOnce("tree-watch:"+name, func() {
 		<-done
-		a.onExit(name, inst.Identity, how+"; then every process of its tree ended", true)
+		a.act(func() { a.onExit(name, inst.Identity, how+"; then every process of its tree ended", true) })
 	}, nil)
 }
 
@@ -207,7 +207,7 @@ func (a *Agent) adopt(name string) bool {
 	a.log.Debug("service.adopted", "service", name, "service_pid", inst.PID)
 	a.goOnce("exit-watch:"+name, func() {
 		<-done
-		a.onExit(name, inst.Identity, "every process of its tree exited", true)
+		a.act(func() { a.onExit(name, inst.Identity, "every process of its tree exited", true) })
 	}, nil)
 	return true
 }
@@ -254,15 +254,19 @@ func (a *Agent) exited(name string, id proc.Identity, how string, gone bool) {
 	// now would only record lock-held. Once it lets go, the instance it left
 	// is watched; if it left this one recorded, the exit is news after all.
 	a.goOnce("exit-after-lock:"+name, func() {
-		a.waitServiceLock(name)
-		switch {
-		case a.current(name, id):
-			a.trigger(name, req)
-		case !a.adopt(name):
-			// The instance it left is gone already (or cannot be watched):
-			// a cycle judges it now rather than at the next interval.
-			a.trigger(name, a.goneRequest(name))
-		}
+		a.act(func() {
+			if !a.waitServiceLock(name) {
+				return // the agent stops; the next one adopts or restarts it
+			}
+			switch {
+			case a.current(name, id):
+				a.trigger(name, req)
+			case !a.adopt(name):
+				// The instance it left is gone already (or cannot be watched):
+				// a cycle judges it now rather than at the next interval.
+				a.trigger(name, a.goneRequest(name))
+			}
+		})
 	}, nil)
 }
 
@@ -307,14 +311,37 @@ func (a *Agent) serviceLockHeld(name string) bool {
 }
 
 // waitServiceLock waits until the service's lock is free (or as long as a
-// cycle can take), and lets it go at once.
-func (a *Agent) waitServiceLock(name string) {
+// cycle can take), and lets it go at once. It reports false when the agent
+// stopped meanwhile: then nothing may follow.
+func (a *Agent) waitServiceLock(name string) bool {
 	wait := 2 * time.Minute
 	if svc := a.config().Service(name); svc != nil {
 		wait = svc.StartTimeout + svc.StopTimeout + 2*svc.Health.Timeout + svc.Health.Confirm + 30*time.Second
 	}
-	l, _, _ := state.WaitLock(context.Background(), a.paths.Lock(name), wait)
+	ctx := a.loopCtx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	l, _, err := state.WaitLock(ctx, a.paths.Lock(name), wait)
 	l.Unlock()
+	return err == nil || ctx.Err() == nil
+}
+
+// act runs fn, the work an exit watcher does when an instance ended, unless
+// the agent has closed: the watchers outlive the loops (a service outlives
+// its agent), and closeAll waits for the acts in flight, so no watcher
+// writes to the ledger or creates a file in the state dir after the agent
+// returned.
+func (a *Agent) act(fn func()) {
+	a.recMu.RLock()
+	if a.closed {
+		a.recMu.RUnlock()
+		return
+	}
+	a.acts.Add(1)
+	a.recMu.RUnlock()
+	defer a.acts.Done()
+	fn()
 }
 
 // idKey names one instance: its leader's PID and start stamp (an exec keeps

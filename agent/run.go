@@ -129,6 +129,10 @@ type Agent struct {
 	// to a closed store.
 	recMu  sync.RWMutex
 	closed bool
+	// acts counts the exit watchers' work in flight (see act): closeAll
+	// waits for it, so nothing of this agent touches the state dir after it
+	// has closed.
+	acts sync.WaitGroup
 }
 
 // Run runs the agent until ctx is cancelled, then drains and returns. A nil
@@ -215,6 +219,7 @@ func (a *Agent) closeAll() {
 	a.recMu.Lock()
 	a.closed = true
 	a.recMu.Unlock()
+	a.acts.Wait()
 	a.closeLedger()
 	if a.ledger.status != nil {
 		a.ledger.status.Close()
