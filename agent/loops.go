@@ -154,6 +154,10 @@ func (a *Agent) skipDraining(name string, req watchdog.Request) {
 // through its tree instead.
 func (a *Agent) onSpawn(name string, c *proc.Child) {
 	a.watched.Store(name, idKey(c.Identity))
+	select {
+	case a.logSpawned <- name: // its log is a new file: watch it from its first line
+	default: // the cap loop is behind; its next look finds the file anyway
+	}
 	a.goOnce("exit-watch:"+name, func() {
 		<-c.Done
 		a.act(func() { a.leaderExited(name, c.Instance, c.Exit()) })
@@ -410,16 +414,4 @@ func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 		}
 		a.wakeJobs(runCtx)
 	}
-}
-
-// logCapLoop holds every service's runtime log to its log_max between
-// cycles: a cycle every `interval` (10 minutes by default) is far too rare
-// for a service that writes 150 MB a second. A stat per service per tick
-// when nothing is to be done.
-func (a *Agent) logCapLoop(ctx context.Context) {
-	every(ctx, a.o.LogCheckEvery, func(context.Context) {
-		for _, s := range a.config().Services {
-			a.sup.CapLog(s.Name)
-		}
-	})
 }

@@ -80,8 +80,11 @@ type Agent struct {
 	logLevel slog.LevelVar
 	logRed   atomic.Pointer[redact.Redactor]
 	sup      *watchdog.Supervisor
-	store    *runtrace.Store // nil when the ledger is unavailable
-	rec      watchdog.Recorder
+	// logSpawned tells the log cap loop that a service got a new instance,
+	// and so a new log file to watch (logcap.go).
+	logSpawned chan string
+	store      *runtrace.Store // nil when the ledger is unavailable
+	rec        watchdog.Recorder
 	// ledger is the queue in front of store (rows a full disk refuses wait
 	// there) and agent.status (ledger.go).
 	ledger ledgerState
@@ -168,7 +171,7 @@ func newAgent(o Options) (*Agent, error) {
 	cfg := o.Config
 	a := &Agent{o: o, paths: state.PathsOf(cfg), started: time.Now().UTC(),
 		instance: randomID(), triggers: map[string]chan watchdog.Request{}, svcLoops: map[string]*loopHandle{}, fatal: make(chan error, 1),
-		missingEvery: missingEvery}
+		missingEvery: missingEvery, logSpawned: make(chan string, 16)}
 	a.cur.Store(cfg)
 	a.loaded.Store(&state.LoadedConfig{Path: cfg.Path, Digest: cfg.Digest, ModTime: cfg.ModTime, LoadedAt: a.started})
 	if err := fsutil.EnsureDir(cfg.Agent.StateDir); err != nil {

@@ -36,11 +36,37 @@ type Capped struct {
 // runtime.prev.log meanwhile must not see its evidence truncated (the
 // watchdog also holds its per-service log lock around both).
 func CapLog(logPath string, limit int64) (*Capped, error) {
+	return CapLogWith(logPath, limit, CapOptions{})
+}
+
+// CapOptions is how CapLogWith cuts a log in a flood (one cut again within
+// a second): the flood writes on while a cut copies and truncates, so what
+// bounds the log on disk is how soon a cut starts and how long it takes.
+type CapOptions struct {
+	// Trigger: cut once the log is larger than this, keeping all of it (at
+	// most the limit) in the rotated file; 0: the limit. Starting a flood's
+	// cut at half the cap keeps its peak near the cap.
+	Trigger int64
+	// Quick: no fsyncs. The copy is replaced again before the disk would
+	// keep it, and an fsync during a flood waits for the flood's own dirty
+	// pages (ext4's ordered mode), time in which it writes on past the cap.
+	// The copy is as durable as the log it came from, which the service did
+	// not sync either.
+	Quick bool
+}
+
+// CapLogWith is CapLog as o says.
+func CapLogWith(logPath string, limit int64, o CapOptions) (*Capped, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
+	trigger := limit
+	if o.Trigger > 0 && o.Trigger < limit {
+		trigger = o.Trigger
+	}
+	durable := !o.Quick
 	fi, err := os.Lstat(logPath)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!fi.Mode().IsRegular() || fi.Size() <= limit)) {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!fi.Mode().IsRegular() || fi.Size() <= trigger)) {
 		return nil, nil // within the cap, or not a file of ours to cut (a link, /dev/null)
 	}
 	if err != nil {
@@ -57,7 +83,7 @@ func CapLog(logPath string, limit int64) (*Capped, error) {
 	}
 	size := st.Size()
 	start := max(0, size-limit)
-	if err := copyTail(f, start, size-start, RotatedPath(logPath), st.Mode().Perm()); err != nil {
+	if err := copyTail(f, start, size-start, RotatedPath(logPath), st.Mode().Perm(), durable); err != nil {
 		return nil, fmt.Errorf("cap log %s: %w", logPath, err)
 	}
 	if now, err := os.Lstat(logPath); err != nil || !os.SameFile(now, st) {
@@ -92,12 +118,12 @@ func TrimFront(path string, limit int64) (bool, error) {
 		return false, fmt.Errorf("trim %s: %w", path, err)
 	}
 	start := max(0, st.Size()-limit)
-	tmp, err := writeTail(f, start, st.Size()-start, path, st.Mode().Perm())
+	tmp, err := writeTail(f, start, st.Size()-start, path, st.Mode().Perm(), true)
 	// Closed before the rename: Windows refuses to replace a file that is
 	// open (even shared for delete), and the copy is complete.
 	f.Close()
 	if err == nil {
-		err = replace(tmp, path)
+		err = replace(tmp, path, true)
 	}
 	if err != nil {
 		return false, fmt.Errorf("trim %s: %w", path, err)
@@ -106,18 +132,19 @@ func TrimFront(path string, limit int64) (bool, error) {
 }
 
 // copyTail writes n bytes of f from off into a new file that then replaces
-// dst, fsynced: the copy is on disk before the original is truncated.
-func copyTail(f *os.File, off, n int64, dst string, perm os.FileMode) error {
-	tmp, err := writeTail(f, off, n, dst, perm)
+// dst, fsynced when durable: the copy is on disk before the original is
+// truncated.
+func copyTail(f *os.File, off, n int64, dst string, perm os.FileMode, durable bool) error {
+	tmp, err := writeTail(f, off, n, dst, perm, durable)
 	if err != nil {
 		return err
 	}
-	return replace(tmp, dst)
+	return replace(tmp, dst, durable)
 }
 
 // writeTail writes n bytes of f from off into a new file beside dst,
-// fsynced, and returns its name.
-func writeTail(f *os.File, off, n int64, dst string, perm os.FileMode) (string, error) {
+// fsynced when durable, and returns its name.
+func writeTail(f *os.File, off, n int64, dst string, perm os.FileMode, durable bool) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return "", err
@@ -126,7 +153,7 @@ func writeTail(f *os.File, off, n int64, dst string, perm os.FileMode) (string, 
 	if err == nil {
 		_, err = io.Copy(tmp, io.NewSectionReader(f, off, n))
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = tmp.Sync()
 	}
 	if err = errors.Join(err, tmp.Close()); err != nil {
@@ -136,12 +163,15 @@ func writeTail(f *os.File, off, n int64, dst string, perm os.FileMode) (string, 
 	return tmp.Name(), nil
 }
 
-// replace renames tmp onto dst and syncs the directory; tmp is removed if
-// the rename fails.
-func replace(tmp, dst string) error {
+// replace renames tmp onto dst and, when durable, syncs the directory; tmp
+// is removed if the rename fails.
+func replace(tmp, dst string, durable bool) error {
 	if err := fsutil.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	return fsutil.SyncDir(filepath.Dir(dst))
 }

@@ -53,6 +53,31 @@ func TestCapLogCopiesNewestAndTruncatesInPlace(t *testing.T) {
 	}
 }
 
+// A log in a flood is cut from its trigger (half the cap) on, all of it
+// going to runtime.log.1, quick or not; under the trigger nothing is done.
+func TestCapLogWithATriggerKeepsAllOfIt(t *testing.T) {
+	for _, quick := range []bool{false, true} {
+		dir := t.TempDir()
+		log := filepath.Join(dir, "runtime.log")
+		all := numbered(0, 600) // 6,390 bytes
+		os.WriteFile(log, all, 0o600)
+		const limit = 8 << 10
+		if c, err := CapLogWith(log, limit, CapOptions{Trigger: 7 << 10, Quick: quick}); c != nil || err != nil {
+			t.Fatalf("quick %v: under the trigger: %+v, %v; want nothing done", quick, c, err)
+		}
+		c, err := CapLogWith(log, limit, CapOptions{Trigger: limit / 2, Quick: quick})
+		if err != nil || c == nil || c.Size != int64(len(all)) || c.Kept != int64(len(all)) {
+			t.Fatalf("quick %v: CapLogWith = %+v, %v; want size and kept %d", quick, c, err, len(all))
+		}
+		if rot, _ := os.ReadFile(RotatedPath(log)); !bytes.Equal(rot, all) {
+			t.Fatalf("quick %v: runtime.log.1 holds %d bytes, want all %d", quick, len(rot), len(all))
+		}
+		if fi, _ := os.Stat(log); fi.Size() != 0 {
+			t.Fatalf("quick %v: runtime.log is %d bytes after the cut, want 0", quick, fi.Size())
+		}
+	}
+}
+
 func TestCapLogLeavesSmallMissingAndLinkedLogs(t *testing.T) {
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small.log")

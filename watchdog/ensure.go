@@ -48,6 +48,7 @@ type Supervisor struct {
 	inflight sync.Map                        // run id -> service name, for the drain
 	logLocks sync.Map                        // service name -> *sync.Mutex: CapLog against the restart's rotation
 	capErrs  sync.Map                        // service name -> last CapLog error ("" none), logged once
+	capNotes sync.Map                        // service name -> *capNote: log.capped at most once a minute
 }
 
 // InFlight returns the run ids of the cycles running right now.
