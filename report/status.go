@@ -399,9 +399,15 @@ func fillFromLedger(ctx context.Context, s *ServiceStatus, store *runtrace.Store
 			s.LastCycle = &CycleBrief{At: r.FinishedAt, Trigger: r.Trigger, Outcome: r.Outcome, Reason: r.Reason, RunID: r.ID, Message: msg}
 		}
 	}
-	rs, err := store.Runs(ctx, runtrace.Filter{JobID: job, Reason: runtrace.ReasonStarted, Limit: 1})
-	if err == nil && len(rs) > 0 {
-		s.LastRestart = rs[0].StartedAt
+	// The last restart is any: the watchdog's (ok/started) or a person's
+	// (ok/restarted: `svc-ctl restart`, the page, a reload that replaced
+	// it), as state.json and the status page have it; RESTARTS 24H below
+	// counts the watchdog's only, a health signal.
+	for _, reason := range []runtrace.Reason{runtrace.ReasonStarted, runtrace.ReasonRestarted} {
+		rs, err := store.Runs(ctx, runtrace.Filter{JobID: job, Reason: reason, Limit: 1})
+		if err == nil && len(rs) > 0 && rs[0].StartedAt.After(s.LastRestart) {
+			s.LastRestart = rs[0].StartedAt
+		}
 	}
 	if n, err := store.Count(ctx, runtrace.Filter{JobID: job, Reason: runtrace.ReasonStarted, Since: now.Add(-24 * time.Hour)}); err == nil {
 		s.Restarts24h = n

@@ -121,3 +121,42 @@ func TestStatusAndVerifyNameTheStrangerOnTheHealthPort(t *testing.T) {
 		t.Errorf("verify: %+v; want FAIL naming %s", c, held)
 	}
 }
+
+// TestStatusLastRestartCountsAPersonsRestart (review2): right after
+// `svc-ctl restart web` (or a reload that replaced it) the instance is
+// seconds old; status said LAST RESTART was the watchdog's last start, long
+// before, because it read only ok/started rows — while state.json and the
+// status page count ok/restarted too. RESTARTS 24H stays the watchdog's
+// own restarts (a health signal a person's restart must not inflate).
+func TestStatusLastRestartCountsAPersonsRestart(t *testing.T) {
+	e := newEnv(t, "1h")
+	sup := watchdog.NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	started := time.Now().UTC()
+	now := started
+	sup.Now = func() time.Time { return now }
+	ctx := context.Background()
+	if r, err := sup.Ensure(ctx, "web", watchdog.Request{Trigger: runtrace.TriggerSchedule}); err != nil || r.Reason != runtrace.ReasonStarted {
+		t.Fatalf("start: %+v, %v", r, err)
+	}
+	t.Cleanup(func() { sup.Stop(context.Background(), "web") })
+	now = started.Add(10 * time.Minute)
+	if r, err := sup.Restart(ctx, "web"); err != nil || r.Reason != runtrace.ReasonRestarted {
+		t.Fatalf("restart: %+v, %v", r, err)
+	}
+	rs, err := e.store.Runs(ctx, runtrace.Filter{JobID: "watchdog:web", Reason: runtrace.ReasonRestarted})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("the restart's row: %v, %v", rs, err)
+	}
+	rep, err := BuildStatus(ctx, e.cfg, now.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Services[0]
+	if s.LastRestart.Sub(rs[0].StartedAt).Abs() > time.Millisecond { // the ledger keeps milliseconds
+		t.Errorf("last restart %v; want the person's restart at %v (the watchdog's start was at %v)",
+			s.LastRestart, rs[0].StartedAt, started)
+	}
+	if s.Restarts24h != 1 {
+		t.Errorf("restarts in 24 h: %d; want 1 (the watchdog's start; a person's restart is not counted)", s.Restarts24h)
+	}
+}

@@ -128,8 +128,8 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 		v := ServiceView{ServiceStatus: sv, CPUPercent: s.cpu.percent(sv.Name, sv.Instance, now)}
 		if store != nil {
 			if r := lastRestart(ctx, store, sv.Name); r != nil {
-				// status counts the watchdog's restarts (ok/started); a
-				// person's restart (ok/restarted) is one too on the page.
+				// The last restart, the watchdog's or a person's (as
+				// status has it), with its cause.
 				v.LastRestart, v.RestartCause = r.StartedAt, causeOf(*r, snaps.of(sv.Name))
 			}
 		}

@@ -35,8 +35,9 @@ func newStatusCommand(g *globals) *cobra.Command {
 		Annotations: trust(trustRead),
 		Short:       "Show the agent, every service and every job, from the evidence on disk",
 		Long: `Show the agent (running, stopped or stale, from its heartbeat and lock), the
-ledger's health, and per service: state, last probe, last cycle, last restart,
-restarts in 24 h, pause. Per job: next slot, last run, missing slots in 7 days.
+ledger's health, and per service: state, last probe, last cycle, last restart
+(the watchdog's or a person's), restarts in 24 h (the watchdog's), pause. Per
+job: next slot, last run, missing slots in 7 days.
 
 With --env, list the names of the variables a start of NAME gives it (the
 base environment, then env_file, then env; values are never shown). It is
