@@ -22,6 +22,8 @@ const (
 	defaultBackoffMax     = "10m"
 	defaultGiveUpAfter    = 5
 	defaultRetryGivenUp   = "1h"
+	defaultLoopRestarts   = 5
+	defaultLoopWindow     = "2m"
 
 	defaultJobTimeout = "1h"
 	defaultJobGrace   = "5m"

@@ -50,7 +50,8 @@ func TestLoadValidFull(t *testing.T) {
 			{Kind: "file", Path: rooted("/srv/proxy/ready"), MaxAge: 36 * time.Hour, Timeout: 5 * time.Second},
 			{Kind: "cert", URL: "https://api.example.com", Timeout: 5 * time.Second},
 		},
-		Restart: Restart{BackoffInitial: 30 * time.Second, BackoffMax: 30 * time.Minute, GiveUpAfter: 0, RetryGivenUp: 2 * time.Hour},
+		Restart: Restart{BackoffInitial: 30 * time.Second, BackoffMax: 30 * time.Minute, GiveUpAfter: 0, RetryGivenUp: 2 * time.Hour,
+			LoopRestarts: 3, LoopWindow: 5 * time.Minute},
 		Limits:  Limits{Memory: 500 << 20, CPU: 90, For: 2 * time.Minute},
 	}
 	want := &Config{
@@ -103,7 +104,7 @@ func defaultService(name, stateDir string) Service {
 		Health:       Health{Timeout: 2 * time.Second, Confirm: time.Second},
 		Depends:      []Depend{},
 		Restart: Restart{BackoffInitial: 10 * time.Second, BackoffMax: 10 * time.Minute,
-			GiveUpAfter: 5, RetryGivenUp: time.Hour},
+			GiveUpAfter: 5, RetryGivenUp: time.Hour, LoopRestarts: 5, LoopWindow: 2 * time.Minute},
 	}
 }
 

@@ -84,6 +84,8 @@ type rawRestart struct {
 	BackoffMax     *durationText `toml:"backoff_max"`
 	GiveUpAfter    *int          `toml:"give_up_after"`
 	RetryGivenUp   *durationText `toml:"retry_given_up"`
+	LoopRestarts   *int          `toml:"loop_restarts"`
+	LoopWindow     *durationText `toml:"loop_window"`
 }
 
 type rawJob struct {

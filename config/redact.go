@@ -91,6 +91,8 @@ type RestartView struct {
 	BackoffMax     string `json:"backoff_max" toml:"backoff_max"`
 	GiveUpAfter    int    `json:"give_up_after" toml:"give_up_after"`
 	RetryGivenUp   string `json:"retry_given_up" toml:"retry_given_up"`
+	LoopRestarts   int    `json:"loop_restarts" toml:"loop_restarts"`
+	LoopWindow     string `json:"loop_window" toml:"loop_window"`
 }
 
 // JobView is one [[job]] in a View.
@@ -173,6 +175,7 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 		Restart: RestartView{
 			BackoffInitial: FormatDuration(rs.BackoffInitial), BackoffMax: FormatDuration(rs.BackoffMax),
 			GiveUpAfter: rs.GiveUpAfter, RetryGivenUp: FormatDuration(rs.RetryGivenUp),
+			LoopRestarts: rs.LoopRestarts, LoopWindow: FormatDuration(rs.LoopWindow),
 		},
 		Limits: limitsView(s.Limits),
 		Ping:   redact.SecretURL(s.Ping),

@@ -103,6 +103,12 @@ type Restart struct {
 	BackoffMax     time.Duration // default 10m
 	GiveUpAfter    int           // default 5; 0 = never give up
 	RetryGivenUp   time.Duration // default 1h; 0 = by hand only
+	// LoopRestarts and LoopWindow name a crash loop: once the watchdog has
+	// started the service LoopRestarts times within LoopWindow, the next
+	// time it finds the service down counts as a failed start (backoff,
+	// give_up_after) instead of yet another restart. 0 = no limit.
+	LoopRestarts int           // default 5
+	LoopWindow   time.Duration // default 2m
 }
 
 // Job is one [[job]] table.

@@ -99,6 +99,17 @@ func (c *checker) restart(p string, r *rawRestart) Restart {
 		BackoffMax:     c.nonNegative(p+".backoff_max", r.BackoffMax, defaultBackoffMax),
 		GiveUpAfter:    defaultGiveUpAfter,
 		RetryGivenUp:   c.nonNegative(p+".retry_given_up", r.RetryGivenUp, defaultRetryGivenUp),
+		LoopRestarts:   defaultLoopRestarts,
+		LoopWindow:     c.nonNegative(p+".loop_window", r.LoopWindow, defaultLoopWindow),
+	}
+	if r.LoopRestarts != nil {
+		out.LoopRestarts = *r.LoopRestarts
+	}
+	if out.LoopRestarts < 0 {
+		c.fail(p+".loop_restarts", "%d is negative: use 0 (no crash-loop limit) or a count of restarts", out.LoopRestarts)
+	}
+	if out.LoopRestarts > 0 && out.LoopWindow == 0 {
+		c.fail(p+".loop_window", "a crash loop needs a window to count restarts in: set a duration such as \"2m\", or loop_restarts = 0 to turn the limit off")
 	}
 	if out.BackoffInitial > out.BackoffMax {
 		key := p + ".backoff_initial"

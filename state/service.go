@@ -56,8 +56,11 @@ type Service struct {
 	// port ("port 8789 is held by pid 9119 /usr/bin/python3 (user bob), not
 	// this service's instance"). Empty when the service's own instance
 	// answered, or nothing did.
-	AnsweredBy  string                `json:"answered_by,omitempty"`
-	Transitions []snapshot.Transition `json:"transitions,omitempty"`
+	AnsweredBy string `json:"answered_by,omitempty"`
+	// RecentStarts are the watchdog's own starts of the service within its
+	// loop_window, oldest first: a crash loop is loop_restarts of them.
+	RecentStarts []time.Time           `json:"recent_starts,omitempty"`
+	Transitions  []snapshot.Transition `json:"transitions,omitempty"`
 }
 
 // LoadService reads the state file; a missing file is a fresh state. A

@@ -161,6 +161,7 @@ type Detail struct {
 	Ownership      []string         `json:"ownership,omitempty"` // where the new instance is owned less than asked (no cgroup...)
 	OldStop        *proc.StopResult `json:"old_stop,omitempty"`  // every process of the old tree and how it ended
 	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
+	CrashLoop      *CrashLoop       `json:"crash_loop,omitempty"` // a start refused: the watchdog's starts within loop_window
 	LogTail        []string         `json:"log_tail,omitempty"`
 	Output         string           `json:"output,omitempty"` // where the new instance's output went, when not to its log
 	Error          string           `json:"error,omitempty"`
@@ -389,7 +390,9 @@ func (c *cycle) healthy(ctx context.Context, flap bool) {
 	now := c.s.now()
 	wasGivenUp := c.st.State == state.GivenUp
 	c.st.LastHealthy = now
-	c.st.Failures = 0
+	if c.stable(now) {
+		c.st.Failures = 0
+	}
 	c.st.BackoffUntil = time.Time{}
 	c.st.GivenUpAt = time.Time{}
 	c.st.AnsweredBy = ""

@@ -31,6 +31,9 @@ func (c *cycle) restart(ctx context.Context) {
 	c.st.MoveTo(state.Starting, "restart", now)
 	c.evidence(ctx)
 	c.stopOld(ctx)
+	if c.crashLoop(now) {
+		return
+	}
 	if c.portTaken(ctx) {
 		return
 	}
@@ -277,7 +280,7 @@ func (c *cycle) tail(n int) []string {
 
 func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Duration) {
 	now := c.s.now()
-	c.st.Failures = 0
+	c.countStart(now)
 	c.st.BackoffUntil = time.Time{}
 	c.st.GivenUpAt = time.Time{}
 	c.st.AnsweredBy = ""

@@ -181,6 +181,7 @@ log_max = "1MiB"
   backoff_initial = "1s"
   backoff_max = "4s"
   give_up_after = 0
+  loop_restarts = 0 # the soak's faults come every few seconds by design: each must be restored, not taken for a crash loop
 `, i, s.bins.TestSvc, a, a)
 	}
 	b.WriteString(`

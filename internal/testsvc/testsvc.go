@@ -62,6 +62,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	growChild := fs.Int("grow-child", 0, "start a child that grows to this many MiB")
 	grow := fs.Int("grow", 0, "grow to this many MiB and hold it")
 	sleep := fs.Duration("sleep", 0, "with --exit-now: run this long before exiting (a job that takes time)")
+	crashAfter := fs.Duration("crash-after", 0, "serve, then exit with code 4 this long after listening (a crash loop)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -122,6 +123,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "%d\n", os.Getpid())
 	})
 	s.Tick(*tick)
+	if *crashAfter > 0 {
+		time.AfterFunc(*crashAfter, func() {
+			s.Logf("crashing %s after it began to serve", *crashAfter)
+			os.Exit(4)
+		})
+	}
 	return s.Run(context.Background(), ln, stderr) // a signal ends it as it ends any program
 }
 

@@ -23,8 +23,11 @@ type Service struct {
 	GiveUpAfter  int
 	RetryGivenUp string // 1h
 	Backoff      string // 1s
-	Env          map[string]string
-	ExtraTOML    string // more keys of [[service]], before its health table
+	// LoopRestarts and LoopWindow: [service.restart] loop_restarts and
+	// loop_window, when set (else svc-ctl's defaults: 5 in 2m).
+	LoopRestarts, LoopWindow string
+	Env                      map[string]string
+	ExtraTOML                string // more keys of [[service]], before its health table
 }
 
 // TOML renders the block; testsvc is the path of the testsvc binary.
@@ -55,6 +58,12 @@ func (s Service) TOML(testsvc string) string {
 	fmt.Fprintf(&b, "[service.health]\nhttp = \"http://%s/health\"\ntimeout = \"1s\"\nconfirm = %q\n", s.Addr, or(s.Confirm, "0s"))
 	fmt.Fprintf(&b, "[service.restart]\nbackoff_initial = %q\nbackoff_max = \"2h\"\ngive_up_after = %d\nretry_given_up = %q\n",
 		or(s.Backoff, "1s"), s.GiveUpAfter, or(s.RetryGivenUp, "1h"))
+	if s.LoopRestarts != "" {
+		fmt.Fprintf(&b, "loop_restarts = %s\n", s.LoopRestarts)
+	}
+	if s.LoopWindow != "" {
+		fmt.Fprintf(&b, "loop_window = %q\n", s.LoopWindow)
+	}
 	return b.String()
 }
 

@@ -67,6 +67,9 @@ func writeService(b *strings.Builder, testsvc string, s Service) {
 		s.Name, tomlList(argv), s.Interval)
 	fmt.Fprintf(b, "  [service.health]\n  http = \"http://%s/health\"\n  timeout = %q\n  confirm = %q\n",
 		s.Addr, or(s.Timeout, "2s"), or(s.Confirm, "0s"))
+	// The benches kill services again and again to time each restore: that
+	// is measurement, not a crash loop (loop_restarts would back off).
+	b.WriteString("  [service.restart]\n  loop_restarts = 0\n")
 }
 
 func writeJob(b *strings.Builder, j Job) {

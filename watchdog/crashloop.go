@@ -1,0 +1,99 @@
+package watchdog
+
+import (
+	"fmt"
+	"time"
+
+	"svcctl/config"
+	"svcctl/runtrace"
+	"svcctl/state"
+)
+
+// A crash loop is a service that answers its health check after each start
+// and goes down again soon after: every restart "succeeds", so without a
+// count of its own neither backoff nor give_up_after would ever engage, and
+// the watchdog would restart it twice a second forever, paging and
+// rotating the first crash's output away (review2 R1). The watchdog keeps
+// its own starts of the service within [service.restart] loop_window; once
+// there are loop_restarts of them, the next time the service is found down
+// is a failed start: evidence and the stop as always, nothing spawned,
+// backoff, and given-up after give_up_after. A failed start is forgotten
+// only once an instance has stayed up a whole loop_window (stable).
+
+// CrashLoop is the detail of a start refused for a crash loop.
+type CrashLoop struct {
+	Starts       int       `json:"starts"`        // the watchdog's starts within the window, this one not counted
+	Window       string    `json:"window"`        // loop_window
+	FirstStart   time.Time `json:"first_start"`   // the oldest of them
+	LastStart    time.Time `json:"last_start"`    // the start of the instance found down now
+	UpFor        string    `json:"up_for"`        // how long that instance was up before this cycle
+	LoopRestarts int       `json:"loop_restarts"` // the limit
+}
+
+// recentStarts keeps the starts within window before now, oldest first.
+func recentStarts(starts []time.Time, now time.Time, window time.Duration) []time.Time {
+	out := starts[:0:0]
+	for _, t := range starts {
+		if now.Sub(t) < window && !t.After(now) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// countStart books a start that came up healthy. The watchdog's own starts
+// count toward a crash loop; a person's start or restart begins the count
+// anew (they asked for this instance, and for a fresh try).
+func (c *cycle) countStart(now time.Time) {
+	r := c.svc.Restart
+	if c.req.Manual || r.LoopRestarts <= 0 {
+		c.st.Failures = 0
+		c.st.RecentStarts = nil
+		return
+	}
+	c.st.RecentStarts = append(recentStarts(c.st.RecentStarts, now, r.LoopWindow), now)
+}
+
+// stable reports whether the service's current instance has stayed up long
+// enough to forget its failed starts: a whole loop_window since the last
+// start (or no crash-loop limit at all, as before it existed).
+func (c *cycle) stable(now time.Time) bool {
+	r := c.svc.Restart
+	if r.LoopRestarts <= 0 || c.st.LastRestart.IsZero() || now.Sub(c.st.LastRestart) >= r.LoopWindow {
+		c.st.RecentStarts = recentStarts(c.st.RecentStarts, now, r.LoopWindow)
+		return true
+	}
+	return false
+}
+
+// crashLoop ends the restart as a failed start when the watchdog has
+// already started the service loop_restarts times within loop_window. It
+// applies to the watchdog's own cycles that found the service down, not to
+// a person's start, nor to the start try after a backoff or given-up wait
+// (that try is what the wait was for).
+func (c *cycle) crashLoop(now time.Time) bool {
+	r := c.svc.Restart
+	if c.req.Manual || r.LoopRestarts <= 0 || c.prevState == state.Backoff || c.prevState == state.GivenUp {
+		return false
+	}
+	starts := recentStarts(c.st.RecentStarts, now, r.LoopWindow)
+	c.st.RecentStarts = starts
+	if len(starts) < r.LoopRestarts {
+		return false
+	}
+	last := starts[len(starts)-1]
+	cl := &CrashLoop{Starts: len(starts), Window: config.FormatDuration(r.LoopWindow), FirstStart: starts[0],
+		LastStart: last, UpFor: now.Sub(last).Round(time.Millisecond).String(), LoopRestarts: r.LoopRestarts}
+	c.res.Detail.CrashLoop = cl
+	c.res.Detail.LogTail = c.tail(5)
+	cause := c.res.Detail.Cause
+	if cause == "" {
+		cause = "down"
+	}
+	msg := fmt.Sprintf("start-failed: crash loop: down again %s after its last start (%s); the watchdog started it %d times in %s "+
+		"(loop_restarts %d, loop_window %s): counted as a failed start, nothing spawned until the backoff ends",
+		cl.UpFor, cause, cl.Starts, now.Sub(starts[0]).Round(time.Second), r.LoopRestarts, cl.Window)
+	c.log.Warn("service.crash_loop", "starts", cl.Starts, "window", cl.Window, "up_for", cl.UpFor)
+	c.startFailed(runtrace.ReasonStartFailed, msg)
+	return true
+}
