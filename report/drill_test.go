@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -17,7 +18,10 @@ import (
 func TestDrillTwiceMatchesItsOwnRow(t *testing.T) {
 	e := newEnv(t, "1h")
 	startAgent(t, e)
-	testutil.WaitFor(t, 20*time.Second, "web started", func() bool { return testutil.Healthy(e.addr) })
+	testutil.WaitFor(t, 20*time.Second, "web started by the agent (its pid file written, and it answers)", func() bool {
+		_, err := os.Stat(e.p.Pid("web"))
+		return err == nil && testutil.Healthy(e.addr)
+	})
 	var seen []int64
 	for i := range 2 {
 		rep, err := Drill(context.Background(), e.cfg, "web", 20*time.Second)
