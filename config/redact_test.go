@@ -39,7 +39,7 @@ func TestRedacted(t *testing.T) {
 		`"timezone":"Asia/Shanghai"`, `"catch_up":true`,
 		`"url":"https://ntfy.example.org/[redacted]"`, `"token":"[redacted]"`, `"secret":"[redacted]"`,
 		`"ping":"https://hc.example.com/[redacted]"`, `"min_interval":"10m"`,
-		`"on":["service.down","service.given-up","service.recovered","job.failed","job.skipped","job.missing","agent"]`,
+		`"on":["service.down","service.given-up","service.recovered","job.failed","job.recovered","job.skipped","job.missing","agent"]`,
 		`"PROXY_TOKEN":"[redacted]"`, `"log_max":"10MiB"`,
 		`"log_max":"50MiB"`, `"user":"nobody"`, `"group":"nogroup"`, `"env_file":"`,
 	} {

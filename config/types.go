@@ -167,6 +167,7 @@ const (
 	EventServiceGivenUp   = "service.given-up"
 	EventServiceRecovered = "service.recovered"
 	EventJobFailed        = "job.failed"
+	EventJobRecovered     = "job.recovered"
 	EventJobSkipped       = "job.skipped"
 	EventJobMissing       = "job.missing"
 	EventAgent            = "agent"
@@ -174,7 +175,7 @@ const (
 
 // EventKinds lists every event kind, in the order documentation shows them.
 var EventKinds = []string{EventServiceDown, EventServiceGivenUp, EventServiceRecovered,
-	EventJobFailed, EventJobSkipped, EventJobMissing, EventAgent}
+	EventJobFailed, EventJobRecovered, EventJobSkipped, EventJobMissing, EventAgent}
 
 // Notification channel kinds.
 const (

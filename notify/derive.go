@@ -178,9 +178,17 @@ func (d *Deriver) recoveredMsg(r runtrace.Run, name string, m runtrace.Mark) str
 		since.Format("2006-01-02 15:04 MST"), humanDuration(max(0, r.FinishedAt.Sub(m.At))))
 }
 
+// Job marks: what the last events said of a job that is not ok now.
+const (
+	markJobFailed  = "failed"
+	markJobMissing = "missing" // set by MissingCheck
+)
+
 // job: every failed run is news (a nightly job that fails each night says
-// so each night; min_interval tames a fast one); a skip only when the job
-// itself said so (reason job.*), not overlap or a pause.
+// so each night; min_interval tames a fast one); the first ok run after a
+// failure or a missed slot is job.recovered (a healthchecks channel turns
+// green on it); a skip only when the job itself said so (reason job.*), not
+// overlap or a pause.
 func (d *Deriver) job(r runtrace.Run, name string, det *runDetail, m runtrace.Mark) ([]runtrace.OutboxEvent, runtrace.Mark) {
 	switch {
 	case r.Outcome == runtrace.OutcomeFailed && r.Reason != runtrace.ReasonInterrupted:
@@ -188,7 +196,19 @@ func (d *Deriver) job(r runtrace.Run, name string, det *runDetail, m runtrace.Ma
 		if w := d.why(det, ""); w != "" {
 			msg += ": " + w
 		}
-		return d.events(d.jobEvent(r, name, det, KindJobFailed, msg)), runtrace.Mark{Value: "failed", At: r.FinishedAt}
+		next := runtrace.Mark{Value: markJobFailed, At: r.FinishedAt}
+		if m.Value == markJobFailed {
+			next = m // not ok since the first failure
+		}
+		return d.events(d.jobEvent(r, name, det, KindJobFailed, msg)), next
+	case r.Outcome == runtrace.OutcomeOK && (m.Value == markJobFailed || m.Value == markJobMissing):
+		was := "failed"
+		if m.Value == markJobMissing {
+			was = "missed a run"
+		}
+		msg := fmt.Sprintf("job %s on %s ran ok again (%s since %s, %s)", name, d.host, was,
+			m.At.In(d.loc).Format("2006-01-02 15:04 MST"), humanDuration(max(0, r.FinishedAt.Sub(m.At))))
+		return d.events(d.jobEvent(r, name, det, KindJobRecovered, msg)), runtrace.Mark{}
 	case r.Outcome == runtrace.OutcomeSkipped && strings.HasPrefix(string(r.Reason), "job."):
 		msg := fmt.Sprintf("job %s on %s skipped: %s", name, d.host, r.Reason)
 		if w := d.why(det, ""); w != "" {

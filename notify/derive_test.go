@@ -54,6 +54,7 @@ func TestDeriveTransitions(t *testing.T) {
 		{"job:pull", "schedule", "failed", "timeout", `{"timeout":"30m0s"}`, KindJobFailed, "job pull on ws-07 failed: timeout: timed out after 30m0s"},
 		{"job:pull", "schedule", "skipped", "overlap", `{}`, "", ""},
 		{"job:pull", "schedule", "skipped", "job.downstream-timeout", `{"why":"api.example.com timed out"}`, KindJobSkipped, "job pull on ws-07 skipped: job.downstream-timeout: api.example.com timed out"},
+		{"job:pull", "schedule", "ok", "completed", `{}`, KindJobRecovered, "job pull on ws-07 ran ok again (failed since 2026-03-01 12:12 UTC, 4m)"},
 		{"job:pull", "schedule", "ok", "completed", `{}`, "", ""},
 	}
 	marks := map[string]runtrace.Mark{}

@@ -18,6 +18,7 @@ const (
 	KindServiceGivenUp   = config.EventServiceGivenUp
 	KindServiceRecovered = config.EventServiceRecovered
 	KindJobFailed        = config.EventJobFailed
+	KindJobRecovered     = config.EventJobRecovered
 	KindJobSkipped       = config.EventJobSkipped
 	KindJobMissing       = config.EventJobMissing
 	KindAgent            = config.EventAgent
@@ -109,7 +110,7 @@ func (e *Event) Text() string {
 func (e *Event) Title() string {
 	what := map[string]string{
 		KindServiceDown: "down", KindServiceGivenUp: "given up", KindServiceRecovered: "recovered",
-		KindJobFailed: "failed", KindJobSkipped: "skipped", KindJobMissing: "missed its run",
+		KindJobFailed: "failed", KindJobRecovered: "ok again", KindJobSkipped: "skipped", KindJobMissing: "missed its run",
 		KindAgent: "agent", KindTest: "test",
 	}[e.Kind]
 	if e.Kind == KindAgent || e.Kind == KindTest {
@@ -127,7 +128,7 @@ func (e *Event) High() bool {
 // Problem reports whether the event says something is wrong (as opposed to
 // a recovery or a test).
 func (e *Event) Problem() bool {
-	return e.Kind != KindServiceRecovered && e.Kind != KindTest
+	return e.Kind != KindServiceRecovered && e.Kind != KindJobRecovered && e.Kind != KindTest
 }
 
 // JSON is the event as webhook and command channels receive it.

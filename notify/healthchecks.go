@@ -8,6 +8,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/internal/redact"
+	"svcctl/runtrace"
 )
 
 // maxPingBody is what healthchecks.io keeps of a ping's body.
@@ -22,21 +23,37 @@ const (
 	SignalLog     = "log"
 )
 
-// healthchecks turns events into pings of one check: a problem is /fail,
-// a recovery the bare URL (success), a job-reported skip and a test /log
-// (recorded, state unchanged).
+// healthchecks turns events into pings of one check. A /fail is sent only
+// for a state a later event ends: a service down or given up (ended by
+// service.recovered), a job failed or missing a slot (ended by its next ok
+// run, job.recovered); those endings are the bare URL (success). What was
+// over when it was told — a service the watchdog restarted and found
+// healthy (service.down with outcome ok), a job-reported skip, an event
+// about the agent, a test — is /log: recorded on the check, its state
+// unchanged. Otherwise the check would stay down after an incident that
+// ended in the same cycle. See SignalFor.
 type healthchecks struct{ url string }
 
 func openHealthchecks(n *config.Notify) (Channel, error) { return &healthchecks{url: n.URL}, nil }
 
-func (c *healthchecks) Send(ctx context.Context, e *Event) error {
-	signal := SignalFail
+// SignalFor is the ping a healthchecks channel sends for e.
+func SignalFor(e *Event) string {
 	switch e.Kind {
-	case KindServiceRecovered:
-		signal = SignalSuccess
-	case KindJobSkipped, KindTest:
-		signal = SignalLog
+	case KindServiceRecovered, KindJobRecovered:
+		return SignalSuccess
+	case KindServiceDown:
+		if e.Outcome == runtrace.OutcomeOK { // restarted, and healthy again
+			return SignalLog
+		}
+		return SignalFail
+	case KindServiceGivenUp, KindJobFailed, KindJobMissing:
+		return SignalFail
 	}
+	return SignalLog // job.skipped, agent, test
+}
+
+func (c *healthchecks) Send(ctx context.Context, e *Event) error {
+	signal := SignalFor(e)
 	body := e.Text()
 	if e.Detail != "" {
 		body += "\n\n" + e.Detail

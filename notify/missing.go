@@ -52,7 +52,7 @@ func (m *MissingCheck) Check(ctx context.Context, now time.Time) (int, error) {
 	marks := map[string]runtrace.Mark{}
 	var errs []error
 	for i := range m.cfg.Jobs {
-		evs, mark, err := m.checkJob(ctx, &m.cfg.Jobs[i], now)
+		evs, mark, first, err := m.checkJob(ctx, &m.cfg.Jobs[i], now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("job %s: %w", m.cfg.Jobs[i].Name, err))
 			continue
@@ -60,6 +60,16 @@ func (m *MissingCheck) Check(ctx context.Context, now time.Time) (int, error) {
 		events = append(events, evs...)
 		if mark != nil {
 			marks[missingMarkKey(m.cfg.Jobs[i].Name)] = *mark
+		}
+		if len(evs) > 0 {
+			// The job's next ok run says it is ok again (job.recovered),
+			// unless it is already marked failed or missing since earlier.
+			key := runtrace.SubjectMarkKey(runtrace.JobID(m.cfg.Jobs[i].Name))
+			if sm, err := m.store.GetMark(ctx, key); err != nil {
+				errs = append(errs, fmt.Errorf("job %s: %w", m.cfg.Jobs[i].Name, err))
+			} else if sm.Value == "" {
+				marks[key] = runtrace.Mark{Value: markJobMissing, At: first}
+			}
 		}
 	}
 	if len(marks) == 0 {
@@ -69,21 +79,21 @@ func (m *MissingCheck) Check(ctx context.Context, now time.Time) (int, error) {
 	return n, errors.Join(append(errs, err)...)
 }
 
-// checkJob returns the job's events and its new watermark (nil: unchanged,
-// no slot ended its grace since the last look).
-func (m *MissingCheck) checkJob(ctx context.Context, j *config.Job, now time.Time) ([]runtrace.OutboxEvent, *runtrace.Mark, error) {
+// checkJob returns the job's events, its new watermark (nil: unchanged,
+// no slot ended its grace since the last look) and the first missing slot.
+func (m *MissingCheck) checkJob(ctx context.Context, j *config.Job, now time.Time) ([]runtrace.OutboxEvent, *runtrace.Mark, time.Time, error) {
 	id := runtrace.JobID(j.Name)
 	reg, known, err := m.store.Registered(ctx, id)
 	if err != nil || !known {
-		return nil, nil, err // never registered: no slot was expected yet
+		return nil, nil, time.Time{}, err // never registered: no slot was expected yet
 	}
 	s, err := j.Cron(reg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	mark, err := m.store.GetMark(ctx, missingMarkKey(j.Name))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	lo := later(reg, now.Add(-j.Grace-firstLookBack))
 	if ms, err := strconv.ParseInt(mark.Value, 10, 64); err == nil {
@@ -91,14 +101,17 @@ func (m *MissingCheck) checkJob(ctx context.Context, j *config.Job, now time.Tim
 	}
 	hi := now.Add(-j.Grace)
 	if !hi.After(lo) {
-		return nil, nil, nil
+		return nil, nil, time.Time{}, nil
 	}
 	n, missing, err := m.missingIn(ctx, s, id, lo, hi)
 	if err != nil || n == 0 {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	next := runtrace.Mark{Value: strconv.FormatInt(hi.UnixMilli(), 10), At: now}
-	return m.events(j, missing, now), &next, nil
+	if len(missing) == 0 {
+		return nil, &next, time.Time{}, nil
+	}
+	return m.events(j, missing, now), &next, missing[0], nil
 }
 
 // missingIn counts the slots in (lo, hi] and lists those with no row;

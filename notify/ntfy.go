@@ -56,7 +56,7 @@ func (c *ntfy) priorityOf(e *Event) string {
 // ntfyTag is an emoji short code ntfy shows before the title.
 func ntfyTag(e *Event) string {
 	switch e.Kind {
-	case KindServiceRecovered:
+	case KindServiceRecovered, KindJobRecovered:
 		return "white_check_mark"
 	case KindJobSkipped, KindTest:
 		return "information_source"
