@@ -30,7 +30,7 @@ const (
 
 	defaultDependTimeout = "5s"
 
-	defaultNotifyMinInterval = "0s"
+	defaultNotifyMinInterval = "5m"
 	defaultNotifyTimeout     = "10s"
 	defaultLogMax            = "50MiB"
 

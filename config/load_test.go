@@ -81,8 +81,8 @@ func TestLoadValidFull(t *testing.T) {
 			{Name: "phone", Kind: "ntfy", URL: "https://ntfy.example.org/svc-ctl-s3cr3t-topic",
 				On: []string{"service.down", "service.given-up", "job.missing"}, MinInterval: 10 * time.Minute,
 				Token: "tk_ntfy", Priority: "default", Tags: []string{"workstation"}, Timeout: 5 * time.Second},
-			{Name: "alertmanager", Kind: "webhook", URL: "http://127.0.0.1:9093/hook", Secret: "hmac-key", Timeout: 10 * time.Second},
-			{Name: "fleet", Kind: "healthchecks", URL: "https://hc.example.com/ping/0a1b-host", Timeout: 10 * time.Second},
+			{Name: "alertmanager", Kind: "webhook", URL: "http://127.0.0.1:9093/hook", Secret: "hmac-key", MinInterval: 5 * time.Minute, Timeout: 10 * time.Second},
+			{Name: "fleet", Kind: "healthchecks", URL: "https://hc.example.com/ping/0a1b-host", MinInterval: 5 * time.Minute, Timeout: 10 * time.Second},
 			{Name: "log", Kind: "command", Command: []string{"/usr/local/bin/log-event", "--to", "/var/log/events"}, Timeout: 10 * time.Second},
 		},
 	}

@@ -138,7 +138,7 @@ type Notify struct {
 	Kind        string        // webhook | ntfy | healthchecks | desktop | command
 	URL         string        // webhook, ntfy, healthchecks
 	On          []string      // event kinds this channel gets; every kind when left out
-	MinInterval time.Duration // per subject: at most one message this often; 0 = no limit
+	MinInterval time.Duration // per subject: at most one message this often; default 5m; 0 = no limit
 	Secret      string        // webhook: HMAC-SHA256 key for X-Svcctl-Signature; "" = unsigned
 	Token       string        // ntfy: access token (Authorization: Bearer)
 	Priority    string        // ntfy: priority of ordinary events (min | low | default | high | urgent)

@@ -254,3 +254,59 @@ func TestUnopenableChannelFailsItsDeliveries(t *testing.T) {
 		t.Errorf("deliveries = %+v", ds)
 	}
 }
+
+// TestDefaultFloodGuard (review2 R6): a channel whose table leaves out
+// min_interval does not page once per restart of a crash-looping service:
+// the first event goes out, the rest wait min_interval's default (5m) and
+// arrive as one message saying how many were held back. An explicit "0s"
+// keeps no limit. The channels come from a real config file's text.
+func TestDefaultFloodGuard(t *testing.T) {
+	guarded, unlimited := newReceiver(t, nil), newReceiver(t, nil)
+	cfg, err := config.Parse([]byte(`
+[[notify]]
+name = "phone"
+kind = "webhook"
+url  = "`+guarded.srv.URL+`/hook"
+
+[[notify]]
+name = "everything"
+kind = "webhook"
+url  = "`+unlimited.srv.URL+`/hook"
+min_interval = "0s"
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.NotifyChannel("phone").MinInterval; got != 5*time.Minute {
+		t.Errorf("default min_interval %v, want 5m", got)
+	}
+	s := newStore(t)
+	clk := newClock()
+	d := NewDeriver(cfg, "ws-07", time.UTC)
+	d.SetBootTime(t0.Add(-time.Hour))
+	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
+	okRun(t, s, d, "flap", t0) // up during this boot
+	// 20 crashes, each restarted and healthy at once, 2 s apart (review2 R1's flap service).
+	for i := range 20 {
+		at := t0.Add(time.Duration(i+1) * 2 * time.Second)
+		clk.now = at
+		if _, err := s.RecordEmit(ctxb, runtrace.Run{JobID: "watchdog:flap", Trigger: runtrace.TriggerEvent,
+			StartedAt: at, FinishedAt: at, Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonStarted,
+			Detail: []byte(`{"state":"healthy","cause":"exited: with code 4"}`)}, d.Emit); err != nil {
+			t.Fatal(err)
+		}
+		snd.Drain(ctxb)
+	}
+	if n := len(unlimited.got()); n != 20 {
+		t.Errorf(`min_interval = "0s": %d messages, want 20 (no limit)`, n)
+	}
+	if n := len(guarded.got()); n != 1 {
+		t.Fatalf("default min_interval: %d messages while flapping, want 1", n)
+	}
+	clk.now = t0.Add(2*time.Second + 5*time.Minute)
+	snd.Drain(ctxb)
+	evs := guarded.events(t)
+	if len(evs) != 2 || evs[1].HeldBack != 18 || !strings.HasSuffix(evs[1].Text(), "(18 more held back)") {
+		t.Fatalf("after 5m: %d messages, the last %q", len(evs), evs[len(evs)-1].Text())
+	}
+}

@@ -55,10 +55,13 @@ stop_timeout  = "3s"
 
 # The events the agent would send: a webhook to this demo process, which
 # prints them. Point a real channel here instead (docs/notifications.md).
+# min_interval = "0s" shows every event at once; a real channel keeps the
+# default (5m per service or job) so a flapping service cannot flood a phone.
 [[notify]]
 name = "demo-screen"
 kind = "webhook"
 url  = "http://%s/events"
+min_interval = "0s"
 `
 
 // storyJobsMarker begins the story's jobs in the demo's config: its last

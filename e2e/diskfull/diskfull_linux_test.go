@@ -127,7 +127,7 @@ func newHost(t *testing.T) *host {
 	t.Cleanup(h.unmount)
 	svc := testutil.Service{Name: "web", Addr: h.addr, Interval: "2s", StartTimeout: "5s"}
 	toml := fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\nmetrics_listen = %q\n%s"+
-		"\n[[notify]]\nname = \"hook\"\nkind = \"webhook\"\nurl = %q\ntimeout = \"2s\"\n",
+		"\n[[notify]]\nname = \"hook\"\nkind = \"webhook\"\nurl = %q\ntimeout = \"2s\"\nmin_interval = \"0s\"\n",
 		h.state, h.metrics, svc.TOML(testsvcBin), h.hook.srv.URL)
 	h.cfg = filepath.Join(work, "svc-ctl.toml")
 	if err := os.WriteFile(h.cfg, []byte(toml), 0o600); err != nil {
