@@ -126,7 +126,10 @@ const outputDrain = 2 * time.Second
 // previous run's kept as last.prev.log), the whole process tree killed at
 // the timeout. The output is read through a pipe by a goroutine that start
 // starts.
-func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, start starter) JobResult {
+//
+// spawned (may be nil) is told of the job's process as soon as it runs, so
+// its running row can name it.
+func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, start starter, spawned func(proc.Instance)) JobResult {
 	began := time.Now()
 	if res, failed := jobDepends(ctx, j); failed {
 		return res
@@ -163,6 +166,9 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		out.Close()
 		result.read()
 		return jobSpawnFailed(err, red)
+	}
+	if spawned != nil {
+		spawned(child.Instance)
 	}
 	copied := make(chan struct{})
 	start("job-output:"+j.Name, func() {

@@ -7,6 +7,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/internal/redact"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/schedule"
 	"svcctl/state"
@@ -25,14 +26,15 @@ type jobRunner struct {
 	running  map[string]int64 // job -> run id in flight
 	inflight sync.Map         // run id -> job
 	// run runs one job run (runJob, its goroutines under L2); a test may
-	// replace it (before the loops start) to plant a fault.
-	run func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult
+	// replace it (before the loops start) to plant a fault. spawned is told
+	// of the job's process as soon as it runs.
+	run func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, spawned func(proc.Instance)) JobResult
 }
 
 func newJobRunner(a *Agent) *jobRunner {
 	r := &jobRunner{a: a, wake: map[string]chan struct{}{}, loops: map[string]*loopHandle{}, running: map[string]int64{}}
-	r.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
-		return runJob(ctx, p, j, red, a.goOnce)
+	r.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, spawned func(proc.Instance)) JobResult {
+		return runJob(ctx, p, j, red, a.goOnce, spawned)
 	}
 	return r
 }
@@ -276,7 +278,7 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 		})
 	}
 	r.a.goOnce(id, func() {
-		res := r.run(ctx, r.a.paths, j, r.a.sup.Redactor())
+		res := r.run(ctx, r.a.paths, j, r.a.sup.Redactor(), func(inst proc.Instance) { r.noteProcess(j, runID, inst) })
 		for k, v := range extra {
 			res.Detail[k] = v
 		}
@@ -288,6 +290,23 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 		r.finish(j, runID, jobPanicked(p, stack, r.a.sup.Redactor()))
 		done()
 	})
+}
+
+// noteProcess records the job's process in its running row (run_trace
+// detail "process": the leader's identity, and its job object on Windows):
+// if this agent dies before the run ends, the next agent's reaper proves it
+// is still that process and stops its tree (reapOrphan), rather than leave
+// it running beside the next slot's copy.
+func (r *jobRunner) noteProcess(j *config.Job, runID int64, inst proc.Instance) {
+	n, ok := r.a.rec.(interface {
+		Note(ctx context.Context, id int64, detail any) error
+	})
+	if !ok || runID == 0 {
+		return
+	}
+	if err := n.Note(context.Background(), runID, map[string]any{"process": inst}); err != nil {
+		r.a.log.Warn("ledger.write_failed", "job", j.Name, "run_id", runID, "err", err)
+	}
 }
 
 func (r *jobRunner) skip(id string, trigger runtrace.Trigger, slot time.Time, reason runtrace.Reason, detail map[string]any) {

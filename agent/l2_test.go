@@ -76,11 +76,11 @@ command = `+jobCommand(0, "", "")+`
 	ra := startAgentWith(t, e, Options{}, func(a *Agent) {
 		ag = a
 		run := a.jobs.run
-		a.jobs.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
+		a.jobs.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, spawned func(proc.Instance)) JobResult {
 			if jobPanics.Add(1) == 1 {
 				panic("planted: job run")
 			}
-			return run(ctx, p, j, red)
+			return run(ctx, p, j, red, spawned)
 		}
 		onExit := a.onExit
 		a.onExit = func(name string, id proc.Identity, how string, gone bool) {
@@ -177,7 +177,7 @@ func runPanicAgent(path string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	a.jobs.run = func(context.Context, state.Paths, *config.Job, *redact.Redactor) JobResult {
+	a.jobs.run = func(context.Context, state.Paths, *config.Job, *redact.Redactor, func(proc.Instance)) JobResult {
 		panic("planted: job run under on_panic = exit")
 	}
 	err = a.run(context.Background())

@@ -38,7 +38,7 @@ func TestReaperRunsPeriodically(t *testing.T) {
 		return r != nil && r.Reason == runtrace.ReasonAbandoned && len(hb) == 1 && hb[0].InstanceID == ag.instance
 	})
 	r, _ := e.store.Latest(ctx, runtrace.JobID("pull"))
-	if !strings.Contains(string(r.Detail), "ghost") || !strings.Contains(string(r.Detail), "heartbeat was deleted") {
+	if !strings.Contains(string(r.Detail), "ghost") || !strings.Contains(string(r.Detail), "no heartbeat any more") {
 		t.Fatalf("abandoned row does not name its gone writer: %s", r.Detail)
 	}
 	if n, _ := e.store.Count(ctx, runtrace.Filter{Reason: runtrace.ReasonAbandoned}); n != 1 {

@@ -2,12 +2,16 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"svcctl/internal/fsutil"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -127,7 +131,7 @@ func (a *Agent) reap(ctx context.Context) {
 	stale := heartbeatsStale * a.config().Agent.Heartbeat
 	busy := a.runningHere()
 	n, err := a.store.Reap(ctx, runtrace.ReapPolicy{Now: now, Self: a.instance, Stale: stale, Timeout: a.runTimeout,
-		Skip: func(jobID string) bool { return busy[jobID] || a.isPausedJob(jobID) }})
+		Skip: func(jobID string) bool { return busy[jobID] || a.isPausedJob(jobID) }, Orphan: a.reapOrphan})
 	if err != nil {
 		a.log.Warn("ledger.reap_failed", "err", err)
 	} else if n > 0 {
@@ -199,4 +203,51 @@ func (a *Agent) isPausedJob(jobID string) bool {
 	}
 	p, _ := state.ReadPause(path)
 	return p.Active(time.Now())
+}
+
+// orphanStopTimeout is how long an orphaned job run is given to end on
+// SIGTERM before it is killed: as long as a job at its timeout (killTree).
+const orphanStopTimeout = 2 * time.Second
+
+// reapOrphan is the reaper's Orphan: a job run whose agent is gone (killed
+// or crashed: a SIGKILLed agent takes nothing with it) may still be running,
+// reparented to init. Its running row names its process (noteProcess); when
+// that process is proven to be the same instance (pid, start stamp, boot:
+// proc.StopTree never signals a reused PID), its tree is stopped, so the
+// next slot does not run a second copy beside it, and the row says what was
+// done.
+func (a *Agent) reapOrphan(jobID string, detail json.RawMessage, why map[string]any) {
+	if kind, _ := runtrace.SplitID(jobID); kind != runtrace.KindJob {
+		return
+	}
+	var d struct {
+		Process *proc.Instance `json:"process"`
+	}
+	if err := json.Unmarshal(detail, &d); err != nil || d.Process == nil || d.Process.PID <= 0 {
+		return
+	}
+	inst := *d.Process
+	ctx, cancel := context.WithTimeout(context.Background(), orphanStopTimeout+15*time.Second)
+	defer cancel()
+	res, err := proc.StopTree(ctx, inst, orphanStopTimeout)
+	var did string
+	switch {
+	case errors.Is(err, proc.ErrNotOurs):
+		did = fmt.Sprintf("its process (pid %d) has ended: that pid is now another process, which was not signalled", inst.PID)
+	case err != nil:
+		did = fmt.Sprintf("could not stop its orphaned process (pid %d): %v", inst.PID, err)
+		a.log.Error("job.orphan_stop_failed", "job", jobID, "pid", inst.PID, "err", err,
+			"hint", "stop that process by hand: the next run may run beside it")
+	case res.AlreadyGone:
+		did = fmt.Sprintf("its process (pid %d) had already ended", inst.PID)
+	default:
+		did = fmt.Sprintf("killed the orphaned run (pid %d; %s)", inst.PID, res)
+		why["orphan_stop"] = res
+		a.log.Warn("job.orphan_stopped", "job", jobID, "pid", inst.PID, "how", res.String())
+	}
+	why["process"] = inst
+	why["orphan"] = did
+	if w, ok := why["why"].(string); ok {
+		why["why"] = w + "; " + did
+	}
 }

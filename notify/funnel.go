@@ -42,6 +42,7 @@ type Writer interface {
 	RecordEmit(ctx context.Context, r runtrace.Run, emit runtrace.Emitter) (int64, error)
 	RecordLazyEmit(ctx context.Context, r runtrace.Run, emit runtrace.Emitter) (int64, error)
 	Register(ctx context.Context, jobID, spec string, at time.Time) (time.Time, error)
+	Note(ctx context.Context, id int64, detail any) error
 }
 
 // NewFunnel records into store and derives events with d (nil: no events).
@@ -89,6 +90,13 @@ func (f *Funnel) Begin(ctx context.Context, jobID string, trigger runtrace.Trigg
 		o.RunStarted(jobID, trigger, id)
 	}
 	return id, nil
+}
+
+// Note sets the detail of a run still running (runtrace.Store.Note): what
+// it started, for the reaper should the agent die before the verdict. It
+// raises no event.
+func (f *Funnel) Note(ctx context.Context, id int64, detail any) error {
+	return f.w.Note(ctx, id, detail)
 }
 
 // Finish writes the verdict and the events it raises in one transaction,

@@ -385,7 +385,8 @@ func failedHints(r *runtrace.Run, cfg *config.Config, p state.Paths, name string
 	case runtrace.ReasonDependencyFailed:
 		return []string{"the dependency named in the detail is down: restarting or re-running cannot fix an upstream"}
 	case runtrace.ReasonAbandoned:
-		return []string{"the process running it died mid-run (agent killed or crashed?): " + p.CrashLog() + ", " + p.AgentLog()}
+		return []string{"the agent (or the process) running it died mid-run: killed or crashed? " + p.CrashLog() + ", " + p.AgentLog() +
+			"; the detail's `orphan` says whether the job's command outlived it and was stopped"}
 	case runtrace.ReasonInterrupted:
 		return []string{"the agent stopped while this ran, past drain_timeout: `svc-ctl runs --job agent`"}
 	case runtrace.ReasonPanic:

@@ -34,6 +34,13 @@ type ReapPolicy struct {
 	Skip func(jobID string) bool
 	// Batch bounds each transaction (default ReapBatch).
 	Batch int
+	// Orphan, when set, is called for a row whose writer is gone and whose
+	// running detail (Note) names what the run started, before the row is
+	// finished, outside any transaction: it may stop what the run left
+	// running (a job's process tree, proven by its identity) and returns
+	// what it found and did to the row's detail, why (it may add keys and
+	// extend why["why"]).
+	Orphan func(jobID string, detail json.RawMessage, why map[string]any)
 }
 
 type runningRow struct {
@@ -41,13 +48,19 @@ type runningRow struct {
 	jobID    string
 	started  int64
 	instance sql.NullString
-	beatAt   sql.NullInt64 // the writer's last heartbeat; NULL when deleted
+	beatAt   sql.NullInt64  // the writer's last heartbeat; NULL when deleted
+	detail   sql.NullString // what the run noted while running (Note)
 }
 
 // Reap finishes as failed/abandoned every running row that cannot finish any
 // more, and returns how many:
-//   - at once, a row whose writer instance is gone: its heartbeat was deleted
-//     (it stopped, or was pruned) or is older than Stale;
+//   - at once, a row whose writer instance is gone: it has no heartbeat (an
+//     agent deletes its own when it stops; the next agent, holding the lock,
+//     deletes those of agents that were killed or crashed; the reaper prunes
+//     stale ones) or its heartbeat is older than Stale. When such a row's
+//     running detail names what the run started and p.Orphan is set, Orphan
+//     sees it first (it stops a job's orphaned process) and its words join
+//     the row's detail;
 //   - any other row once started_at plus max(Timeout(job), MinReapAge) is
 //     past. It judges by started_at only: no later write can make a dead
 //     run look alive.
@@ -63,11 +76,11 @@ func (s *Store) Reap(ctx context.Context, p ReapPolicy) (int, error) {
 	total := 0
 	var after int64
 	for {
-		var reaped []abandoned
+		var reaped, orphans []abandoned
 		var last int64
 		var full bool
 		err := s.tx(ctx, "reap runs", func(tx *sql.Tx) error {
-			reaped = reaped[:0]
+			reaped, orphans = reaped[:0], orphans[:0]
 			rows, err := runningRows(ctx, tx, after, p.Batch)
 			if err != nil {
 				return err
@@ -79,6 +92,10 @@ func (s *Store) Reap(ctx context.Context, p ReapPolicy) (int, error) {
 				if !ok {
 					continue
 				}
+				if p.Orphan != nil && r.detail.Valid && r.detail.String != "" && why["instance"] != nil {
+					orphans = append(orphans, abandoned{r, why}) // judged after this transaction
+					continue
+				}
 				if err := abandon(ctx, tx, r.id, why, p.Now); err != nil {
 					return err
 				}
@@ -88,6 +105,26 @@ func (s *Store) Reap(ctx context.Context, p ReapPolicy) (int, error) {
 		})
 		if err != nil {
 			return total, fmt.Errorf("reap abandoned runs: %w", err)
+		}
+		// A gone writer's run that noted what it started: what it left running
+		// is stopped first (seconds, perhaps: never inside a transaction), then
+		// the row is finished saying so.
+		for _, o := range orphans {
+			p.Orphan(o.row.jobID, json.RawMessage(o.row.detail.String), o.why)
+			var n int64
+			err := s.tx(ctx, "reap runs", func(tx *sql.Tx) error {
+				res, err := abandonRes(ctx, tx, o.row.id, o.why, p.Now)
+				if err == nil {
+					n, err = res.RowsAffected()
+				}
+				return err
+			})
+			if err != nil {
+				return total, fmt.Errorf("reap abandoned runs: %w", err)
+			}
+			if n == 1 {
+				reaped = append(reaped, o)
+			}
 		}
 		for _, a := range reaped {
 			s.log.Warn("runtrace.reaped", "run_id", a.row.id, "job", a.row.jobID,
@@ -114,10 +151,11 @@ func (p ReapPolicy) verdict(r runningRow) (map[string]any, bool) {
 	if inst := r.instance.String; r.instance.Valid && inst != "" && inst != p.Self {
 		switch {
 		case !r.beatAt.Valid:
-			return map[string]any{"why": "the agent that ran it is gone: its heartbeat was deleted (it stopped or died before finishing the run)",
+			return map[string]any{"why": "the agent that ran it is gone (killed or crashed, or it stopped before finishing the run): " +
+				"it has no heartbeat any more (removed at its stop, or by the next agent once the agent lock was free)",
 				"instance": inst}, true
 		case p.Stale > 0 && r.beatAt.Int64 < p.Now.Add(-p.Stale).UnixMilli():
-			return map[string]any{"why": "the agent that ran it is gone: its last heartbeat is older than " + p.Stale.String(),
+			return map[string]any{"why": "the agent that ran it is gone (killed, crashed or hung): its last heartbeat is older than " + p.Stale.String(),
 				"instance": inst, "last_beat": time.UnixMilli(r.beatAt.Int64).UTC().Format(time.RFC3339)}, true
 		}
 	}
@@ -142,7 +180,7 @@ func (p ReapPolicy) limit(jobID string) time.Duration {
 // runningRows reads up to n running rows after id after, with their
 // writer's last heartbeat.
 func runningRows(ctx context.Context, tx *sql.Tx, after int64, n int) ([]runningRow, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.job_id, r.started_at, r.instance_id, h.beat_at
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.job_id, r.started_at, r.instance_id, h.beat_at, r.detail
 FROM run_trace r LEFT JOIN heartbeats h ON h.instance_id = r.instance_id
 WHERE r.outcome = 'running' AND r.id > ? ORDER BY r.id LIMIT ?`, after, n)
 	if err != nil {
@@ -152,7 +190,7 @@ WHERE r.outcome = 'running' AND r.id > ? ORDER BY r.id LIMIT ?`, after, n)
 	var out []runningRow
 	for rows.Next() {
 		var r runningRow
-		if err := rows.Scan(&r.id, &r.jobID, &r.started, &r.instance, &r.beatAt); err != nil {
+		if err := rows.Scan(&r.id, &r.jobID, &r.started, &r.instance, &r.beatAt, &r.detail); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -161,15 +199,19 @@ WHERE r.outcome = 'running' AND r.id > ? ORDER BY r.id LIMIT ?`, after, n)
 }
 
 func abandon(ctx context.Context, tx *sql.Tx, id int64, why map[string]any, now time.Time) error {
-	detail, err := json.Marshal(why)
+	_, err := abandonRes(ctx, tx, id, why, now)
+	return err
+}
+
+func abandonRes(ctx context.Context, tx *sql.Tx, id int64, why map[string]any, now time.Time) (sql.Result, error) {
+	detail, err := encodeDetail(why)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE run_trace
+	return tx.ExecContext(ctx, `UPDATE run_trace
 SET outcome = 'failed', reason = ?, finished_at = ?, duration_ms = MAX(0, ? - started_at), detail = ?
 WHERE id = ? AND outcome = 'running'`,
-		ReasonAbandoned, now.UnixMilli(), now.UnixMilli(), string(detail), id)
-	return err
+		ReasonAbandoned, now.UnixMilli(), now.UnixMilli(), detail, id)
 }
 
 // PruneBatch bounds the rows one DELETE removes, so the write lock is held

@@ -137,7 +137,7 @@ func TestReapGoneInstanceAtOnce(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("Reap = %d, %v; want 3", n, err)
 	}
-	for id, want := range map[int64]string{deleted: "heartbeat was deleted", stale: "older than 1m30s", skipped: "heartbeat was deleted"} {
+	for id, want := range map[int64]string{deleted: "no heartbeat any more", stale: "older than 1m30s", skipped: "no heartbeat any more"} {
 		r := getRun(t, s, id)
 		if r.Reason != ReasonAbandoned || !strings.Contains(string(r.Detail), want) {
 			t.Errorf("run %d: %s %s; want abandoned saying %q", id, r.Verdict(), r.Detail, want)

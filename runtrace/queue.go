@@ -76,6 +76,7 @@ const (
 	opBegin       opKind = "begin"            // a row begun running
 	opRecord      opKind = "record"           // a finished row (Record, or a begin finished while queued)
 	opFinish      opKind = "finish"           // the verdict of a row begun earlier
+	opNote        opKind = "note"             // the detail of a row still running (Note)
 	opEvents      opKind = "events"           // events (and marks) raised by no row
 	opDeleteBeat  opKind = "delete_heartbeat" // a clean stop's heartbeat delete
 	errQueueClose        = "run_trace queue is closed"
@@ -267,6 +268,58 @@ func (q *Queue) finishProvLocked(fin *op) (done bool, err error) {
 		return false, nil
 	}
 	return true, fmt.Errorf("finish run %d: %w (a provisional id this process did not hand out)", prov, ErrNotFound)
+}
+
+// Note is Store.Note; id may be a provisional id from Begin. While writes
+// fail it waits in the queue (a begin still waiting takes the detail
+// along), and is spilled with the rest.
+func (q *Queue) Note(ctx context.Context, id int64, detail any) error {
+	d, err := encodeDetail(detail)
+	if err != nil {
+		return fmt.Errorf("note run %d: %w", id, err)
+	}
+	note := &op{Kind: opNote, Ref: id, Detail: rawDetail(d)}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return errors.New(errQueueClose)
+	}
+	if id < 0 {
+		if b := q.begun[id]; b != nil && !b.inflight {
+			r := *b.Run
+			r.Detail = note.Detail
+			b.Run = &r
+			q.mu.Unlock()
+			return nil
+		}
+		if q.dropped[id] {
+			q.mu.Unlock()
+			return nil // its row was dropped with the begin, and counted then
+		}
+		if real, ok := q.written[id]; ok {
+			note.Ref = real
+		} else if q.begun[id] == nil {
+			q.mu.Unlock()
+			return fmt.Errorf("note run %d: %w (a provisional id this process did not hand out)", id, ErrNotFound)
+		}
+		// else: its begin is being written now; the note goes behind it.
+	}
+	if q.deferLocked() || note.Ref < 0 {
+		q.pushLocked(note)
+		q.mu.Unlock()
+		return nil
+	}
+	q.mu.Unlock()
+	err = q.st.Note(ctx, note.Ref, note.Detail)
+	if cause, failed := q.st.WriteFailure(err); failed {
+		q.mu.Lock()
+		q.pushLocked(note)
+		down := q.failLocked(cause, err)
+		q.mu.Unlock()
+		q.changed(down)
+		return nil
+	}
+	return err
 }
 
 // Record is Store.Record. While writes fail the row is queued and a
@@ -574,7 +627,7 @@ func (q *Queue) apply(ctx context.Context, o *op, ref int64) (int64, error) {
 		if o.Instance != "" {
 			instance = o.Instance // imported from a spill: the instance that began it
 		}
-		return q.st.beginAs(ctx, instance, o.Run.JobID, o.Run.Trigger, o.Run.ScheduledAt, o.Run.StartedAt)
+		return q.st.beginAs(ctx, instance, o.Run.JobID, o.Run.Trigger, o.Run.ScheduledAt, o.Run.StartedAt, o.Run.Detail)
 	case opRecord:
 		return q.st.RecordEmit(ctx, *o.Run, o.emit)
 	case opFinish:
@@ -582,6 +635,11 @@ func (q *Queue) apply(ctx context.Context, o *op, ref int64) (int64, error) {
 			return 0, fmt.Errorf("finish run %d: %w (its begin was never written)", ref, ErrNotFound)
 		}
 		return 0, q.st.FinishEmit(ctx, ref, o.Outcome, o.Reason, o.Detail, o.FinishedAt, o.emit)
+	case opNote:
+		if ref < 0 {
+			return 0, fmt.Errorf("note run %d: %w (its begin was never written)", ref, ErrNotFound)
+		}
+		return 0, q.st.Note(ctx, ref, o.Detail)
 	case opEvents:
 		_, err := q.st.Emit(ctx, o.Events, o.Marks)
 		return 0, err
@@ -609,6 +667,11 @@ func (q *Queue) doneLocked(o *op, ref, id int64, err error) {
 		delete(q.begun, o.Prov)
 		if err == nil {
 			q.written[o.Prov] = id
+			for _, n := range q.ops { // notes queued behind the begin while it was written
+				if n.Kind == opNote && n.Ref == o.Prov {
+					n.Ref = id
+				}
+			}
 		} else {
 			q.dropped[o.Prov] = true
 		}

@@ -92,7 +92,7 @@ func (q *Queue) Close(ctx context.Context) CloseResult {
 		if o.Kind == opBegin && o.Instance == "" {
 			o.Instance = q.st.inst
 		}
-		if o.Kind == opFinish && o.Ref < 0 {
+		if (o.Kind == opFinish || o.Kind == opNote) && o.Ref < 0 {
 			if real, ok := q.written[o.Ref]; ok {
 				o.Ref = real
 			}
@@ -290,6 +290,10 @@ func (o *op) check() error {
 			return errors.New("a verdict without its row")
 		}
 		return checkVerdict(o.Outcome, o.Reason, o.FinishedAt)
+	case opNote:
+		if o.Ref == 0 {
+			return errors.New("a note without its row")
+		}
 	case opEvents, opDeleteBeat:
 	default:
 		return fmt.Errorf("unknown write %q", o.Kind)
@@ -313,7 +317,7 @@ func (q *Queue) takeLocked(ops []*op) (unusable int) {
 			if o.Kind == opBegin {
 				q.begun[o.Prov] = o
 			}
-		case opFinish:
+		case opFinish, opNote:
 			if o.Ref < 0 {
 				p, ok := remap[o.Ref]
 				if !ok {

@@ -3,6 +3,7 @@ package runtrace
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,20 +13,26 @@ import (
 // id for Finish. scheduledAt is the slot the run serves (zero for none).
 // Write it before the work starts: a run whose process dies stays visible.
 func (s *Store) Begin(ctx context.Context, jobID string, trigger Trigger, scheduledAt, startedAt time.Time) (int64, error) {
-	return s.beginAs(ctx, s.inst, jobID, trigger, scheduledAt, startedAt)
+	return s.beginAs(ctx, s.inst, jobID, trigger, scheduledAt, startedAt, nil)
 }
 
 // beginAs is Begin on behalf of writer instance (a spilled row keeps the
 // instance that began it, so the reaper judges it by that instance).
-func (s *Store) beginAs(ctx context.Context, instance, jobID string, trigger Trigger, scheduledAt, startedAt time.Time) (int64, error) {
+// detail is the running row's detail (Note's, when the begin waited in a
+// queue while it was noted); nil for none.
+func (s *Store) beginAs(ctx context.Context, instance, jobID string, trigger Trigger, scheduledAt, startedAt time.Time, detail json.RawMessage) (int64, error) {
 	if err := checkStart(jobID, trigger, startedAt); err != nil {
 		return 0, fmt.Errorf("begin run of %q: %w", jobID, err)
 	}
+	d, err := encodeDetail(detail)
+	if err != nil {
+		return 0, fmt.Errorf("begin run of %q: %w", jobID, err)
+	}
 	var id int64
-	err := s.tx(ctx, "begin run", func(tx *sql.Tx) error {
+	err = s.tx(ctx, "begin run", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome, instance_id) VALUES (?, ?, ?, ?, 'running', ?)`,
-			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli(), nullString(instance))
+			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome, instance_id, detail) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
+			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli(), nullString(instance), d)
 		if err != nil {
 			return err
 		}
@@ -36,6 +43,34 @@ func (s *Store) beginAs(ctx context.Context, instance, jobID string, trigger Tri
 		return 0, fmt.Errorf("begin run of %s: %w", jobID, err)
 	}
 	return id, nil
+}
+
+// Note sets the detail of run id while it is still running: what the run
+// started (a job's process: its pid and start stamp), so that the reaper,
+// when the agent that ran it is gone, can find and stop what it left
+// running. Finish replaces it with the verdict's detail. A run that is no
+// longer running gives ErrAlreadyFinished (its verdict is kept), an unknown
+// id ErrNotFound.
+func (s *Store) Note(ctx context.Context, id int64, detail any) error {
+	d, err := encodeDetail(detail)
+	if err != nil {
+		return fmt.Errorf("note run %d: %w", id, err)
+	}
+	err = s.tx(ctx, "note run", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE run_trace SET detail = ? WHERE id = ? AND outcome = 'running'`, d, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		_, err = finishedRun(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("note run %d: %w", id, err)
+	}
+	return nil
 }
 
 // Finish records the verdict of run id once. A run that is no longer
