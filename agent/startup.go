@@ -26,6 +26,20 @@ func (a *Agent) recordStartup() {
 	a.log.Info("agent.started", "version", a.o.Version, "mode", a.o.Mode, "boot_time", a.boot,
 		"started_at", a.started, "config", a.config().Path, "state_dir", a.config().Agent.StateDir)
 	a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeOK, runtrace.ReasonStarted, detail)
+	a.warnSecretsReadable()
+}
+
+// warnSecretsReadable says once, at start, that the config holds
+// notification secrets other users can read (review2 R5): the keys and the
+// fix, never the values. `svc-ctl verify` says it too.
+func (a *Agent) warnSecretsReadable() {
+	words, err := a.config().SecretsExposed()
+	switch {
+	case err != nil:
+		a.log.Warn("config.secrets_unchecked", "config", a.config().Path, "err", err)
+	case words != "":
+		a.log.Warn("config.secrets_readable", "config", a.config().Path, "why", words)
+	}
 }
 
 // record writes a run that starts and ends at once (a skip, a startup, a

@@ -104,6 +104,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.strangers()
 	v.crashLog()
 	v.configInForce()
+	v.secretsPrivate()
 	if store != nil {
 		v.missing(ctx, store)
 		v.channels(ctx, store)
@@ -531,4 +532,25 @@ func (v *verifier) configInForce() {
 		return
 	}
 	v.add("config in force", Pass, fmt.Sprintf("the agent runs %s as it is on disk (loaded %s)", v.cfg.Path, v.live.Config.LoadedAt.Format(time.RFC3339)))
+}
+
+// checkSecretsPrivate is the line about who can read the notification
+// secrets of the config file (review2 R5); only for a config that has some.
+const checkSecretsPrivate = "notify secrets private"
+
+// secretsPrivate warns when the config holds notification secrets that
+// other users can read, naming the keys (never the values) and the fix.
+func (v *verifier) secretsPrivate() {
+	if len(v.cfg.NotifySecretKeys()) == 0 {
+		return
+	}
+	words, err := v.cfg.SecretsExposed()
+	switch {
+	case err != nil:
+		v.add(checkSecretsPrivate, Warn, err.Error())
+	case words != "":
+		v.add(checkSecretsPrivate, Warn, words)
+	default:
+		v.add(checkSecretsPrivate, Pass, "other users cannot read "+v.cfg.Path)
+	}
 }
