@@ -63,6 +63,12 @@ type Options struct {
 	// Lean: the process is the agent's own (`svc-ctl agent`): give back
 	// start-up's memory once it is over (lean.go).
 	Lean bool
+	// StartChecks is `svc-ctl verify` as the agent runs it once, StartChecksAfter
+	// (default 30s) after it started: one line per check that FAILs. The
+	// command wires it (the checks live in report, above this package);
+	// nil = none (tests, demo). startcheck.go.
+	StartChecks      func(ctx context.Context) []string
+	StartChecksAfter time.Duration
 }
 
 // Agent is the long-running supervisor: one loop per service, the fast path
@@ -295,6 +301,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.goSafe(loopCtx, "trim", a.trimLoop)
 	}
 	a.goSafe(loopCtx, "coverage", a.coverageLoop)
+	if a.o.StartChecks != nil {
+		a.goSafe(loopCtx, "verify-at-start", a.verifyAtStart)
+	}
 	a.startNotify(loopCtx)
 	a.startJobs()
 	if a.config().Agent.MetricsListen != "" {

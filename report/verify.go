@@ -184,6 +184,18 @@ func (v *verifier) nameCause() {
 	}
 }
 
+// ChecksTheRunningAgent reports whether a check judges the freshness of the
+// running agent's own evidence (its heartbeat, its cycles): the agent that
+// runs verify at its start (agent.Options.StartChecks) is alive by
+// definition, and its first cycles may not have come yet.
+func ChecksTheRunningAgent(check string) bool {
+	switch check {
+	case "heartbeat fresh", "watchdog.last.json fresh":
+		return true
+	}
+	return strings.HasPrefix(check, "service ") && strings.HasSuffix(check, " cycled")
+}
+
 // writtenEvidence reports whether a check judges evidence the agent writes
 // (rows, the heartbeat, watchdog.last.json): a ledger or a disk that refuses
 // writes can fail it. "Not installed" or "given up" it cannot explain.

@@ -15,13 +15,16 @@ import (
 )
 
 type agentOptions struct {
-	mode       string
-	maxStagger time.Duration
+	mode        string
+	maxStagger  time.Duration
+	verifyAfter time.Duration
 }
 
 func (o *agentOptions) addFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.maxStagger, "max-stagger", 0, "cap the random delay before the first cycles (tests)")
 	f.MarkHidden("max-stagger")
+	f.DurationVar(&o.verifyAfter, "verify-after", 30*time.Second,
+		"run 'svc-ctl verify' this long after the agent started and send an agent event naming every check that FAILs; 0 = never")
 	f.StringVar(&o.mode, "mode", "", "how the agent was started, for the record: service | user-service | foreground (default: detected)")
 }
 
@@ -44,6 +47,9 @@ SIGHUP asks it to re-read its config; it never stops the agent.`,
 }
 
 func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error {
+	if o.verifyAfter < 0 {
+		return usageError{fmt.Errorf("--verify-after %s: use a duration such as 30s, or 0 for never", o.verifyAfter)}
+	}
 	cfg, err := loadConfigToRun(g)
 	if err != nil {
 		return err
@@ -52,10 +58,14 @@ func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error
 	if mode == "" {
 		mode = detectMode()
 	}
+	var checks func(context.Context) []string
+	if o.verifyAfter > 0 {
+		checks = startChecks(cfg)
+	}
 	return untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
 		return runAsService(ctx, mode, func(ctx context.Context) error {
 			return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
-				MaxStagger: o.maxStagger, Reload: reload, Lean: true})
+				MaxStagger: o.maxStagger, Reload: reload, Lean: true, StartChecks: checks, StartChecksAfter: o.verifyAfter})
 		})
 	})
 }

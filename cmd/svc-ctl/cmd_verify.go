@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"svcctl/config"
 	"svcctl/report"
 )
 
@@ -57,12 +58,7 @@ func runVerify(ctx context.Context, g *globals, o verifyOptions, _ []string) err
 	// Asking the service manager can take seconds (Task Scheduler is a
 	// process start): "now" is taken after, or fresh evidence would look as
 	// if it came from the future.
-	inst := installInfo(cfg)
-	env := report.VerifyEnv{Now: time.Now(), Install: inst}
-	if bt, err := host.BootTime(); err == nil {
-		env.BootTime = time.Unix(int64(bt), 0).UTC()
-	}
-	rep := report.Verify(ctx, cfg, env)
+	rep := verifyNow(ctx, cfg)
 	if o.json {
 		if err := writeJSON(g.stdout, rep); err != nil {
 			return err
@@ -76,4 +72,34 @@ func runVerify(ctx context.Context, g *globals, o verifyOptions, _ []string) err
 		return errSilent
 	}
 	return nil
+}
+
+// verifyNow is `svc-ctl verify`'s report. Asking the service manager can
+// take seconds (Task Scheduler is a process start): "now" is taken after,
+// or fresh evidence would look as if it came from the future.
+func verifyNow(ctx context.Context, cfg *config.Config) *report.VerifyReport {
+	inst := installInfo(cfg)
+	env := report.VerifyEnv{Now: time.Now(), Install: inst}
+	if bt, err := host.BootTime(); err == nil {
+		env.BootTime = time.Unix(int64(bt), 0).UTC()
+	}
+	return report.Verify(ctx, cfg, env)
+}
+
+// startChecks is verify as the agent runs it once after it started
+// (agent.Options.StartChecks): the FAIL lines, "name: evidence", except the
+// checks of the running agent's own freshness (its heartbeat, its cycles):
+// the agent asking is alive, and a few seconds after its start its first
+// cycles may not have come yet.
+func startChecks(cfg *config.Config) func(ctx context.Context) []string {
+	return func(ctx context.Context) []string {
+		var fails []string
+		for _, c := range verifyNow(ctx, cfg).Checks {
+			if c.Status != report.Fail || report.ChecksTheRunningAgent(c.Name) {
+				continue
+			}
+			fails = append(fails, c.Name+": "+c.Evidence)
+		}
+		return fails
+	}
 }

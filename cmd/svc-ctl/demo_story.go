@@ -130,7 +130,7 @@ func (s *demoStory) missing(ctx context.Context) bool {
 	s.title(4, "A slot that never ran")
 	st, err := runtrace.Open(state.PathsOf(s.cfg).DB(), runtrace.Options{ReadOnly: true, BusyTimeout: time.Second})
 	if err != nil {
-		return s.missed(ctx, "the ledger: " + err.Error())
+		return s.missed(ctx, "the ledger: "+err.Error())
 	}
 	defer st.Close()
 	ms, err := report.Missing(ctx, st, s.cfg, nil, time.Now().Add(-time.Hour), time.Now())
@@ -156,14 +156,14 @@ func (s *demoStory) reload(ctx context.Context) bool {
 	p := state.PathsOf(s.cfg)
 	before, _ := proc.ReadPidFile(p.Pid("demo"))
 	if err := os.WriteFile(s.cfgPath, b[:i], 0o600); err != nil {
-		return s.missed(ctx, "the demo's config: " + err.Error())
+		return s.missed(ctx, "the demo's config: "+err.Error())
 	}
 	req, err := agent.WriteReloadRequest(p, false)
 	if err == nil {
 		err = agent.RequestReload(p)
 	}
 	if err != nil {
-		return s.missed(ctx, "the reload: " + err.Error())
+		return s.missed(ctx, "the reload: "+err.Error())
 	}
 	r := s.waitRequest(ctx, req.ID, 20*time.Second)
 	if r == nil {

@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"svcctl/runtrace"
+)
+
+// verifyAtStart runs the start checks once, a little after the agent
+// started (its first cycles and the catch-up of jobs have had their turn),
+// and tells people of every check that FAILs with one `agent` event: an
+// agent that runs but is not installed to start after a reboot, a state dir
+// or ledger it cannot trust or write, a given-up service, a channel that
+// has been failing for a day — each would otherwise wait for someone to
+// run `svc-ctl verify` (issue 13: "verify FAIL at start").
+func (a *Agent) verifyAtStart(ctx context.Context) {
+	after := a.o.StartChecksAfter
+	if after <= 0 {
+		after = 30 * time.Second
+	}
+	t := time.NewTimer(after)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.C:
+	}
+	fails := a.o.StartChecks(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	if len(fails) == 0 {
+		a.log.Info("verify.passed")
+		return
+	}
+	a.log.Warn("verify.failed", "checks", len(fails), "first", fails[0])
+	names := make([]string, len(fails))
+	for i, f := range fails {
+		names[i], _, _ = strings.Cut(f, ":")
+	}
+	msg := fmt.Sprintf("verify at the agent's start: %d check(s) FAIL: %s ('svc-ctl verify' for the evidence)",
+		len(fails), strings.Join(names, ", "))
+	a.agentEvent(msg, strings.Join(fails, "\n"))
+}
+
+// agentEvent queues an `agent` event in the outbox through the ledger's
+// queue (a full disk delays it, never loses it); without a ledger it is sent
+// directly, once.
+func (a *Agent) agentEvent(msg, detail string) {
+	if a.deriver == nil || a.ledger.queue == nil {
+		a.notifyDirect(msg, detail)
+		return
+	}
+	ev := a.deriver.Agent(msg, detail, time.Now())
+	if _, err := a.ledger.queue.Emit(context.Background(), []runtrace.OutboxEvent{ev}, nil); err != nil {
+		a.log.Warn("notify.event_failed", "err", err)
+	}
+}
