@@ -9,7 +9,9 @@ var ErrInsecurePermissions = errors.New("config is writable by non-administrator
 
 // CheckTrusted refuses what non-administrators can change among the files
 // that decide what a privileged svc-ctl runs: the config itself and every
-// env_file (LD_PRELOAD in one runs code in a root service). Each problem
+// env_file (LD_PRELOAD in one runs code in a root service), and every
+// [[notify]] secret file (whoever rewrites a url_file chooses where the
+// events go, a secret_file what signs them). Each problem
 // names the file and the command that fixes it (CheckPermissions).
 func (c *Config) CheckTrusted() error {
 	var errs []error
@@ -29,6 +31,12 @@ func (c *Config) CheckTrusted() error {
 	}
 	for i := range c.Jobs {
 		check(c.Jobs[i].EnvFile)
+	}
+	for _, f := range c.SecretFiles() {
+		if !seen[f] {
+			seen[f] = true
+			errs = append(errs, checkPermissions("secret file", f, dirs))
+		}
 	}
 	return errors.Join(errs...)
 }

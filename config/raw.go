@@ -115,6 +115,9 @@ type rawNotify struct {
 	MinInterval *durationText `toml:"min_interval"`
 	Secret      string        `toml:"secret"`
 	Token       string        `toml:"token"`
+	URLFile     string        `toml:"url_file"`
+	SecretFile  string        `toml:"secret_file"`
+	TokenFile   string        `toml:"token_file"`
 	Priority    string        `toml:"priority"`
 	Tags        []string      `toml:"tags"`
 	Command     []string      `toml:"command"`

@@ -125,6 +125,9 @@ type NotifyView struct {
 	MinInterval string   `json:"min_interval" toml:"min_interval"`
 	Secret      string   `json:"secret,omitempty" toml:"secret,omitempty"`
 	Token       string   `json:"token,omitempty" toml:"token,omitempty"`
+	URLFile     string   `json:"url_file,omitempty" toml:"url_file,omitempty"`
+	SecretFile  string   `json:"secret_file,omitempty" toml:"secret_file,omitempty"`
+	TokenFile   string   `json:"token_file,omitempty" toml:"token_file,omitempty"`
 	Priority    string   `json:"priority,omitempty" toml:"priority,omitempty"`
 	Tags        []string `json:"tags,omitempty" toml:"tags,omitempty"`
 	Command     []string `json:"command,omitempty" toml:"command,omitempty"`
@@ -201,11 +204,24 @@ func notifyView(r *redact.Redactor, n *Notify) NotifyView {
 	if len(on) == 0 {
 		on = EventKinds
 	}
-	return NotifyView{
+	v := NotifyView{
 		Name: n.Name, Kind: n.Kind, URL: redact.SecretURL(n.URL), On: on,
 		MinInterval: FormatDuration(n.MinInterval), Secret: redactSet(n.Secret), Token: redactSet(n.Token),
+		URLFile: n.URLFile, SecretFile: n.SecretFile, TokenFile: n.TokenFile,
 		Priority: n.Priority, Tags: n.Tags, Command: r.Args(n.Command), Timeout: FormatDuration(n.Timeout),
 	}
+	// A value read from a file is shown as the file: the view stays a config
+	// that loads (one of key and key_file).
+	if n.URLFile != "" {
+		v.URL = ""
+	}
+	if n.SecretFile != "" {
+		v.Secret = ""
+	}
+	if n.TokenFile != "" {
+		v.Token = ""
+	}
+	return v
 }
 
 // redactSet shows that a secret is set without showing it.

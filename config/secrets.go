@@ -1,9 +1,13 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
+
+	"svcctl/internal/fsutil"
 )
 
 // NotifySecretKeys names (never quotes) the keys of the config file that
@@ -17,20 +21,21 @@ func (c *Config) NotifySecretKeys() []string {
 	for i := range c.Notify {
 		n := &c.Notify[i]
 		p := fmt.Sprintf("notify %q.", n.Name)
-		switch n.Kind {
-		case NotifyNtfy, NotifyHealthchecks:
+		switch {
+		case n.URLFile != "": // kept out of the config
+		case n.Kind == NotifyNtfy || n.Kind == NotifyHealthchecks:
 			if n.URL != "" {
 				keys = append(keys, p+"url")
 			}
-		case NotifyWebhook:
+		case n.Kind == NotifyWebhook:
 			if u, err := url.Parse(n.URL); err == nil && (u.User != nil || u.RawQuery != "") {
 				keys = append(keys, p+"url")
 			}
 		}
-		if n.Secret != "" {
+		if n.Secret != "" && n.SecretFile == "" {
 			keys = append(keys, p+"secret")
 		}
-		if n.Token != "" {
+		if n.Token != "" && n.TokenFile == "" {
 			keys = append(keys, p+"token")
 		}
 	}
@@ -47,24 +52,84 @@ func (c *Config) NotifySecretKeys() []string {
 	return keys
 }
 
-// SecretsExposed says, in one sentence for people, that the config file
-// holds notification secrets (NotifySecretKeys) that other users of the
-// host can read, and the command that fixes it; "" when it holds none or
-// only its owner (and administrators) can read it. The secrets themselves
-// are never in it. An error is a file that could not be judged.
+// SecretFiles lists the url_file, secret_file and token_file paths of the
+// [[notify]] tables, each once.
+func (c *Config) SecretFiles() []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range c.Notify {
+		for _, f := range []string{c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile} {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// SecretsExposed says, in one sentence for people per file, that the
+// config file holds notification secrets (NotifySecretKeys) that other
+// users of the host can read, or that a secret_file, token_file or url_file
+// is readable by them, and the command that fixes it; "" when nothing is
+// exposed. The secrets themselves are never in it. An error is a file that
+// could not be judged.
 func (c *Config) SecretsExposed() (string, error) {
-	keys := c.NotifySecretKeys()
-	if len(keys) == 0 || c.Path == "" {
-		return "", nil
+	var out []string
+	var errs []error
+	if keys := c.NotifySecretKeys(); len(keys) > 0 && c.Path != "" {
+		who, fix, err := readableByOthers(c.Path)
+		errs = append(errs, err)
+		if who != "" {
+			shown := keys
+			if len(shown) > 4 {
+				shown = append(shown[:4:4], fmt.Sprintf("%d more", len(keys)-4))
+			}
+			out = append(out, fmt.Sprintf("config %s holds notification secrets (%s) and is readable by %s: any local user can read them "+
+				"(forge signed events, use the ntfy topic, send fake pings); run: %s, or move them to secret_file, token_file, url_file",
+				c.Path, strings.Join(shown, ", "), who, fix))
+		}
 	}
-	who, fix, err := readableByOthers(c.Path)
-	if err != nil || who == "" {
-		return "", err
+	for _, f := range c.SecretFiles() {
+		who, fix, err := readableByOthers(f)
+		errs = append(errs, err)
+		if who != "" {
+			out = append(out, fmt.Sprintf("secret file %s is readable by %s: any local user can read the secret; run: %s", f, who, fix))
+		}
 	}
-	shown := keys
-	if len(shown) > 4 {
-		shown = append(shown[:4:4], fmt.Sprintf("%d more", len(keys)-4))
+	return strings.Join(out, "; "), errors.Join(errs...)
+}
+
+// maxSecretFile bounds a secret_file, token_file or url_file: one line.
+const maxSecretFile = 64 << 10
+
+// readSecretFile reads the one-line secret at path: without following a
+// link in its last element and only a regular file (fsutil.Open), trailing
+// spaces and the line end trimmed. Errors never quote the contents.
+func readSecretFile(path string) (string, error) {
+	f, err := fsutil.Open(path)
+	switch {
+	case errors.Is(err, fsutil.ErrSymlink):
+		return "", fmt.Errorf("%s is a symbolic link: svc-ctl reads a secret file only as itself; name the file it points to", path)
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return "", fmt.Errorf("%s is not a regular file: a secret file holds one line", path)
+	case err != nil:
+		return "", fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
-	return fmt.Sprintf("config %s holds notification secrets (%s) and is readable by %s: any local user can read them "+
-		"(forge signed events, use the ntfy topic, send fake pings); run: %s", c.Path, strings.Join(shown, ", "), who, fix), nil
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	if len(b) > maxSecretFile {
+		return "", fmt.Errorf("%s is larger than 64KiB: a secret file holds one line (not shown)", path)
+	}
+	v := strings.TrimRight(string(b), " \t\r\n")
+	switch {
+	case v == "":
+		return "", fmt.Errorf("%s is empty: write the secret on one line", path)
+	case strings.ContainsAny(v, "\r\n"):
+		return "", fmt.Errorf("%s holds more than one line: write the secret alone on one line (not shown)", path)
+	}
+	return strings.TrimLeft(v, " \t"), nil
 }

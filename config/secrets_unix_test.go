@@ -3,8 +3,10 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,5 +100,134 @@ url = "http://127.0.0.1:9093/hook"
 	}
 	if words, err := pc.SecretsExposed(); words != "" || err != nil || len(pc.NotifySecretKeys()) != 0 {
 		t.Errorf("a config without secrets: %q, %v, keys %v", words, err, pc.NotifySecretKeys())
+	}
+}
+
+// TestSecretFiles: url_file, secret_file and token_file keep a channel's
+// secrets out of the config: read (one line, relative to the config), never
+// quoted in an error, not followed through a link; the config then holds no
+// secret to warn about, while a secret file others can read is warned
+// about; a reader that may not read one gets the rest of the config; a
+// privileged agent refuses one others can change.
+func TestSecretFiles(t *testing.T) {
+	const topic, tok, hmacKey = "https://ntfy.example.org/topic-5e6f7a8b", "tk_1a2b3c4d5e", "hmac-file-k3y"
+	dir := t.TempDir()
+	write := func(name, text string, mode os.FileMode) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("topic", topic+"\n", 0o600)
+	write("token", "  "+tok+"\r\n", 0o600)
+	write("hmac", hmacKey, 0o600)
+	body := func(extra string) string {
+		return `
+[agent]
+state_dir = "` + filepath.ToSlash(filepath.Join(dir, "state")) + `"
+
+[[notify]]
+name = "phone"
+kind = "ntfy"
+url_file = "topic"
+token_file = "token"
+
+[[notify]]
+name = "hook"
+kind = "webhook"
+url = "https://hooks.example.com/svc-ctl"
+secret_file = "` + filepath.Join(dir, "hmac") + `"
+` + extra
+	}
+	path := write("svc-ctl.toml", body(""), 0o644)
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phone, hook := cfg.NotifyChannel("phone"), cfg.NotifyChannel("hook")
+	if phone.URL != topic || phone.Token != tok || hook.Secret != hmacKey ||
+		phone.URLFile != filepath.Join(dir, "topic") || phone.TokenFile != filepath.Join(dir, "token") {
+		t.Fatalf("read %q %q %q from %q %q", phone.URL, phone.Token, hook.Secret, phone.URLFile, phone.TokenFile)
+	}
+	if keys := cfg.NotifySecretKeys(); len(keys) != 0 {
+		t.Errorf("secrets kept in files still counted in the config: %v", keys)
+	}
+	if words, err := cfg.SecretsExposed(); words != "" || err != nil {
+		t.Errorf("a 0644 config whose secrets are in 0600 files: %q, %v", words, err)
+	}
+	view, _ := json.Marshal(cfg.Redacted())
+	for _, secret := range []string{topic, tok, hmacKey, "topic-5e6f7a8b"} {
+		if strings.Contains(string(view), secret) {
+			t.Errorf("the redacted view shows a secret: %s", view)
+		}
+	}
+	if !strings.Contains(string(view), `"url_file":"`+filepath.Join(dir, "topic")+`"`) || strings.Contains(string(view), `"secret":"[redacted]"`) {
+		t.Errorf("the view names the files, not the values: %s", view)
+	}
+
+	// A secret file others can read is the warning now.
+	if err := os.Chmod(filepath.Join(dir, "token"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	words, err := cfg.SecretsExposed()
+	if err != nil || !strings.Contains(words, "secret file "+filepath.Join(dir, "token")+" is readable by everyone") ||
+		!strings.Contains(words, "chmod 600 "+filepath.Join(dir, "token")) || strings.Contains(words, tok) {
+		t.Errorf("token_file 0644: %q, %v", words, err)
+	}
+	// Whoever may rewrite a secret file chooses where events go: a
+	// privileged agent refuses it, as an env_file.
+	if err := os.Chmod(filepath.Join(dir, "hmac"), 0o646); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.CheckTrusted(); err == nil || !strings.Contains(err.Error(), "secret file "+filepath.Join(dir, "hmac")+" is writable by its group or by everyone") {
+		t.Errorf("CheckTrusted does not judge the secret files: %v", err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "hmac"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Refusals: both keys, a link, more than one line, empty. No value is quoted.
+	os.Symlink(filepath.Join(dir, "hmac"), filepath.Join(dir, "hmac-link"))
+	write("two-lines", "line-one-s3cret\nline-two-s3cret\n", 0o600)
+	write("empty", "\n", 0o600)
+	both := strings.Replace(body(""), "secret_file =", "secret = \"inline-s3cret\"\nsecret_file =", 1)
+	write("bad.toml", both, 0o600)
+	if _, err := Load(filepath.Join(dir, "bad.toml")); err == nil || !strings.Contains(err.Error(), `notify "hook": secret_file`) ||
+		!strings.Contains(err.Error(), "secret and secret_file are both set") || strings.Contains(err.Error(), "inline-s3cret") {
+		t.Errorf("secret and secret_file: %v", err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"hmac-link", "is a symbolic link"},
+		{"two-lines", "holds more than one line"},
+		{"empty", "is empty"},
+		{"absent", "no such file"},
+	} {
+		text := strings.Replace(body(""), filepath.Join(dir, "hmac"), filepath.Join(dir, c.file), 1)
+		write("bad.toml", text, 0o600)
+		_, err := Load(filepath.Join(dir, "bad.toml"))
+		if err == nil || !strings.Contains(err.Error(), `notify "hook": secret_file`) || !strings.Contains(err.Error(), c.want) ||
+			strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), hmacKey) {
+			t.Errorf("secret_file %s: %v", c.file, err)
+		}
+	}
+
+	// A reader who may not read a secret file still gets the config.
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every file: the unreadable case cannot be made")
+	}
+	if err := os.Chmod(filepath.Join(dir, "hmac"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("Load with an unreadable secret_file: %v", err)
+	}
+	rc, err := LoadToRead(path)
+	if err != nil || !slices.Contains(rc.UnreadEnvFiles, filepath.Join(dir, "hmac")) {
+		t.Errorf("LoadToRead with an unreadable secret_file: %v (unread %v)", err, rc)
 	}
 }

@@ -145,6 +145,10 @@ type Notify struct {
 	Tags        []string      // ntfy: tags added to every message
 	Command     []string      // command: argv; the event arrives as JSON on stdin
 	Timeout     time.Duration // one delivery attempt; default 10s
+	// URLFile, SecretFile and TokenFile are the files URL, Secret and Token
+	// were read from (absolute paths; "" when written in the config): a
+	// secret kept out of a config that others may read.
+	URLFile, SecretFile, TokenFile string
 }
 
 // Wants reports whether the channel takes events of kind k.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"net/url"
 	"slices"
 	"strings"
@@ -9,9 +11,9 @@ import (
 // notifyKinds maps each channel kind to the keys it uses besides name, kind,
 // on, min_interval and timeout; the first is the one it cannot do without.
 var notifyKinds = map[string][]string{
-	NotifyWebhook:      {"url", "secret"},
-	NotifyNtfy:         {"url", "token", "priority", "tags"},
-	NotifyHealthchecks: {"url"},
+	NotifyWebhook:      {"url", "secret", "url_file", "secret_file"},
+	NotifyNtfy:         {"url", "token", "priority", "tags", "url_file", "token_file"},
+	NotifyHealthchecks: {"url", "url_file"},
 	NotifyDesktop:      {},
 	NotifyCommand:      {"command"},
 }
@@ -58,10 +60,55 @@ func (c *checker) notify(p string, r *rawNotify) Notify {
 		c.fail(p+".kind", "unknown kind %q: use %s", r.Kind, orList(notifyKindNames))
 	default:
 		c.unusedNotifyKeys(p, r.Kind, uses)
-		c.notifyTarget(p, r)
+		urlKey := "url"
+		if slices.Contains(uses, "url_file") {
+			n.URL, n.URLFile = c.notifySecretFile(p, "url", r.URL, r.URLFile)
+			if n.URLFile != "" {
+				urlKey = "url_file"
+			}
+		}
+		if slices.Contains(uses, "secret_file") {
+			n.Secret, n.SecretFile = c.notifySecretFile(p, "secret", r.Secret, r.SecretFile)
+		}
+		if slices.Contains(uses, "token_file") {
+			n.Token, n.TokenFile = c.notifySecretFile(p, "token", r.Token, r.TokenFile)
+		}
+		c.notifyTarget(p, r, urlKey, n.URL)
 	}
 	return n
 }
+
+// notifySecretFile returns the value of key: as written, or read from
+// key_file (and that file's absolute path). A file this process may not
+// read is, for the read-only verbs (LoadToRead), listed as unread like an
+// env_file, its value left empty; for everything else it is an error.
+func (c *checker) notifySecretFile(p, key, value, file string) (string, string) {
+	if file == "" {
+		return value, ""
+	}
+	fileKey := p + "." + key + "_file"
+	if value != "" {
+		c.fail(fileKey, "%s and %s_file are both set: keep one (%s_file keeps the secret out of this file)", key, key, key)
+		return value, ""
+	}
+	path := c.path(fileKey, file)
+	v, err := readSecretFile(path)
+	if err != nil && c.deniedEnvFileOK && errors.Is(err, fs.ErrPermission) {
+		if !slices.Contains(c.unread, path) {
+			c.unread = append(c.unread, path)
+		}
+		return placeholderUnread, path
+	}
+	if err != nil {
+		c.fail(fileKey, "%v", err)
+		return "", path
+	}
+	return v, path
+}
+
+// placeholderUnread stands for a value in a file this process may not read
+// (LoadToRead): it is never sent anywhere, as nothing that sends loads so.
+const placeholderUnread = "https://unread.invalid/secret-file"
 
 // unusedNotifyKeys refuses keys the kind does not read: a `secret` on an
 // ntfy channel would otherwise look like it protects something.
@@ -80,23 +127,24 @@ func (c *checker) unusedNotifyKeys(p, kind string, uses []string) {
 	}
 }
 
-// notifyTarget checks what the kind needs to reach somebody.
-func (c *checker) notifyTarget(p string, r *rawNotify) {
+// notifyTarget checks what the kind needs to reach somebody; u is the URL
+// as written at key urlKey (url, or read from url_file).
+func (c *checker) notifyTarget(p string, r *rawNotify, urlKey, u string) {
 	switch r.Kind {
 	case NotifyWebhook:
-		if c.required(p, r.Kind, "url", r.URL, `url = "https://hooks.example.com/svc-ctl"`) {
-			c.secretURL(p+".url", r.URL, "https://hooks.example.com/svc-ctl")
+		if c.required(p, r.Kind, "url", u, `url = "https://hooks.example.com/svc-ctl"`) {
+			c.secretURL(p+"."+urlKey, u, "https://hooks.example.com/svc-ctl")
 		}
 	case NotifyNtfy:
-		if c.required(p, r.Kind, "url", r.URL, `url = "https://ntfy.sh/TOPIC"`) {
-			c.ntfyURL(p+".url", r.URL)
+		if c.required(p, r.Kind, "url", u, `url = "https://ntfy.sh/TOPIC"`) {
+			c.ntfyURL(p+"."+urlKey, u)
 		}
 		if r.Priority != "" {
 			c.oneOf(p+".priority", r.Priority, ntfyPriorities...)
 		}
 	case NotifyHealthchecks:
-		if c.required(p, r.Kind, "url", r.URL, `url = "https://hc-ping.com/UUID"`) {
-			c.secretURL(p+".url", r.URL, "https://hc-ping.com/UUID")
+		if c.required(p, r.Kind, "url", u, `url = "https://hc-ping.com/UUID"`) {
+			c.secretURL(p+"."+urlKey, u, "https://hc-ping.com/UUID")
 		}
 	case NotifyDesktop:
 		if !c.user {

@@ -126,3 +126,58 @@ func TestCommandChannel(t *testing.T) {
 		t.Errorf("the hanging child held the sender %v", d)
 	}
 }
+
+// TestSecretFileChannels (review2 R5): a webhook whose secret and an ntfy
+// channel whose topic URL and token are in files of their own (the config
+// itself holding none) sign and reach the receiver with the files' values.
+func TestSecretFileChannels(t *testing.T) {
+	rc := newReceiver(t, nil)
+	dir := t.TempDir()
+	for name, v := range map[string]string{"hmac": "file-hmac-key\n", "topic": rc.srv.URL + "/topic-from-file\n", "token": "tk_from_file\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "svc-ctl.toml")
+	if err := os.WriteFile(path, []byte(`
+[agent]
+state_dir = "`+filepath.ToSlash(filepath.Join(dir, "state"))+`"
+
+[[notify]]
+name = "hook"
+kind = "webhook"
+url = "`+rc.srv.URL+`/hook"
+secret_file = "hmac"
+
+[[notify]]
+name = "phone"
+kind = "ntfy"
+url_file = "topic"
+token_file = "token"
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hook", "phone"} {
+		ch, err := Open(cfg.NotifyChannel(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Send(ctxb, sample(KindServiceDown)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	got := rc.got()
+	if len(got) != 2 {
+		t.Fatalf("%d requests", len(got))
+	}
+	if sig := got[0].Header.Get(SignatureHeader); got[0].Path != "/hook" || sig != Sign([]byte("file-hmac-key"), got[0].Body) {
+		t.Errorf("webhook: %s signed %q", got[0].Path, sig)
+	}
+	if got[1].Path != "/topic-from-file" || got[1].Header.Get("Authorization") != "Bearer tk_from_file" {
+		t.Errorf("ntfy: %s %v", got[1].Path, got[1].Header)
+	}
+}
