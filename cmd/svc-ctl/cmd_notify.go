@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -199,7 +200,11 @@ func channelViews(cfg *config.Config, cs []runtrace.ChannelState) []channelView 
 	out := []channelView{}
 	for _, n := range cfg.Notify {
 		c := byName[n.Name]
-		out = append(out, channelView{Name: n.Name, Kind: n.Kind, Target: redact.SecretURL(n.URL), LastOK: c.LastOK,
+		target := redact.SecretURL(n.URL)
+		if n.URLFile != "" && slices.Contains(cfg.UnreadEnvFiles, n.URLFile) {
+			target = "(in " + n.URLFile + ", which you may not read)"
+		}
+		out = append(out, channelView{Name: n.Name, Kind: n.Kind, Target: target, LastOK: c.LastOK,
 			LastError: c.LastError, LastErrorAt: c.LastErrorAt, FailingSince: c.FailingSince})
 	}
 	return out
