@@ -52,7 +52,7 @@ func TestLoadValidFull(t *testing.T) {
 		},
 		Restart: Restart{BackoffInitial: 30 * time.Second, BackoffMax: 30 * time.Minute, GiveUpAfter: 0, RetryGivenUp: 2 * time.Hour,
 			LoopRestarts: 3, LoopWindow: 5 * time.Minute},
-		Limits:  Limits{Memory: 500 << 20, CPU: 90, For: 2 * time.Minute},
+		Limits: Limits{Memory: 500 << 20, CPU: 90, For: 2 * time.Minute},
 	}
 	want := &Config{
 		Path: filepath.Join(dir, "valid-full.toml"),
@@ -83,7 +83,8 @@ func TestLoadValidFull(t *testing.T) {
 				Token: "tk_ntfy", Priority: "default", Tags: []string{"workstation"}, Timeout: 5 * time.Second},
 			{Name: "alertmanager", Kind: "webhook", URL: "http://127.0.0.1:9093/hook", Secret: "hmac-key", MinInterval: 5 * time.Minute, Timeout: 10 * time.Second},
 			{Name: "fleet", Kind: "healthchecks", URL: "https://hc.example.com/ping/0a1b-host", MinInterval: 5 * time.Minute, Timeout: 10 * time.Second},
-			{Name: "log", Kind: "command", Command: []string{"/usr/local/bin/log-event", "--to", "/var/log/events"}, Timeout: 10 * time.Second},
+			{Name: "log", Kind: "command", Command: []string{"/usr/local/bin/log-event", "--to", "/var/log/events"}, Timeout: 10 * time.Second,
+				RunAs: RunAs{User: "nobody"}},
 		},
 	}
 	want.Services[1].Ping = "https://hc.example.com/ping/7f3a-worker"

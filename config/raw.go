@@ -121,5 +121,7 @@ type rawNotify struct {
 	Priority    string        `toml:"priority"`
 	Tags        []string      `toml:"tags"`
 	Command     []string      `toml:"command"`
+	User        string        `toml:"user"`
+	Group       string        `toml:"group"`
 	Timeout     *durationText `toml:"timeout"`
 }

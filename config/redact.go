@@ -131,6 +131,8 @@ type NotifyView struct {
 	Priority    string   `json:"priority,omitempty" toml:"priority,omitempty"`
 	Tags        []string `json:"tags,omitempty" toml:"tags,omitempty"`
 	Command     []string `json:"command,omitempty" toml:"command,omitempty"`
+	User        string   `json:"user,omitempty" toml:"user,omitempty"`
+	Group       string   `json:"group,omitempty" toml:"group,omitempty"`
 	Timeout     string   `json:"timeout" toml:"timeout"`
 }
 
@@ -209,6 +211,7 @@ func notifyView(r *redact.Redactor, n *Notify) NotifyView {
 		MinInterval: FormatDuration(n.MinInterval), Secret: redactSet(n.Secret), Token: redactSet(n.Token),
 		URLFile: n.URLFile, SecretFile: n.SecretFile, TokenFile: n.TokenFile,
 		Priority: n.Priority, Tags: n.Tags, Command: r.Args(n.Command), Timeout: FormatDuration(n.Timeout),
+		User: n.RunAs.User, Group: n.RunAs.Group,
 	}
 	// A value read from a file is shown as the file: the view stays a config
 	// that loads (one of key and key_file).

@@ -144,6 +144,7 @@ type Notify struct {
 	Priority    string        // ntfy: priority of ordinary events (min | low | default | high | urgent)
 	Tags        []string      // ntfy: tags added to every message
 	Command     []string      // command: argv; the event arrives as JSON on stdin
+	RunAs       RunAs         // command: who it runs as (user, group), as a service's `user`; zero = the agent's user
 	Timeout     time.Duration // one delivery attempt; default 10s
 	// URLFile, SecretFile and TokenFile are the files URL, Secret and Token
 	// were read from (absolute paths; "" when written in the config): a

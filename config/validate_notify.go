@@ -15,7 +15,7 @@ var notifyKinds = map[string][]string{
 	NotifyNtfy:         {"url", "token", "priority", "tags", "url_file", "token_file"},
 	NotifyHealthchecks: {"url", "url_file"},
 	NotifyDesktop:      {},
-	NotifyCommand:      {"command"},
+	NotifyCommand:      {"command", "user", "group"},
 }
 
 var notifyKindNames = []string{NotifyWebhook, NotifyNtfy, NotifyHealthchecks, NotifyDesktop, NotifyCommand}
@@ -74,6 +74,11 @@ func (c *checker) notify(p string, r *rawNotify) Notify {
 			n.Token, n.TokenFile = c.notifySecretFile(p, "token", r.Token, r.TokenFile)
 		}
 		c.notifyTarget(p, r, urlKey, n.URL)
+		if r.Kind == NotifyCommand {
+			// The service's `user` rule: a system agent runs the command as
+			// that user, never as root when one is named.
+			n.RunAs = c.runAs(p, r.User, r.Group)
+		}
 	}
 	return n
 }

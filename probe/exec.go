@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
 )
 
@@ -50,7 +51,7 @@ func probeExec(ctx context.Context, s Spec) Result {
 	cmd.Env = env                     // the service's environment, never the caller's (svcenv)
 	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, output in order
 	t := newTree(cmd)
-	runAs(cmd, s.RunAs)
+	runas.Apply(cmd, s.RunAs)
 	cmd.Cancel = t.kill // on timeout: the whole tree, not only the command
 	cmd.WaitDelay = waitDelay
 	if err := t.start(); err != nil {
