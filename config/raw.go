@@ -49,6 +49,7 @@ type rawService struct {
 	Restart      rawRestart        `toml:"restart"`
 	Limits       rawLimits         `toml:"limits"`
 	Ping         string            `toml:"ping"`
+	PingFile     string            `toml:"ping_file"`
 }
 
 type rawLimits struct {
@@ -105,6 +106,7 @@ type rawJob struct {
 	External bool              `toml:"external"`
 	Depends  []rawDepend       `toml:"depends"`
 	Ping     string            `toml:"ping"`
+	PingFile string            `toml:"ping_file"`
 }
 
 type rawNotify struct {

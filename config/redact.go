@@ -51,6 +51,7 @@ type ServiceView struct {
 	Restart      RestartView       `json:"restart" toml:"restart"`
 	Limits       *LimitsView       `json:"limits,omitempty" toml:"limits,omitempty"`
 	Ping         string            `json:"ping,omitempty" toml:"ping,omitempty"`
+	PingFile     string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
 }
 
 // LimitsView is [service.limits] in a View, when a limit is set.
@@ -113,6 +114,7 @@ type JobView struct {
 	External bool              `json:"external" toml:"external"`
 	Depends  []DependView      `json:"depends" toml:"depends,omitempty"`
 	Ping     string            `json:"ping,omitempty" toml:"ping,omitempty"`
+	PingFile string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
 }
 
 // NotifyView is one [[notify]] in a View. The URL keeps its scheme and host
@@ -183,7 +185,7 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 			LoopRestarts: rs.LoopRestarts, LoopWindow: FormatDuration(rs.LoopWindow),
 		},
 		Limits: limitsView(s.Limits),
-		Ping:   redact.SecretURL(s.Ping),
+		Ping:   pingView(s.Ping, s.PingFile), PingFile: s.PingFile,
 	}
 }
 
@@ -227,6 +229,15 @@ func notifyView(r *redact.Redactor, n *Notify) NotifyView {
 	return v
 }
 
+// pingView is a ping URL as shown: its host only, or nothing when it was
+// read from ping_file (the view shows the file).
+func pingView(ping, file string) string {
+	if file != "" {
+		return ""
+	}
+	return redact.SecretURL(ping)
+}
+
 // redactSet shows that a secret is set without showing it.
 func redactSet(s string) string {
 	if s == "" {
@@ -241,7 +252,7 @@ func jobView(r *redact.Redactor, j *Job) JobView {
 		Dir: j.Dir, Env: redact.Env(j.Env), EnvFile: j.EnvFile, User: j.RunAs.User, Group: j.RunAs.Group,
 		LogMax: FormatSize(j.LogMax), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
 		Grace: FormatDuration(j.Grace), External: j.External, Depends: dependViews(r, j.Depends),
-		Ping: redact.SecretURL(j.Ping),
+		Ping: pingView(j.Ping, j.PingFile), PingFile: j.PingFile,
 	}
 }
 

@@ -40,12 +40,12 @@ func (c *Config) NotifySecretKeys() []string {
 		}
 	}
 	for i := range c.Services {
-		if c.Services[i].Ping != "" {
+		if c.Services[i].Ping != "" && c.Services[i].PingFile == "" {
 			keys = append(keys, fmt.Sprintf("service %q.ping", c.Services[i].Name))
 		}
 	}
 	for i := range c.Jobs {
-		if c.Jobs[i].Ping != "" {
+		if c.Jobs[i].Ping != "" && c.Jobs[i].PingFile == "" {
 			keys = append(keys, fmt.Sprintf("job %q.ping", c.Jobs[i].Name))
 		}
 	}
@@ -53,17 +53,26 @@ func (c *Config) NotifySecretKeys() []string {
 }
 
 // SecretFiles lists the url_file, secret_file and token_file paths of the
-// [[notify]] tables, each once.
+// [[notify]] tables and the ping_file of services and jobs, each once.
 func (c *Config) SecretFiles() []string {
 	var out []string
 	seen := map[string]bool{}
-	for i := range c.Notify {
-		for _, f := range []string{c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile} {
+	add := func(fs ...string) {
+		for _, f := range fs {
 			if f != "" && !seen[f] {
 				seen[f] = true
 				out = append(out, f)
 			}
 		}
+	}
+	for i := range c.Notify {
+		add(c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile)
+	}
+	for i := range c.Services {
+		add(c.Services[i].PingFile)
+	}
+	for i := range c.Jobs {
+		add(c.Jobs[i].PingFile)
 	}
 	return out
 }
@@ -86,7 +95,7 @@ func (c *Config) SecretsExposed() (string, error) {
 				shown = append(shown[:4:4], fmt.Sprintf("%d more", len(keys)-4))
 			}
 			out = append(out, fmt.Sprintf("config %s holds notification secrets (%s) and is readable by %s: any local user can read them "+
-				"(forge signed events, use the ntfy topic, send fake pings); run: %s, or move them to secret_file, token_file, url_file",
+				"(forge signed events, use the ntfy topic, send fake pings); run: %s, or move them to secret_file, token_file, url_file, ping_file",
 				c.Path, strings.Join(shown, ", "), who, fix))
 		}
 	}

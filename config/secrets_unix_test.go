@@ -126,6 +126,7 @@ func TestSecretFiles(t *testing.T) {
 	write("topic", topic+"\n", 0o600)
 	write("token", "  "+tok+"\r\n", 0o600)
 	write("hmac", hmacKey, 0o600)
+	write("ping", "https://hc.example.com/ping/uuid-in-file\n", 0o600)
 	body := func(extra string) string {
 		return `
 [agent]
@@ -142,6 +143,13 @@ name = "hook"
 kind = "webhook"
 url = "https://hooks.example.com/svc-ctl"
 secret_file = "` + filepath.Join(dir, "hmac") + `"
+
+[[job]]
+name = "pull"
+schedule = "@hourly"
+timezone = "UTC"
+command = ["/bin/true"]
+ping_file = "ping"
 ` + extra
 	}
 	path := write("svc-ctl.toml", body(""), 0o644)
@@ -154,6 +162,9 @@ secret_file = "` + filepath.Join(dir, "hmac") + `"
 		phone.URLFile != filepath.Join(dir, "topic") || phone.TokenFile != filepath.Join(dir, "token") {
 		t.Fatalf("read %q %q %q from %q %q", phone.URL, phone.Token, hook.Secret, phone.URLFile, phone.TokenFile)
 	}
+	if j := cfg.Job("pull"); j.Ping != "https://hc.example.com/ping/uuid-in-file" || j.PingFile != filepath.Join(dir, "ping") {
+		t.Errorf("ping_file: read %q from %q", j.Ping, j.PingFile)
+	}
 	if keys := cfg.NotifySecretKeys(); len(keys) != 0 {
 		t.Errorf("secrets kept in files still counted in the config: %v", keys)
 	}
@@ -161,12 +172,13 @@ secret_file = "` + filepath.Join(dir, "hmac") + `"
 		t.Errorf("a 0644 config whose secrets are in 0600 files: %q, %v", words, err)
 	}
 	view, _ := json.Marshal(cfg.Redacted())
-	for _, secret := range []string{topic, tok, hmacKey, "topic-5e6f7a8b"} {
+	for _, secret := range []string{topic, tok, hmacKey, "topic-5e6f7a8b", "uuid-in-file"} {
 		if strings.Contains(string(view), secret) {
 			t.Errorf("the redacted view shows a secret: %s", view)
 		}
 	}
-	if !strings.Contains(string(view), `"url_file":"`+filepath.Join(dir, "topic")+`"`) || strings.Contains(string(view), `"secret":"[redacted]"`) {
+	if !strings.Contains(string(view), `"url_file":"`+filepath.Join(dir, "topic")+`"`) || strings.Contains(string(view), `"secret":"[redacted]"`) ||
+		!strings.Contains(string(view), `"ping_file":"`+filepath.Join(dir, "ping")+`"`) {
 		t.Errorf("the view names the files, not the values: %s", view)
 	}
 

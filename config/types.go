@@ -59,6 +59,7 @@ type Service struct {
 	Restart      Restart
 	Limits       Limits
 	Ping         string // healthchecks-style URL pinged after every healthy cycle; "" = none; a secret
+	PingFile     string // the file Ping was read from (ping_file); "" when written in the config
 }
 
 // Limits is [service.limits]: resource limits over the service's whole
@@ -129,6 +130,7 @@ type Job struct {
 	External bool
 	Depends  []Depend
 	Ping     string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
+	PingFile string // the file Ping was read from (ping_file); "" when written in the config
 }
 
 // Notify is one [[notify]] table: a channel events are delivered through.

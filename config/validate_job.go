@@ -39,7 +39,7 @@ func (c *checker) job(p string, r *rawJob) Job {
 	}
 	c.schedule(p+".schedule", r.Schedule)
 	envFile := c.path(p+".env_file", r.EnvFile)
-	return Job{
+	j := Job{
 		Name:     r.Name,
 		Schedule: r.Schedule,
 		Timezone: r.Timezone,
@@ -55,8 +55,9 @@ func (c *checker) job(p string, r *rawJob) Job {
 		Grace:    c.nonNegative(p+".grace", r.Grace, defaultJobGrace),
 		External: r.External,
 		Depends:  c.depends(p+".depends", r.Depends),
-		Ping:     c.ping(p+".ping", r.Ping),
 	}
+	j.Ping, j.PingFile = c.pingKeys(p, r.Ping, r.PingFile)
+	return j
 }
 
 func (c *checker) schedule(path, s string) {

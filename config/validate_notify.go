@@ -192,6 +192,17 @@ func (c *checker) eventKinds(path string, on []string) []string {
 	return on
 }
 
+// pingKeys returns a service's or job's ping URL, as written or read from
+// ping_file, checked, and the file.
+func (c *checker) pingKeys(p, v, file string) (string, string) {
+	v, file = c.notifySecretFile(p, "ping", v, file)
+	key := ".ping"
+	if file != "" {
+		key = ".ping_file"
+	}
+	return c.ping(p+key, v), file
+}
+
 // ping checks a service's or job's healthchecks-style ping URL.
 func (c *checker) ping(path, v string) string {
 	if v != "" {

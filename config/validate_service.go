@@ -39,8 +39,8 @@ func (c *checker) service(p string, r *rawService, stateDir string) Service {
 		Depends:      c.depends(p+".depends", r.Depends),
 		Restart:      c.restart(p+".restart", &r.Restart),
 		Limits:       c.limits(p+".limits", &r.Limits),
-		Ping:         c.ping(p+".ping", r.Ping),
 	}
+	s.Ping, s.PingFile = c.pingKeys(p, r.Ping, r.PingFile)
 	if s.Log == "" {
 		s.Log = filepath.Join(stateDir, "services", r.Name, "runtime.log")
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/runtrace"
 )
 
 func sample(kind string) *Event {
@@ -133,7 +134,8 @@ func TestCommandChannel(t *testing.T) {
 func TestSecretFileChannels(t *testing.T) {
 	rc := newReceiver(t, nil)
 	dir := t.TempDir()
-	for name, v := range map[string]string{"hmac": "file-hmac-key\n", "topic": rc.srv.URL + "/topic-from-file\n", "token": "tk_from_file\n"} {
+	for name, v := range map[string]string{"hmac": "file-hmac-key\n", "topic": rc.srv.URL + "/topic-from-file\n", "token": "tk_from_file\n",
+		"ping": rc.srv.URL + "/ping/from-file\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -154,6 +156,13 @@ name = "phone"
 kind = "ntfy"
 url_file = "topic"
 token_file = "token"
+
+[[job]]
+name = "pull"
+schedule = "@hourly"
+timezone = "UTC"
+command = ["/bin/true"]
+ping_file = "ping"
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -179,5 +188,12 @@ token_file = "token"
 	}
 	if got[1].Path != "/topic-from-file" || got[1].Header.Get("Authorization") != "Bearer tk_from_file" {
 		t.Errorf("ntfy: %s %v", got[1].Path, got[1].Header)
+	}
+	// A job's ping_file: its run pings the URL in the file.
+	p := NewPinger(cfg, nil, quiet)
+	p.RunFinished(runtrace.Run{ID: 7, JobID: "job:pull", Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero})
+	p.Wait()
+	if got := rc.got(); len(got) != 3 || got[2].Path != "/ping/from-file/fail" {
+		t.Errorf("ping_file: %d requests, last %+v", len(got), got[len(got)-1].Path)
 	}
 }
