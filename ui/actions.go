@@ -86,7 +86,16 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	sup, done, err := s.opts.Act(ctx)
 	if err != nil {
 		s.opts.Log.Warn("ui.action_refused", "action", name, "name", req.Name, "err", err)
-		fail(w, http.StatusForbidden, err)
+		if errs := configErrors(err); len(errs) > 0 {
+			// The file does not load: nothing is wrong with the request or
+			// with who asks; it conflicts with the file as it is now.
+			writeJSON(w, http.StatusConflict, configConflict{
+				Error:        "the config file does not load; fix it, and the page acts again: " + err.Error(),
+				ConfigErrors: errs,
+			})
+			return
+		}
+		fail(w, http.StatusForbidden, err) // a config or state dir others can write, one this user may not read
 		return
 	}
 	defer done()
@@ -110,6 +119,13 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 }
 
 var errBadRequest = errors.New("bad request")
+
+// configConflict is the answer to an action while the config file does not
+// load (409): the error, and each problem of the file (file:line: key: what).
+type configConflict struct {
+	Error        string   `json:"error"`
+	ConfigErrors []string `json:"config_errors"`
+}
 
 // errNoName is the complaint about a body without a name, or nil.
 func errNoName(name string) error {

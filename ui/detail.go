@@ -73,13 +73,14 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) detail(ctx context.Context, name string, at time.Time) (*Detail, error) {
-	cfg := s.opts.Config
+	view := s.view.Load()
+	cfg := view.cfg
 	p := state.PathsOf(cfg)
 	if err := state.Readable(p); err != nil {
 		return nil, err
 	}
 	d := &Detail{Name: name, At: at, Logs: []LogTail{}, Paths: map[string]string{}}
-	red := redact.New(cfg.SecretValues()...)
+	red := redact.New(view.secrets...)
 	switch {
 	case cfg.Service(name) != nil:
 		svc := cfg.Service(name)
@@ -174,12 +175,13 @@ func tailOf(name, path string, red *redact.Redactor) LogTail {
 
 // agentDetail is the agent's row at (or before) at and the end of its log.
 func (s *Server) agentDetail(ctx context.Context, at time.Time) (*Detail, error) {
-	cfg := s.opts.Config
+	view := s.view.Load()
+	cfg := view.cfg
 	p := state.PathsOf(cfg)
 	if err := state.Readable(p); err != nil {
 		return nil, err
 	}
-	red := redact.New(cfg.SecretValues()...)
+	red := redact.New(view.secrets...)
 	d := &Detail{Name: "agent", Kind: "agent", At: at, Paths: map[string]string{"log": p.AgentLog()},
 		Logs: []LogTail{tailOf("agent.log", p.AgentLog(), red)}}
 	store, err := openLedger(cfg)

@@ -38,7 +38,11 @@ type page struct {
 	base  string // http://127.0.0.1:PORT
 }
 
-func newPage(t testing.TB) *page {
+func newPage(t testing.TB) *page { return newPageWith(t, nil) }
+
+// newPageWith is newPage with its Options changed by opts before the page
+// is built (nil: as newPage).
+func newPageWith(t testing.TB, opts func(*page, *Options)) *page {
 	t.Helper()
 	addr := testutil.FreeAddr(t)
 	job := "\n[[job]]\nname = \"pull\"\nschedule = \"* * * * *\"\ntimezone = \"Asia/Shanghai\"\ncommand = [\"" +
@@ -46,7 +50,11 @@ func newPage(t testing.TB) *page {
 	cfg := testutil.Config(t, "", testutil.Service{Name: "web", Addr: addr, Interval: "1h", Args: []string{"--say", "connecting with token hunter2-secret-value"},
 		Env: map[string]string{"API_TOKEN": "hunter2-secret-value"}}.TOML(testsvcBin)+job)
 	pg := &page{t: t, cfg: cfg, p: state.PathsOf(cfg), store: testenv.Ledger(t, cfg)}
-	pg.srv = New(Options{Config: cfg, Version: "test", Act: pg.actor})
+	o := Options{Config: cfg, Version: "test", Act: pg.actor}
+	if opts != nil {
+		opts(pg, &o)
+	}
+	pg.srv = New(o)
 	t.Cleanup(pg.srv.Wait) // before the temp dir goes: a verify may still read it
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"svcctl/config"
@@ -24,8 +25,19 @@ var assets embed.FS
 // Options are what the page needs from the command that serves it.
 type Options struct {
 	// Config is the configuration the page shows (loaded by the caller as an
-	// acting verb loads it).
+	// acting verb loads it), or, when the file does not load, what the state
+	// dir alone says (report.StateOnlyConfig, its Path the file's).
 	Config *config.Config
+	// ConfigError is why the file does not load, when Config is the state
+	// dir's; nil: it loaded.
+	ConfigError error
+	// Reload reads the config file again, as the caller loaded it at start:
+	// the page calls it when the file's modification time or size changed
+	// (one stat per /api/state). broken is why the file does not load (cfg
+	// then the state dir's, as for ConfigError); cfg nil: nothing can be
+	// shown instead (the file is gone, unreadable or refused), and the page
+	// keeps what it showed, saying broken. nil: the page keeps Config.
+	Reload func(ctx context.Context) (cfg *config.Config, broken error)
 	// Version is this svc-ctl's, shown beside the agent's.
 	Version string
 	// Install says what the OS service manager knows of the agent (the
@@ -50,6 +62,9 @@ type Server struct {
 	opts  Options
 	token string
 
+	view     atomic.Pointer[configView]
+	reloadMu sync.Mutex // one look at the file at a time
+
 	cpu      cpuSampler
 	verify   cached[*report.VerifyReport]
 	install  cached[report.InstallInfo]
@@ -70,7 +85,15 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Server{opts: opts, token: newToken()}
+	s := &Server{opts: opts, token: newToken()}
+	v := &configView{cfg: opts.Config, broken: opts.ConfigError, shown: ShownFile, secrets: opts.Config.SecretValues()}
+	if opts.ConfigError != nil {
+		v.shown = ShownStateDir
+	}
+	// known stays false: the first look at the file reads it again, so a
+	// change between the caller's load and now is not missed.
+	s.view.Store(v)
+	return s
 }
 
 // Token is the credential the printed URL carries.
@@ -159,6 +182,16 @@ type cached[T any] struct {
 	val     T
 	have    bool
 	running bool // a background refresh (peek) is under way
+	gen     int  // reset's count: a refresh begun before a reset is not kept
+}
+
+// reset forgets the value: the next get or peek computes it again.
+func (c *cached[T]) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var zero T
+	c.val, c.have = zero, false
+	c.gen++
 }
 
 // get returns the value, computing it when there is none or it is older
@@ -187,12 +220,17 @@ func (c *cached[T]) peek(bg *sync.WaitGroup, now time.Time, min time.Duration, c
 	defer c.mu.Unlock()
 	if (!c.have || now.Sub(c.at) >= c.ttl) && !c.running {
 		c.running = true
+		gen := c.gen
 		bg.Go(func() {
 			start := time.Now()
 			v := compute()
 			c.mu.Lock()
 			defer c.mu.Unlock()
-			c.val, c.have, c.at, c.running = v, true, now, false
+			c.running = false
+			if gen != c.gen {
+				return // computed from what was reset meanwhile
+			}
+			c.val, c.have, c.at = v, true, now
 			c.ttl = max(min, 10*time.Since(start))
 		})
 	}

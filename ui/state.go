@@ -35,6 +35,14 @@ type Page struct {
 	Channels []report.ChannelStatus `json:"channels"`
 	Verify   *VerifySummary         `json:"verify,omitempty"`
 	Actions  []string               `json:"actions"` // what the page may ask for
+	// ConfigError is why the config file does not load now ("" when it
+	// does): the page shows it in a banner, and actions are refused (409)
+	// until the file is fixed.
+	ConfigError string `json:"config_error"`
+	// ConfigShown says what the services and jobs come from: "file",
+	// "state_dir" (the file does not load) or "previous" (the file cannot be
+	// used at all; the config shown before is kept).
+	ConfigShown string `json:"config_shown"`
 }
 
 // ServiceView is a service's line of `svc-ctl status` and what the page adds.
@@ -102,7 +110,8 @@ func bootTime() time.Time {
 }
 
 func (s *Server) page(ctx context.Context) (*Page, error) {
-	cfg := s.opts.Config
+	view := s.current(ctx)
+	cfg := view.cfg
 	now := s.opts.Now()
 	st, err := report.BuildStatus(ctx, cfg, now)
 	if err != nil {
@@ -111,7 +120,11 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 	host, _ := os.Hostname()
 	p := &Page{Now: st.Now, Host: host, Config: st.Config, StateDir: st.StateDir, Version: s.opts.Version,
 		Agent: st.Agent, Ledger: st.Ledger, Channels: st.Channels, Actions: s.actions(),
-		Services: []ServiceView{}, Jobs: []JobView{}} // [] not null: a config may have no jobs (or no services)
+		Services: []ServiceView{}, Jobs: []JobView{}, // [] not null: a config may have no jobs (or no services)
+		ConfigShown: view.shown}
+	if view.broken != nil {
+		p.ConfigError = view.broken.Error()
+	}
 	if s.opts.Install != nil {
 		if info, ok := s.install.peek(&s.bg, now, time.Minute, s.opts.Install); ok {
 			p.Install = &info
@@ -136,17 +149,21 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 		p.Services = append(p.Services, v)
 	}
 	for _, js := range st.Jobs {
-		p.Jobs = append(p.Jobs, s.jobView(ctx, js, store))
+		p.Jobs = append(p.Jobs, s.jobView(ctx, cfg, js, store))
 	}
-	p.Verify = s.verifySummary(ctx, now)
+	if view.shown != ShownStateDir {
+		// verify judges a config: the state dir's stand-in would fail
+		// checks the file does not ask for.
+		p.Verify = s.verifySummary(ctx, cfg, now)
+	}
 	return p, nil
 }
 
 // jobView adds to a job's status line its next slot in its own zone and
 // what its last run said.
-func (s *Server) jobView(ctx context.Context, js report.JobStatus, store *runtrace.Store) JobView {
+func (s *Server) jobView(ctx context.Context, cfg *config.Config, js report.JobStatus, store *runtrace.Store) JobView {
 	v := JobView{JobStatus: js}
-	j := s.opts.Config.Job(js.Name)
+	j := cfg.Job(js.Name)
 	if j == nil {
 		return v
 	}
@@ -167,13 +184,13 @@ func (s *Server) jobView(ctx context.Context, js report.JobStatus, store *runtra
 
 // verifySummary is verify's answer, at most a minute old (it reads the
 // whole ledger for its quick_check: not something to do every 2 s).
-func (s *Server) verifySummary(ctx context.Context, now time.Time) *VerifySummary {
+func (s *Server) verifySummary(ctx context.Context, cfg *config.Config, now time.Time) *VerifySummary {
 	rep, _ := s.verify.peek(&s.bg, now, time.Minute, func() *report.VerifyReport {
 		env := report.VerifyEnv{Now: now, BootTime: bootTime()}
 		if s.opts.Install != nil {
 			env.Install = s.install.get(now, time.Minute, s.opts.Install)
 		}
-		return report.Verify(context.WithoutCancel(ctx), s.opts.Config, env)
+		return report.Verify(context.WithoutCancel(ctx), cfg, env)
 	})
 	if rep == nil {
 		return nil

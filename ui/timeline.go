@@ -94,7 +94,7 @@ func (s *Server) handleTimeline(w http.ResponseWriter, r *http.Request) {
 	c, _ := s.timeline.LoadOrStore(rg, &cached[*Timeline]{})
 	now := s.opts.Now()
 	tl := c.(*cached[*Timeline]).get(now, 2*time.Second, func() *Timeline {
-		return buildTimeline(context.WithoutCancel(r.Context()), s.opts.Config, now, span)
+		return buildTimeline(context.WithoutCancel(r.Context()), s.Config(), now, span)
 	})
 	writeJSON(w, http.StatusOK, tl)
 }

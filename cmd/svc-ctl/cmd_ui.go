@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"svcctl/config"
 	"svcctl/report"
 	"svcctl/ui"
 	"svcctl/watchdog"
@@ -56,9 +57,17 @@ func runUI(ctx context.Context, g *globals, o uiOptions, _ []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	cfg, err := loadConfigToRun(g)
+	cfg, broken, err := loadUIConfig(ctx, g)
 	if err != nil {
 		return err
+	}
+	if broken != nil {
+		where := "as the file names it"
+		if _, fromFile := config.PeekStateDir(cfg.Path); !fromFile {
+			where = "the default: the file names none that can be read"
+		}
+		warnStateOnly(g, cfg, where, broken)
+		fmt.Fprintf(g.stderr, "svc-ctl: warning: the page's actions are refused until the file loads; the page reads it again when it changes\n")
 	}
 	if reachable {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: serving the status page on %s, beyond this host: whoever has its URL can start, restart and pause services\n", o.listen)
@@ -67,10 +76,19 @@ func runUI(ctx context.Context, g *globals, o uiOptions, _ []string) error {
 	if err != nil {
 		return fmt.Errorf("ui: listen on %s: %w", o.listen, err)
 	}
-	srv := ui.New(ui.Options{
-		Config:  cfg,
+	var srv *ui.Server
+	srv = ui.New(ui.Options{
+		Config:      cfg,
+		ConfigError: broken,
+		Reload: func(ctx context.Context) (*config.Config, error) {
+			cfg, broken, err := loadUIConfig(ctx, g)
+			if err != nil {
+				return nil, err
+			}
+			return cfg, broken
+		},
 		Version: version,
-		Install: func() report.InstallInfo { return installInfo(cfg) },
+		Install: func() report.InstallInfo { return installInfo(srv.Config()) },
 		Act:     uiActor(g),
 		Log:     slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
@@ -83,6 +101,35 @@ func runUI(ctx context.Context, g *globals, o uiOptions, _ []string) error {
 		}
 	}
 	return srv.Serve(ctx, ln)
+}
+
+// loadUIConfig is the page's load, at start and again whenever the file
+// changes: the checked load of an acting verb (loadConfigFresh: LoadToRun,
+// state.Check), and, when the file's contents do not load, what the state
+// dir alone says, as the readers answer (loadConfigOrState), with why kept
+// in broken: the page reads, and its actions, which load again each time
+// (uiActor), refuse. A broken file is no way around the permission check:
+// a privileged page refuses a config others can write, loadable or not
+// (whoever writes it would choose the state dir and logs root shows).
+func loadUIConfig(ctx context.Context, g *globals) (cfg *config.Config, broken, err error) {
+	cfg, err = loadConfigToRunFresh(g)
+	if err == nil || len(config.Errors(err)) == 0 {
+		return cfg, nil, err // loaded, or refused for something else than its contents
+	}
+	path, _, rerr := config.Resolve(g.configPath)
+	if rerr != nil {
+		return nil, nil, err
+	}
+	if !config.UserMode() {
+		if perr := config.CheckPermissions(path); perr != nil {
+			return nil, nil, configError{perr}
+		}
+	}
+	scfg, _, serr := stateOnly(ctx, path, err)
+	if serr != nil {
+		return nil, nil, serr
+	}
+	return scfg, err, nil
 }
 
 // uiActor builds each action's supervisor as `svc-ctl start`, `pause` and

@@ -79,6 +79,14 @@ func loadConfigToRun(g *globals) (*config.Config, error) {
 	return loadConfig(g)
 }
 
+// loadConfigToRunFresh is loadConfigFresh for a command declared trustRun.
+func loadConfigToRunFresh(g *globals) (*config.Config, error) {
+	if g.trust != trustRun {
+		return nil, fmt.Errorf("internal error: a command of trust level %q runs what the config names; declare it %q", g.trust, trustRun)
+	}
+	return loadConfigFresh(g)
+}
+
 // cliLogger writes warnings and errors to stderr as text: the command line is
 // for people; the agent's JSON log is for the agent.
 func cliLogger(g *globals) *slog.Logger {

@@ -182,11 +182,27 @@
     pill.title = a.why || '';
     document.getElementById('updated').textContent = 'updated ' + timeFmt.format(ms(st.now));
     document.title = titleOf(st);
+    renderConfig(st);
     renderSummary(st);
     render('services', st.services.length ? st.services.map((x) => serviceItem(x, st)) : h('p', { class: 'empty' }, 'No services configured.'));
     render('jobs', st.jobs.length ? st.jobs.map((x) => jobItem(x, st)) : h('p', { class: 'empty' }, 'No jobs configured.'));
     render('agent', agentBlock(st));
     render('footer', 'config ', h('code', null, st.config), ' · state ', h('code', null, st.state_dir), ' · svc-ctl ', st.version || 'dev');
+  }
+
+  // The config file does not load (or cannot be used): say so above
+  // everything, with what the page shows instead and the file's errors.
+  function renderConfig(st) {
+    const err = st.config_error || '';
+    const b = document.getElementById('config-banner');
+    b.hidden = !err;
+    if (!err) { render('config-banner'); return; }
+    const shown = st.config_shown === 'state_dir'
+      ? 'showing services and jobs as svc-ctl recorded them in the state dir'
+      : 'showing the config loaded before';
+    render('config-banner',
+      h('div', null, h('b', null, 'config: BROKEN'), ' — ', shown, '; actions are refused until the file loads. The page reads it again when it changes.'),
+      h('pre', { class: 'config-errors' }, err));
   }
 
   function titleOf(st) {
@@ -328,7 +344,7 @@
         h('span', { class: 'muted' }, ' · checked ' + ago(v.at, now))),
       v.issues && v.issues.length ? h('ul', { class: 'checks' }, v.issues.map((c) =>
         h('li', null, h('span', { class: 'st-' + c.status }, c.status), ' ', h('b', null, c.name), ' — ', c.evidence))) : null,
-    ] : [h('div', { class: 'sub' }, 'L1 verify'), h('div', { class: 'muted' }, 'checking…')];
+    ] : [h('div', { class: 'sub' }, 'L1 verify'), h('div', { class: 'muted' }, st.config_shown === 'state_dir' ? 'not run: the config does not load' : 'checking…')];
     const ch = st.channels || [];
     const channels = [h('div', { class: 'sub' }, 'Notification channels')];
     if (!ch.length) channels.push(h('div', { class: 'muted' }, 'none configured ([[notify]] in the config)'));
