@@ -31,7 +31,7 @@ type configView struct {
 	// dir's stand-in knows no env values).
 	secrets []string
 	stamp   fileStamp
-	known  bool // stamp is the file's as this view was loaded
+	known   bool // stamp is the file's as this view was loaded
 }
 
 // fileStamp is what one stat says of the config file: a change of either

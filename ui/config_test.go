@@ -40,8 +40,10 @@ func names[T any](xs []T, name func(T) string) []string {
 	return out
 }
 
-func jobNames(p Page) []string     { return names(p.Jobs, func(j JobView) string { return j.Name }) }
-func serviceNames(p Page) []string { return names(p.Services, func(s ServiceView) string { return s.Name }) }
+func jobNames(p Page) []string { return names(p.Jobs, func(j JobView) string { return j.Name }) }
+func serviceNames(p Page) []string {
+	return names(p.Services, func(s ServiceView) string { return s.Name })
+}
 
 // TestPageFollowsTheConfigFile: a running page reads the file again when
 // it changes. A job added appears (in the state and the timeline); a file
