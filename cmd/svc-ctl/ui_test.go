@@ -154,3 +154,104 @@ func TestUIRefusesAPublicListenByDefault(t *testing.T) {
 		t.Errorf("ui --listen 0.0.0.0:0 = %+v, want exit 2 naming --listen-public", r)
 	}
 }
+
+// TestUIServesABrokenConfig: `svc-ctl ui` on a file that does not load
+// serves the page from the state dir as status does, says what is broken
+// in /api/state's config_error, refuses actions with 409 and the file's
+// problems, and once the file is fixed (and a job added) shows the file's
+// services and jobs again and acts (review2 R3).
+func TestUIServesABrokenConfig(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "10m"))
+	if r := svcctl(t, "start", "web", "--config", cfg); r.code != 0 {
+		t.Fatalf("start: %+v", r)
+	}
+	good, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(good, "\n[[service]]\nname = \"half\nwritten\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u := startUI(t, "--config", cfg)
+	if s := u.stderr.String(); !strings.Contains(s, "the config does not load") || !strings.Contains(s, "actions are refused") {
+		t.Errorf("stderr says nothing of the broken file: %s", s)
+	}
+	type page struct {
+		ConfigError string `json:"config_error"`
+		ConfigShown string `json:"config_shown"`
+		Services    []struct{ Name, State string }
+		Jobs        []struct{ Name string }
+	}
+	state1 := func() page {
+		t.Helper()
+		code, body := u.request(t, "GET", "/api/state", "")
+		var p page
+		if code != 200 || json.Unmarshal([]byte(body), &p) != nil {
+			t.Fatalf("state = %d %s", code, body)
+		}
+		return p
+	}
+	p := state1()
+	if !strings.Contains(p.ConfigError, cfg) || p.ConfigShown != "state_dir" || len(p.Services) != 1 || p.Services[0].Name != "web" || p.Services[0].State != "healthy" {
+		t.Fatalf("state with the file broken = %+v; want config_error naming the file and web healthy from the state dir", p)
+	}
+	code, body := u.request(t, "POST", "/api/actions/pause", `{"name":"web","reason":"x"}`)
+	if code != http.StatusConflict || !strings.Contains(body, `"config_errors":[`) || !strings.Contains(body, cfg) {
+		t.Errorf("pause with the file broken = %d %s, want 409 with the file's errors", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(state, "services", "web", "paused")); err == nil {
+		t.Fatal("the refused pause wrote its sentinel")
+	}
+	// Fixed, with a job added: the running page picks both up.
+	if err := os.WriteFile(cfg, append(good, pullJob...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = state1()
+	if p.ConfigError != "" || p.ConfigShown != "file" || len(p.Jobs) != 1 || p.Jobs[0].Name != "pull" {
+		t.Fatalf("state after the fix = %+v; want no config_error and the job pull", p)
+	}
+	if code, body := u.request(t, "POST", "/api/actions/pause", `{"name":"web","reason":"x"}`); code != 200 {
+		t.Errorf("pause after the fix = %d %s", code, body)
+	}
+}
+
+// TestUIRefusesABrokenConfigOthersCanWrite: a broken file is no way around
+// the permission check: a privileged `svc-ctl ui` refuses a config others
+// can write, loadable or not, before it serves anything.
+func TestUIRefusesABrokenConfigOthersCanWrite(t *testing.T) {
+	if !privileged() {
+		t.Skip("the permission check applies when running privileged (root, an elevated token)")
+	}
+	addr := testutil.FreeAddr(t)
+	cfg, _ := writeConfig(t, "", webService("web", addr, "10m"))
+	if r := svcctl(t, "start", "web", "--config", cfg); r.code != 0 {
+		t.Fatalf("start: %+v", r)
+	}
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\n[[service]]\nname = \"half\nwritten\n")
+	f.Close()
+	fix := writableByOthers(t, cfg)
+	// Bounded: a ui that serves would run until stopped.
+	cmd := exec.Command(svcctlBin, "--config", cfg, "ui", "--listen", "127.0.0.1:0")
+	var out, errb lockedBuf
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("ui with a broken, world-writable config served the page: stdout %q, stderr %s", out.String(), errb.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(errb.String(), fix) || out.String() != "" || strings.Contains(errb.String(), "answering from the state dir") {
+		t.Errorf("ui with a broken, world-writable config: exit %d, stdout %q, stderr %s; want exit 2 naming %s and no page", code, out.String(), errb.String(), fix)
+	}
+}
