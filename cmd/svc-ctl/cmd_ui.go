@@ -43,6 +43,10 @@ cookie. Its actions (start, restart, pause, resume) run the same code as the
 CLI verbs, with the same checks of the config and state dir, and are recorded
 with trigger manual and by "ui". docs/ui.md shows the page.
 
+The page reads the config file again when it changes. A file that does not
+load is shown from the state dir (as status does), with its errors in a
+banner, and actions are refused until it loads.
+
 It listens on 127.0.0.1 with a free port unless --listen says otherwise; an
 address that is not loopback also needs --listen-public.`,
 		Args: usageArgs(cobra.NoArgs),

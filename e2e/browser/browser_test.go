@@ -120,6 +120,18 @@ func TestStatusPageInChromium(t *testing.T) {
 	if _, err := os.Stat(paused); err == nil {
 		t.Error("the page's resume left the pause sentinel")
 	}
+	// The config file breaks while the page is open: a banner says so, with
+	// the file's error; fixed, the banner goes (review2 R3).
+	good, err := os.ReadFile(e.cfg)
+	b.must("read the config", err)
+	b.must("break the config", os.WriteFile(e.cfg, append(good, "\n[[service]]\nname = \"half\nwritten\n"...), 0o600))
+	b.do("the broken-config banner", chromedp.WaitVisible(chromedp.CSS(`#config-banner pre.config-errors`)))
+	if banner := b.text(`#config-banner`); !strings.Contains(banner, "config: BROKEN") || !strings.Contains(banner, e.cfg) || !strings.Contains(b.text(`#services`), "web") {
+		t.Errorf("with the config broken the banner says %q (want config: BROKEN and the file's error) and services %q (want web)", banner, b.text(`#services`))
+	}
+	b.must("fix the config", os.WriteFile(e.cfg, good, 0o600))
+	b.do("the banner goes", chromedp.WaitNotVisible(chromedp.CSS(`#config-banner`)))
+
 	// The hour view: what a host that just started has to show.
 	b.shot("ui-hour.png", js(`document.querySelector('[data-range="1h"]').click()`),
 		chromedp.WaitReady(chromedp.CSS(`#timeline svg[aria-label$="last hour"]`)))
