@@ -146,6 +146,6 @@ func uiActor(g *globals) ui.Actor {
 			return nil, nil, err
 		}
 		rec, closeRec := openLedger(g, cfg)
-		return watchdog.NewSupervisor(cfg, rec, cliLogger(g)), closeRec, nil
+		return cliSupervisor(g, cfg, rec), closeRec, nil
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"svcctl/agent"
 	"svcctl/config"
 	"svcctl/notify"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 	"svcctl/watchdog"
@@ -141,7 +142,37 @@ func newSupervisor(g *globals) (*watchdog.Supervisor, func(), error) {
 		return nil, nil, err
 	}
 	rec, closeRec := openLedger(g, cfg)
-	return watchdog.NewSupervisor(cfg, rec, cliLogger(g)), closeRec, nil
+	return cliSupervisor(g, cfg, rec), closeRec, nil
+}
+
+// cliSupervisor is the supervisor of a command (or a status page action)
+// that runs cycles. A service it spawns gets a cgroup of its own beside the
+// running agent's instances when that agent has a delegated cgroup (Linux,
+// under the unit svc-ctl installs): a service a person starts from a shell
+// is then owned as the agent's are, and a daemon that leaves its session
+// cannot escape `svc-ctl stop`. With no agent, or none with a delegated
+// cgroup, the instance is owned by its session, as before.
+func cliSupervisor(g *globals, cfg *config.Config, rec watchdog.Recorder) *watchdog.Supervisor {
+	sup := watchdog.NewSupervisor(cfg, rec, cliLogger(g))
+	sup.Cgroup = agentCgroup(state.PathsOf(cfg))
+	return sup
+}
+
+// agentCgroup is the running agent's delegated cgroup ("" when no agent
+// runs or it has none).
+func agentCgroup(p state.Paths) string {
+	if held, err := state.AgentLockHeld(p); err != nil || !held {
+		return ""
+	}
+	pid, err := state.ReadAgentPID(p)
+	if err != nil {
+		return ""
+	}
+	dir, ok, _ := proc.DelegatedCgroupOf(int32(pid))
+	if !ok {
+		return ""
+	}
+	return dir
 }
 
 // readableState is the one answer to a person who runs start, stop, pause,

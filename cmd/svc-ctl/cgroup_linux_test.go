@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"svcctl/internal/testutil"
+	"svcctl/proc"
+)
+
+// A service a person starts from a shell, while an agent with a delegated
+// cgroup runs, gets a cgroup of its own beside the agent's instances (issue
+// 10: the CLI's starts were owned by their session only, so a daemon that
+// left it escaped `svc-ctl stop`). The agent runs here in a test cgroup
+// marked delegated as systemd marks one (trusted.delegate), as it would
+// under the unit svc-ctl installs.
+func TestCLIStartGetsTheAgentsCgroup(t *testing.T) {
+	parent := delegatedTestCgroup(t)
+	addr := testutil.FreeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
+
+	fd, err := unix.Open(parent, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	agent := exec.Command(svcctlBin, "agent", "--config", cfg, "--max-stagger", "100ms", "--verify-after", "0")
+	agent.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd} // born in it, as under systemd
+	var errb strings.Builder
+	agent.Stderr = &errb
+	if err := agent.Start(); err != nil {
+		t.Skipf("cannot start a process in a test cgroup (%v): untested here", err)
+	}
+	t.Cleanup(func() {
+		agent.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { agent.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			agent.Process.Kill()
+			<-done
+		}
+	})
+	pidFile := filepath.Join(state, "services", "web", "pid")
+	testutil.WaitFor(t, 20*time.Second, "the agent's first start of web", func() bool {
+		_, err := os.Stat(pidFile)
+		return err == nil && testutil.Healthy(addr)
+	})
+	if r := svcctl(t, "stop", "web", "--config", cfg); r.code != 0 {
+		t.Fatalf("stop: %+v", r)
+	}
+	// The test process is not in the agent's cgroup: a start from here is a
+	// person's from a shell.
+	if r := svcctl(t, "start", "web", "--config", cfg); r.code != 0 {
+		t.Fatalf("start: %+v\nagent: %s", r, errb.String())
+	}
+	b, _ := os.ReadFile(pidFile)
+	id, err := proc.ReadInstance(pidFile)
+	if err != nil {
+		t.Fatalf("pid file: %v", err)
+	}
+	if id.Cgroup == "" || filepath.Dir(id.Cgroup) != parent {
+		t.Fatalf("the person's start recorded cgroup %q, want one under the agent's %s (pid file %s)", id.Cgroup, parent, b)
+	}
+	members, err := os.ReadFile(filepath.Join(id.Cgroup, "cgroup.procs"))
+	if err != nil || !strings.Contains(string(members), fmt.Sprint(id.PID)) {
+		t.Fatalf("the leader %d is not in %s: %q (%v)", id.PID, id.Cgroup, members, err)
+	}
+	if r := svcctl(t, "stop", "web", "--config", cfg); r.code != 0 || testutil.Healthy(addr) {
+		t.Fatalf("stop after the start: %+v", r)
+	}
+}
+
+// delegatedTestCgroup makes a cgroup marked delegated (trusted.delegate, as
+// systemd marks a unit's with Delegate=yes) and removes it, and whatever
+// the test left in it, at the end. It skips where that is impossible (not
+// root, no cgroup v2 mounted, a read-only cgroup fs).
+func delegatedTestCgroup(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("making a delegated cgroup needs root (CI runs as root)")
+	}
+	mnt := ""
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
+			if f := strings.Fields(pre); len(f) >= 5 {
+				mnt = f[4]
+			}
+		}
+	}
+	if mnt == "" {
+		t.Skip("no cgroup v2 mounted")
+	}
+	dir := filepath.Join(mnt, fmt.Sprintf("svcctl-cli-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cannot create a cgroup (%v): untested here", err)
+	}
+	t.Cleanup(func() {
+		kids, _ := os.ReadDir(dir)
+		for _, k := range kids {
+			if k.IsDir() {
+				os.WriteFile(filepath.Join(dir, k.Name(), "cgroup.kill"), []byte("1"), 0)
+			}
+		}
+		os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
+		testutil.WaitFor(t, 10*time.Second, "the test cgroup to empty", func() bool {
+			for _, k := range kids {
+				if k.IsDir() {
+					syscall.Rmdir(filepath.Join(dir, k.Name()))
+				}
+			}
+			return syscall.Rmdir(dir) == nil
+		})
+	})
+	if err := unix.Setxattr(dir, "trusted.delegate", []byte("1"), 0); err != nil {
+		t.Skipf("cannot mark %s delegated (%v): untested here", dir, err)
+	}
+	return dir
+}
