@@ -134,6 +134,10 @@ command = `+jobCommand(0, "", "")+`
 	inst := stranger.Instance
 	inst.Start--
 	inst.CreateTime -= 10_000
+	// The orphan ended, so its job object (Windows) closed with its last
+	// process: a job still open would be that instance's whole tree, and
+	// its processes are the instance's, whatever the leader's pid says.
+	inst.Job = ""
 	dead, err := runtrace.Open(e.sup.Paths.DB(), runtrace.Options{Instance: "killed"})
 	if err != nil {
 		t.Fatal(err)
