@@ -242,7 +242,9 @@ func bySubject(ds []runtrace.Delivery) [][]runtrace.Delivery {
 // deliverGroup sends one subject's due events. Without min_interval each is
 // sent. With it, nothing is sent until min_interval has passed since the
 // subject's last message; then the newest event is sent for all of them and
-// says how many were held back.
+// says how many were held back. An escalation is never held: a service
+// given up or a job's missed slot (each raised once per transition) goes
+// out at once, for everything held back before it.
 func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Delivery) {
 	bg := context.WithoutCancel(ctx) // bookkeeping is written even while stopping
 	if c.conf.MinInterval <= 0 {
@@ -252,24 +254,71 @@ func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Deliver
 		return
 	}
 	now := c.s.opts.Now()
+	ci := len(group) - 1 // the carrier: the newest event
 	if last := group[0].LastSent; !last.IsZero() && now.Before(last.Add(c.conf.MinInterval)) {
-		until := last.Add(c.conf.MinInterval)
-		for _, d := range group {
-			if err := c.s.store.Defer(bg, d, c.s.opts.Owner, until); err != nil {
-				c.s.opts.Log.Warn("notify.defer_failed", "channel", c.conf.Name, "event", d.EventID, "err", err)
-			}
+		ci = lastEscalation(group)
+		if ci >= 0 {
+			group, ci = c.withDeferred(ctx, group, ci)
 		}
-		return
+		if ci < 0 {
+			until := last.Add(c.conf.MinInterval)
+			for _, d := range group {
+				if err := c.s.store.Defer(bg, d, c.s.opts.Owner, until); err != nil {
+					c.s.opts.Log.Warn("notify.defer_failed", "channel", c.conf.Name, "event", d.EventID, "err", err)
+				}
+			}
+			return
+		}
 	}
-	carrier := group[len(group)-1]
+	carrier := group[ci]
 	if len(group) > 1 {
+		held := append(append([]runtrace.Delivery(nil), group[:ci]...), group[ci+1:]...)
 		var err error
-		if carrier, err = c.s.store.Hold(bg, group[:len(group)-1], carrier, c.s.opts.Owner, now); err != nil {
+		if carrier, err = c.s.store.Hold(bg, held, carrier, c.s.opts.Owner, now); err != nil {
 			c.s.opts.Log.Warn("notify.hold_failed", "channel", c.conf.Name, "err", err)
 			return
 		}
 	}
 	c.send(ctx, carrier)
+}
+
+// withDeferred adds to group the subject's deliveries that min_interval
+// deferred earlier (not due yet, so not in the batch): the escalation at
+// group[ci] carries them as held back. It returns the group and the
+// carrier's index in it.
+func (c *channelLoop) withDeferred(ctx context.Context, group []runtrace.Delivery, ci int) ([]runtrace.Delivery, int) {
+	carrier := group[ci]
+	more, err := c.s.store.ClaimSubject(ctx, c.conf.Name, carrier.Subject, c.s.opts.Owner, c.s.opts.Now(), c.lease())
+	if err != nil {
+		c.s.opts.Log.Warn("notify.claim_failed", "channel", c.conf.Name, "err", err)
+		return group, ci
+	}
+	in := map[string]bool{}
+	for _, d := range group {
+		in[d.EventID] = true
+	}
+	for _, d := range more {
+		if !in[d.EventID] {
+			group = append(group, d)
+		}
+	}
+	for i, d := range group {
+		if d.EventID == carrier.EventID {
+			return group, i
+		}
+	}
+	return group, ci
+}
+
+// lastEscalation is the index of the group's newest event that min_interval
+// must not hold (a service given up, a job's missed slot), or -1.
+func lastEscalation(group []runtrace.Delivery) int {
+	for i := len(group) - 1; i >= 0; i-- {
+		if k := group[i].Kind; k == KindServiceGivenUp || k == KindJobMissing {
+			return i
+		}
+	}
+	return -1
 }
 
 // send makes one attempt and records it.

@@ -310,3 +310,54 @@ min_interval = "0s"
 		t.Fatalf("after 5m: %d messages, the last %q", len(evs), evs[len(evs)-1].Text())
 	}
 }
+
+// The flood guard never holds an escalation (review2 follow-up): with the
+// default min_interval, a crash loop's restarts send one message and are
+// held; the service given up a few seconds later goes out at once, saying
+// how many were held back — the earlier events deferred for later included,
+// so no stale "was restarted" arrives after "given up".
+func TestFloodGuardLetsGivenUpThrough(t *testing.T) {
+	rc := newReceiver(t, nil)
+	cfg, err := config.Parse([]byte(`
+[[notify]]
+name = "phone"
+kind = "webhook"
+url  = "`+rc.srv.URL+`/hook"
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	clk := newClock()
+	d := NewDeriver(cfg, "ws-07", time.UTC)
+	d.SetBootTime(t0.Add(-time.Hour))
+	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
+	okRun(t, s, d, "flap", t0)
+	record := func(at time.Time, outcome runtrace.Outcome, reason runtrace.Reason, detail string) {
+		t.Helper()
+		clk.now = at
+		if _, err := s.RecordEmit(ctxb, runtrace.Run{JobID: "watchdog:flap", Trigger: runtrace.TriggerEvent,
+			StartedAt: at, FinishedAt: at, Outcome: outcome, Reason: reason, Detail: []byte(detail)}, d.Emit); err != nil {
+			t.Fatal(err)
+		}
+		snd.Drain(ctxb)
+	}
+	for i := range 5 { // five restarts, healthy each time
+		record(t0.Add(time.Duration(i+1)*2*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted,
+			`{"state":"healthy","cause":"exited: with code 4"}`)
+	}
+	if n := len(rc.got()); n != 1 {
+		t.Fatalf("%d messages during the restarts, want 1 (the flood guard)", n)
+	}
+	record(t0.Add(14*time.Second), runtrace.OutcomeFailed, runtrace.ReasonStartFailed,
+		`{"state":"given-up","consecutive_failures":3,"cause":"exited: with code 4"}`)
+	evs := rc.events(t)
+	if len(evs) != 2 || evs[1].Kind != KindServiceGivenUp || evs[1].HeldBack != 4 {
+		t.Fatalf("after the give-up: %d messages, the last %+v; want the given-up event at once, 4 held back", len(evs), evs[len(evs)-1])
+	}
+	clk.now = t0.Add(10 * time.Minute)
+	snd.Drain(ctxb)
+	if n := len(rc.got()); n != 2 {
+		t.Fatalf("%d messages once the interval passed, want still 2: the held events went with the give-up", n)
+	}
+}

@@ -58,12 +58,29 @@ func scanDelivery(rows *sql.Rows) (Delivery, error) {
 // Until the lease runs out nobody else gets them: one delivery never has two
 // attempts in flight. A sender that dies leaves claims that simply expire.
 func (s *Store) Claim(ctx context.Context, channel, owner string, now time.Time, lease time.Duration, limit int) ([]Delivery, error) {
+	return s.claim(ctx, owner, now, lease, `
+WHERE d.state = 'pending' AND d.channel = ? AND d.next_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+ORDER BY o.created_at, d.event_id LIMIT ?`, channel, now.UnixMilli(), now.UnixMilli(), limit)
+}
+
+// ClaimSubject claims every pending delivery of one subject on a channel,
+// due or not (the ones min_interval deferred included), unless another
+// sender holds it: an escalation sent at once takes them along as held back,
+// so none of them goes out after it as old news.
+func (s *Store) ClaimSubject(ctx context.Context, channel, subject, owner string, now time.Time, lease time.Duration) ([]Delivery, error) {
+	return s.claim(ctx, owner, now, lease, `
+WHERE d.state = 'pending' AND d.channel = ? AND o.subject = ?
+  AND (d.claimed_until IS NULL OR d.claimed_until <= ? OR d.claimed_by = ?)
+ORDER BY o.created_at, d.event_id`, channel, subject, now.UnixMilli(), owner)
+}
+
+// claim selects deliveries (where: the WHERE and ORDER clauses) and claims
+// them for owner until now+lease, in one transaction.
+func (s *Store) claim(ctx context.Context, owner string, now time.Time, lease time.Duration, where string, args ...any) ([]Delivery, error) {
 	var out []Delivery
 	err := s.tx(ctx, "claim deliveries", func(tx *sql.Tx) error {
 		out = out[:0]
-		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+` `+deliveryFrom+`
-WHERE d.state = 'pending' AND d.channel = ? AND d.next_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
-ORDER BY o.created_at, d.event_id LIMIT ?`, channel, now.UnixMilli(), now.UnixMilli(), limit)
+		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+` `+deliveryFrom+where, args...)
 		if err != nil {
 			return err
 		}
