@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"svcctl/config"
@@ -66,19 +67,30 @@ func (c *cycle) stable(now time.Time) bool {
 	return false
 }
 
-// crashLoop ends the restart as a failed start when the watchdog has
-// already started the service loop_restarts times within loop_window. It
-// applies to the watchdog's own cycles that found the service down, not to
-// a person's start, nor to the start try after a backoff or given-up wait
-// (that try is what the wait was for).
+// crashLoop ends the restart as a failed start when the instance found down
+// died by itself soon after the watchdog started it, and either the
+// watchdog has already started the service loop_restarts times within
+// loop_window, or the service has failed starts not yet forgotten (the try
+// after a backoff or a given-up wait that dies again is that try's failure,
+// not the first of a new burst). It judges only an instance the watchdog saw
+// healthy after its start (not a service a person stopped, paused or
+// resumed, nor one given up), and only a death of its own: a kill from
+// outside (SIGKILL, SIGTERM, SIGINT, SIGHUP: `svc-ctl drill`, a person's
+// kill -9) is not the service failing, and its start is not counted.
 func (c *cycle) crashLoop(now time.Time) bool {
 	r := c.svc.Restart
-	if c.req.Manual || r.LoopRestarts <= 0 || c.prevState == state.Backoff || c.prevState == state.GivenUp {
+	if c.req.Manual || r.LoopRestarts <= 0 || c.prevState != state.Healthy {
 		return false
 	}
 	starts := recentStarts(c.st.RecentStarts, now, r.LoopWindow)
+	if killedFromOutside(c.res.Detail.Cause) && len(starts) > 0 {
+		starts = starts[:len(starts)-1]
+	}
 	c.st.RecentStarts = starts
-	if len(starts) < r.LoopRestarts {
+	if len(starts) == 0 || killedFromOutside(c.res.Detail.Cause) {
+		return false
+	}
+	if len(starts) < r.LoopRestarts && c.st.Failures == 0 {
 		return false
 	}
 	last := starts[len(starts)-1]
@@ -90,10 +102,33 @@ func (c *cycle) crashLoop(now time.Time) bool {
 	if cause == "" {
 		cause = "down"
 	}
-	msg := fmt.Sprintf("start-failed: crash loop: down again %s after its last start (%s); the watchdog started it %d times in %s "+
-		"(loop_restarts %d, loop_window %s): counted as a failed start, nothing spawned until the backoff ends",
-		cl.UpFor, cause, cl.Starts, now.Sub(starts[0]).Round(time.Second), r.LoopRestarts, cl.Window)
+	why := fmt.Sprintf("the watchdog started it %d times in %s (loop_restarts %d, loop_window %s)",
+		cl.Starts, now.Sub(starts[0]).Round(time.Second), r.LoopRestarts, cl.Window)
+	if len(starts) < r.LoopRestarts {
+		why = fmt.Sprintf("it has %s not yet forgotten (an instance must stay up loop_window %s)",
+			plural(c.st.Failures, "failed start", "failed starts"), cl.Window)
+	}
+	msg := fmt.Sprintf("start-failed: crash loop: down again %s after its last start (%s); %s: counted as a failed start, nothing spawned",
+		cl.UpFor, cause, why)
 	c.log.Warn("service.crash_loop", "starts", cl.Starts, "window", cl.Window, "up_for", cl.UpFor)
 	c.startFailed(runtrace.ReasonStartFailed, msg)
 	return true
+}
+
+// killedFromOutside reports whether the cause says the instance was killed
+// by a signal someone sends to stop a process, rather than dying of its own
+// (an exit code, SIGSEGV, SIGABRT...). The OOM killer's SIGKILL is counted
+// as outside too: a service killed for its memory shortly after each start
+// is restarted each time (limits and the kernel log say why).
+func killedFromOutside(cause string) bool {
+	how, ok := strings.CutPrefix(cause, CauseExited+": ")
+	if !ok {
+		return false
+	}
+	for _, sig := range []string{"SIGKILL", "SIGTERM", "SIGINT", "SIGHUP"} {
+		if strings.HasPrefix(how, "killed by "+sig) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +102,59 @@ func TestRecentStartsKeepsTheWindow(t *testing.T) {
 	}
 	if len(starts) != 5 {
 		t.Fatal("recentStarts changed its input")
+	}
+}
+
+// A crash-looping service given up and retried by retry_given_up gets one
+// try, not a new burst of loop_restarts starts: the try that dies again soon
+// after its start is that try's failure (review3 G5).
+func TestCrashLoopRetryIsOneTry(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "flap", Addr: addr, Args: []string{"--crash-after", "300ms"},
+		GiveUpAfter: 1, Backoff: "1s", RetryGivenUp: "1s", LoopRestarts: "2", LoopWindow: "1m"})
+	sched := Request{Trigger: runtrace.TriggerSchedule}
+	down := func() {
+		t.Helper()
+		testutil.WaitFor(t, 10*time.Second, "the instance to crash", func() bool { return !testutil.Healthy(addr) })
+	}
+	for range 2 {
+		wantResult(t, e.ensure("flap", sched), runtrace.OutcomeOK, runtrace.ReasonStarted)
+		down()
+	}
+	r := e.ensure("flap", sched)
+	if r.Outcome != runtrace.OutcomeFailed || !strings.Contains(r.Message, "given up after 1") {
+		t.Fatalf("the crash loop with give_up_after 1: %s/%s %q, want given up", r.Outcome, r.Reason, r.Message)
+	}
+	time.Sleep(1100 * time.Millisecond) // retry_given_up: the next try is due after 1 s
+	wantResult(t, e.ensure("flap", sched), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	down()
+	r = e.ensure("flap", sched)
+	if r.Outcome != runtrace.OutcomeFailed || r.Detail.CrashLoop == nil || !strings.Contains(r.Message, "given up after 2") {
+		t.Fatalf("the retry's instance died again: %s/%s %q; want the try's failure, not a new start", r.Outcome, r.Reason, r.Message)
+	}
+}
+
+// Stopped by a person and resumed, a service whose count of starts is full
+// is started, not judged a crash loop: it was down because a person stopped
+// it (review3 G3). Its deaths here are its own (/control/crash: exit 3).
+func TestCrashLoopNotAfterStopAndResume(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, LoopRestarts: "3", LoopWindow: "1m"})
+	sched := Request{Trigger: runtrace.TriggerSchedule}
+	for range 3 {
+		wantResult(t, e.ensure("web", sched), runtrace.OutcomeOK, runtrace.ReasonStarted)
+		testutil.Get("http://" + addr + "/control/crash")
+		testutil.WaitFor(t, 10*time.Second, "the crash", func() bool { return !testutil.Healthy(addr) })
+	}
+	wantResult(t, e.ensure("web", sched), runtrace.OutcomeFailed, runtrace.ReasonStartFailed) // the fourth: a loop
+	if _, err := e.sup.Stop(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.sup.Resume(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	wantResult(t, e.ensure("web", sched), runtrace.OutcomeOK, runtrace.ReasonStarted)
+	if st, _ := state.LoadService(e.sup.Paths.StateFile("web")); len(st.RecentStarts) != 1 || st.Failures != 0 {
+		t.Fatalf("after resume and a start: %d counted starts, %d failures; want 1 and 0", len(st.RecentStarts), st.Failures)
 	}
 }

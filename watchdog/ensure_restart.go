@@ -27,13 +27,13 @@ import (
 func (c *cycle) restart(ctx context.Context) {
 	now := c.s.now()
 	c.res.Detail.Cause = c.cause()
-	c.st.LastStartTry = now
-	c.st.MoveTo(state.Starting, "restart", now)
 	c.evidence(ctx)
 	c.stopOld(ctx)
 	if c.crashLoop(now) {
-		return
+		return // nothing is started: the transition is unhealthy -> backoff (or given-up)
 	}
+	c.st.LastStartTry = now
+	c.st.MoveTo(state.Starting, "restart", now)
 	if c.portTaken(ctx) {
 		return
 	}

@@ -208,6 +208,7 @@ func (s *Supervisor) Resume(ctx context.Context, name string) (ResumeReport, err
 	st, _ := state.LoadService(s.Paths.StateFile(name))
 	rep.ClearedGiveUp = st.State == state.GivenUp
 	st.Failures, st.BackoffUntil, st.GivenUpAt = 0, time.Time{}, time.Time{}
+	st.RecentStarts = nil // a person's resume begins anew, as a start does
 	why := "resumed by hand"
 	if s.By != "" {
 		why += " (" + s.By + ")"
