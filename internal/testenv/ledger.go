@@ -7,6 +7,7 @@ package testenv
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,8 +18,9 @@ import (
 )
 
 // Ledger opens the run_trace of cfg's state dir (a real SQLite file) for the
-// test, and at its end stops every service instance cfg's pid files name
-// (identity-checked: a reused pid is never signalled) and closes the ledger.
+// test, and at its end stops every service instance the state dir's pid
+// files name (identity-checked: a reused pid is never signalled) and closes
+// the ledger.
 func Ledger(t testing.TB, cfg *config.Config) *runtrace.Store {
 	t.Helper()
 	p := state.PathsOf(cfg)
@@ -30,9 +32,14 @@ func Ledger(t testing.TB, cfg *config.Config) *runtrace.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		for _, s := range cfg.Services {
-			if id, err := proc.ReadPidFile(p.Pid(s.Name)); err == nil {
-				proc.Stop(context.Background(), id, 2*time.Second)
+		// Every pid file in the state dir, not only the services of the
+		// config the test began with: a reload adds services, and a removed
+		// one keeps running unsupervised (review3 saw 65 left by the
+		// reload tests). The whole tree of each, identity-checked.
+		pids, _ := filepath.Glob(filepath.Join(p.State, "services", "*", "pid"))
+		for _, f := range pids {
+			if inst, err := proc.ReadInstance(f); err == nil {
+				proc.StopTree(context.Background(), inst, 2*time.Second)
 			}
 		}
 		st.Close()
