@@ -244,10 +244,15 @@ func bySubject(ds []runtrace.Delivery) [][]runtrace.Delivery {
 // subject's last message; then the newest event is sent for all of them and
 // says how many were held back. An escalation is never held: a service
 // given up or a job's missed slot (each raised once per transition) goes
-// out at once, for everything held back before it.
+// out at once, for everything held back before it. On a healthchecks
+// channel the carrier is the newest event that changes the check's state.
 func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Delivery) {
 	bg := context.WithoutCancel(ctx) // bookkeeping is written even while stopping
-	if c.conf.MinInterval <= 0 {
+	// The agent's own events are never held: each is a problem of its own
+	// (a crash found at start, the ledger, verify at start, a refused
+	// reload) that a later one does not stand for, and they are rare
+	// (review3 G11: a crash report was folded under a later reload's).
+	if c.conf.MinInterval <= 0 || group[0].Subject == runtrace.AgentID {
 		for _, d := range group {
 			c.send(ctx, d)
 		}
@@ -269,6 +274,13 @@ func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Deliver
 			}
 			return
 		}
+	}
+	if ci == len(group)-1 && c.conf.Kind == config.NotifyHealthchecks {
+		// The newest event may be a /log ping (a restart that ended
+		// healthy): the check's state is what the last success or fail of
+		// the batch said, so that one carries the rest (review3 G7: a held
+		// recovery replaced by a /log left the check down for good).
+		ci = lastStateChange(group, ci)
 	}
 	carrier := group[ci]
 	if len(group) > 1 {
@@ -319,6 +331,18 @@ func lastEscalation(group []runtrace.Delivery) int {
 		}
 	}
 	return -1
+}
+
+// lastStateChange is the index of the newest event of the group whose
+// healthchecks signal changes the check's state (success or fail), else def.
+func lastStateChange(group []runtrace.Delivery, def int) int {
+	for i := len(group) - 1; i >= 0; i-- {
+		e, err := decodeEvent(group[i].Payload)
+		if err == nil && SignalFor(&e) != SignalLog {
+			return i
+		}
+	}
+	return def
 }
 
 // send makes one attempt and records it.

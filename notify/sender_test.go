@@ -361,3 +361,77 @@ url  = "`+rc.srv.URL+`/hook"
 		t.Fatalf("%d messages once the interval passed, want still 2: the held events went with the give-up", n)
 	}
 }
+
+// On a healthchecks channel the flood guard keeps the check's state right:
+// a held recovery followed by a restart that ended healthy (a /log ping)
+// sends the recovery's success, not the /log (review3 G7: the check stayed
+// down for a service healthy for minutes).
+func TestFloodGuardKeepsHealthchecksGreen(t *testing.T) {
+	rc := newReceiver(t, nil)
+	cfg, err := config.Parse([]byte(`
+[[notify]]
+name = "hc"
+kind = "healthchecks"
+url  = "`+rc.srv.URL+`/hc"
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	clk := newClock()
+	d := NewDeriver(cfg, "ws-07", time.UTC)
+	d.SetBootTime(t0.Add(-time.Hour))
+	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
+	okRun(t, s, d, "web", t0)
+	row := func(at time.Time, outcome runtrace.Outcome, reason runtrace.Reason, detail string) {
+		t.Helper()
+		clk.now = at
+		if _, err := s.RecordEmit(ctxb, runtrace.Run{JobID: "watchdog:web", Trigger: runtrace.TriggerSchedule,
+			StartedAt: at, FinishedAt: at, Outcome: outcome, Reason: reason, Detail: []byte(detail)}, d.Emit); err != nil {
+			t.Fatal(err)
+		}
+		snd.Drain(ctxb)
+	}
+	row(t0.Add(2*time.Second), runtrace.OutcomeFailed, runtrace.ReasonStartFailed, `{"state":"backoff","cause":"unhealthy: http 500"}`)
+	row(t0.Add(4*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy"}`)                                  // recovered: held
+	row(t0.Add(6*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy","cause":"exited: with code 4"}`) // down, restarted: /log, held
+	clk.now = t0.Add(2*time.Second + 5*time.Minute)
+	snd.Drain(ctxb)
+	var paths []string
+	for _, r := range rc.got() {
+		paths = append(paths, r.Path)
+	}
+	if len(paths) != 2 || paths[0] != "/hc/fail" || paths[1] != "/hc" {
+		t.Fatalf("pings %v; want /hc/fail, then the held recovery's success /hc", paths)
+	}
+}
+
+// The agent's own events are never folded under one another: a crash found
+// at start and a verify failure a moment later both arrive (review3 G11).
+func TestFloodGuardSendsEveryAgentEvent(t *testing.T) {
+	rc := newReceiver(t, nil)
+	cfg, err := config.Parse([]byte(`
+[[notify]]
+name = "phone"
+kind = "webhook"
+url  = "`+rc.srv.URL+`/hook"
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	clk := newClock()
+	d := NewDeriver(cfg, "ws-07", time.UTC)
+	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
+	for i, msg := range []string{"the previous agent died of a fatal error", "verify at the agent's start: 1 check(s) FAIL", "reload refused"} {
+		clk.now = t0.Add(time.Duration(i) * time.Second)
+		if _, err := s.Emit(ctxb, []runtrace.OutboxEvent{d.Agent(msg, "", clk.now)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		snd.Drain(ctxb)
+	}
+	evs := rc.events(t)
+	if len(evs) != 3 {
+		t.Fatalf("%d agent events delivered within min_interval, want all 3", len(evs))
+	}
+}
