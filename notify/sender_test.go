@@ -393,7 +393,7 @@ url  = "`+rc.srv.URL+`/hc"
 		snd.Drain(ctxb)
 	}
 	row(t0.Add(2*time.Second), runtrace.OutcomeFailed, runtrace.ReasonStartFailed, `{"state":"backoff","cause":"unhealthy: http 500"}`)
-	row(t0.Add(4*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy"}`)                                  // recovered: held
+	row(t0.Add(4*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy"}`)                               // recovered: held
 	row(t0.Add(6*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy","cause":"exited: with code 4"}`) // down, restarted: /log, held
 	clk.now = t0.Add(2*time.Second + 5*time.Minute)
 	snd.Drain(ctxb)
