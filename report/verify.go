@@ -184,6 +184,15 @@ func (v *verifier) nameCause() {
 	}
 }
 
+// CheckInstalled is the name of the check that the agent is an OS service.
+const CheckInstalled = "agent installed"
+
+// ChecksAnEventSays reports whether a check's FAIL is news the agent also
+// sends as an event of its own (job.missing, service.given-up).
+func ChecksAnEventSays(check string) bool {
+	return check == "no missing runs (24 h)" || check == "no given-up service"
+}
+
 // ChecksTheRunningAgent reports whether a check judges the freshness of the
 // running agent's own evidence (its heartbeat, its cycles): the agent that
 // runs verify at its start (agent.Options.StartChecks) is alive by

@@ -60,7 +60,7 @@ func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error
 	}
 	var checks func(context.Context) []string
 	if o.verifyAfter > 0 {
-		checks = startChecks(cfg)
+		checks = startChecks(cfg, mode)
 	}
 	return untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
 		return runAsService(ctx, mode, func(ctx context.Context) error {

@@ -87,15 +87,20 @@ func verifyNow(ctx context.Context, cfg *config.Config) *report.VerifyReport {
 }
 
 // startChecks is verify as the agent runs it once after it started
-// (agent.Options.StartChecks): the FAIL lines, "name: evidence", except the
-// checks of the running agent's own freshness (its heartbeat, its cycles):
-// the agent asking is alive, and a few seconds after its start its first
-// cycles may not have come yet.
-func startChecks(cfg *config.Config) func(ctx context.Context) []string {
+// (agent.Options.StartChecks): the FAIL lines, "name: evidence", except
+//   - the checks of the running agent's own freshness (its heartbeat, its
+//     cycles): the agent asking is alive, and a few seconds after its start
+//     its first cycles may not have come yet;
+//   - the checks whose news the agent sends as events of their own (missed
+//     job slots, given-up services): paged once, not again at each start;
+//   - "agent installed" for an agent a person runs in the foreground: they
+//     chose how it runs (under another supervisor, or to try it).
+func startChecks(cfg *config.Config, mode string) func(ctx context.Context) []string {
 	return func(ctx context.Context) []string {
 		var fails []string
 		for _, c := range verifyNow(ctx, cfg).Checks {
-			if c.Status != report.Fail || report.ChecksTheRunningAgent(c.Name) {
+			if c.Status != report.Fail || report.ChecksTheRunningAgent(c.Name) || report.ChecksAnEventSays(c.Name) ||
+				(mode == "foreground" && c.Name == report.CheckInstalled) {
 				continue
 			}
 			fails = append(fails, c.Name+": "+c.Evidence)
