@@ -69,6 +69,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"notify-missing-url", 2, `notify "phone".url`, `kind "ntfy" needs url: set url = "https://ntfy.sh/TOPIC"`, ""},
 		{"notify-url", 5, `notify "hook".url`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hooks.example.com/svc-ctl`, ""},
 		{"notify-ntfy-topic", 5, `notify "phone".url`, `no topic: write the topic as the path, like https://ntfy.sh/TOPIC`, ""},
+		{"notify-group-alone", 6, `notify "script".group`, `a command channel with group needs user too: set user = "NAME" (group alone would run it as the agent's own user)`, ""},
 		{"notify-user-on-webhook", 6, `notify "hook".user`, `not used by kind "webhook": remove it (kind webhook uses url, secret, url_file, secret_file)`, ""},
 		{"notify-unused-key", 6, `notify "phone".secret`, `not used by kind "ntfy": remove it (kind ntfy uses url, token, priority, tags, url_file, token_file)`, ""},
 		{"notify-on", 7, `notify "hook".on[1]`, `unknown event "service.up": use service.down, service.given-up, service.recovered, job.failed, job.recovered, job.skipped, job.missing or agent`, ""},

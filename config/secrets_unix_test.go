@@ -243,3 +243,23 @@ ping_file = "ping"
 		t.Errorf("LoadToRead with an unreadable secret_file: %v (unread %v)", err, rc)
 	}
 }
+
+// A refused url_file is one error, its own: not also "needs url", which
+// would send people to put the secret back into the config (review3 G9).
+func TestRefusedURLFileIsOneError(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "real"), []byte("https://hc-ping.com/abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "hc.link")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "c.toml")
+	if err := os.WriteFile(path, []byte("[[notify]]\nname = \"hc\"\nkind = \"healthchecks\"\nurl_file = \"hc.link\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") || strings.Contains(err.Error(), "needs url") {
+		t.Fatalf("a linked url_file: %v; want its own error only", err)
+	}
+}

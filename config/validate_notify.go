@@ -74,7 +74,13 @@ func (c *checker) notify(p string, r *rawNotify) Notify {
 			n.Token, n.TokenFile = c.notifySecretFile(p, "token", r.Token, r.TokenFile)
 		}
 		c.notifyTarget(p, r, urlKey, n.URL)
-		if r.Kind == NotifyCommand {
+		switch {
+		case r.Kind != NotifyCommand:
+		case r.Group != "" && r.User == "":
+			// A group alone would run the command as the agent's user
+			// (root) with that group: not what `user`/`group` promise.
+			c.fail(p+".group", "a command channel with group needs user too: set user = \"NAME\" (group alone would run it as the agent's own user)")
+		default:
 			// The service's `user` rule: a system agent runs the command as
 			// that user, never as root when one is named.
 			n.RunAs = c.runAs(p, r.User, r.Group)
@@ -135,6 +141,9 @@ func (c *checker) unusedNotifyKeys(p, kind string, uses []string) {
 // notifyTarget checks what the kind needs to reach somebody; u is the URL
 // as written at key urlKey (url, or read from url_file).
 func (c *checker) notifyTarget(p string, r *rawNotify, urlKey, u string) {
+	if r.URLFile != "" && u == "" {
+		return // its url_file was refused, and that error says why (not "needs url")
+	}
 	switch r.Kind {
 	case NotifyWebhook:
 		if c.required(p, r.Kind, "url", u, `url = "https://hooks.example.com/svc-ctl"`) {

@@ -108,7 +108,9 @@ func (c *checker) restart(p string, r *rawRestart) Restart {
 	if out.LoopRestarts < 0 {
 		c.fail(p+".loop_restarts", "%d is negative: use 0 (no crash-loop limit) or a count of restarts", out.LoopRestarts)
 	}
-	if out.LoopRestarts > 0 && out.LoopWindow == 0 {
+	// (A loop_window that did not parse has its own error; only one written
+	// as zero is this one.)
+	if out.LoopRestarts > 0 && r.LoopWindow != nil && writtenZero(*r.LoopWindow) {
 		c.fail(p+".loop_window", "a crash loop needs a window to count restarts in: set a duration such as \"2m\", or loop_restarts = 0 to turn the limit off")
 	}
 	if out.BackoffInitial > out.BackoffMax {
@@ -157,4 +159,11 @@ func (c *checker) percent(path, v string) float64 {
 		return 0
 	}
 	return n
+}
+
+// writtenZero reports whether a duration as written parses to zero (one
+// that does not parse has an error of its own).
+func writtenZero(v durationText) bool {
+	d, err := ParseDuration(string(v))
+	return err == nil && d == 0
 }
