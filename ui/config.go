@@ -34,11 +34,13 @@ type configView struct {
 	known   bool // stamp is the file's as this view was loaded
 }
 
-// fileStamp is what one stat says of the config file: a change of either
-// means it was written.
+// fileStamp is what one stat says of the config file: a change of any
+// means it was written, or its mode changed (a chmod decides whether a
+// privileged page may act on it: review3 G1).
 type fileStamp struct {
 	mod  time.Time
 	size int64
+	mode os.FileMode
 	ok   bool
 }
 
@@ -47,11 +49,11 @@ func stampOf(path string) fileStamp {
 	if err != nil {
 		return fileStamp{}
 	}
-	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+	return fileStamp{mod: fi.ModTime(), size: fi.Size(), mode: fi.Mode(), ok: true}
 }
 
 func (a fileStamp) same(b fileStamp) bool {
-	return a.ok == b.ok && a.size == b.size && a.mod.Equal(b.mod)
+	return a.ok == b.ok && a.size == b.size && a.mod.Equal(b.mod) && a.mode == b.mode
 }
 
 // Config is the config the page answers from now.

@@ -145,6 +145,43 @@ func TestUIActionsCheckTheConfigAgain(t *testing.T) {
 	}
 }
 
+// TestUIFollowsAChmod: a chmod alone (no write) changes whether a
+// privileged page may act on its file; the page's banner follows it both
+// ways at the next refresh (review3 G1: it followed mtime and size only).
+func TestUIFollowsAChmod(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the permission check applies when running as root")
+	}
+	cfg, _ := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "10m"))
+	u := startUI(t, "--config", cfg)
+	configError := func() string {
+		t.Helper()
+		code, body := u.request(t, "GET", "/api/state", "")
+		var p struct {
+			ConfigError string `json:"config_error"`
+		}
+		if code != 200 || json.Unmarshal([]byte(body), &p) != nil {
+			t.Fatalf("state = %d %s", code, body)
+		}
+		return p.ConfigError
+	}
+	if e := configError(); e != "" {
+		t.Fatalf("config_error %q on a good file", e)
+	}
+	if err := os.Chmod(cfg, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if e := configError(); !strings.Contains(e, "chmod go-w") {
+		t.Errorf("config_error after chmod 666 = %q, want the refusal naming the fix", e)
+	}
+	if err := os.Chmod(cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if e := configError(); e != "" {
+		t.Errorf("config_error after chmod 600 = %q, want none", e)
+	}
+}
+
 // TestUIRefusesAPublicListenByDefault: a non-loopback address needs
 // --listen-public (exit 2 naming it).
 func TestUIRefusesAPublicListenByDefault(t *testing.T) {
