@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"svcctl/config"
 	"svcctl/state"
 )
 
@@ -47,6 +48,14 @@ func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []str
 		// The file is valid as far as this process can see; the rest is a
 		// check that could not be made (exit 1), not a broken config.
 		return state.Denied(cfg.UnreadEnvFiles[0], fs.ErrPermission)
+	}
+	if !config.UserMode() {
+		// What the agent and every privileged verb check before they run
+		// anything the file names: a file they would refuse is not OK
+		// (review3 G2: config check said OK, then reload was refused).
+		if err := cfg.CheckTrusted(); err != nil {
+			return configError{fmt.Errorf("%s loads, but a privileged svc-ctl (the agent, start, reload) refuses it: %w", cfg.Path, err)}
+		}
 	}
 	r := cfg.Redacted()
 	if o.json {

@@ -80,3 +80,22 @@ func resolvedPath(cfg, p string) string { return filepath.VolumeName(cfg) + file
 
 // tomlLiteral quotes s as config check writes a string: a TOML literal.
 func tomlLiteral(s string) string { return "'" + s + "'" }
+
+// Run as root, config check refuses what the agent and every privileged
+// verb refuse (a config others can write), instead of saying OK (review3 G2).
+func TestConfigCheckAsRootAppliesTheTrustRules(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the permission rules apply to a privileged svc-ctl (CI runs as root)")
+	}
+	cfg, _ := writeConfig(t, "", "")
+	if r := svcctl(t, "config", "check", "--config", cfg); r.code != 0 {
+		t.Fatalf("config check of a private file: %+v", r)
+	}
+	if err := os.Chmod(cfg, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r := svcctl(t, "config", "check", "--config", cfg)
+	if r.code != 2 || !strings.Contains(r.stderr, "chmod go-w") || strings.Contains(r.stdout, "OK") {
+		t.Fatalf("config check of a file others can write: %+v; want exit 2 naming the fix", r)
+	}
+}
