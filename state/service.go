@@ -60,6 +60,10 @@ type Service struct {
 	// RecentStarts are the watchdog's own starts of the service within its
 	// loop_window, oldest first: a crash loop is loop_restarts of them.
 	RecentStarts []time.Time           `json:"recent_starts,omitempty"`
+	// LastFailure is the message of the last failed start ("crash loop:
+	// down again 502ms after its last start ..."): a given-up service says
+	// why it was given up, not only what its probe says now.
+	LastFailure string `json:"last_failure,omitempty"`
 	Transitions  []snapshot.Transition `json:"transitions,omitempty"`
 }
 

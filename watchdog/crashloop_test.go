@@ -73,6 +73,12 @@ func TestCrashLoopBacksOffAndGivesUp(t *testing.T) {
 		t.Fatalf("after give_up_after crashes: state %s, %d failures, message %q; want given-up", st.State, st.Failures, r.Message)
 	}
 
+	// While given up, each cycle says why it was given up (the crash loop),
+	// not only what the probe of a service nobody runs says (review3 G4).
+	if r := e.ensure("flap", sched); r.Reason != runtrace.ReasonGivenUp || !strings.Contains(r.Message, "crash loop") {
+		t.Fatalf("a given-up cycle: %s/%s %q; want it to name the crash loop", r.Outcome, r.Reason, r.Message)
+	}
+
 	// A person's start: a fresh try, a fresh count.
 	wantResult(t, e.ensure("flap", Request{Trigger: runtrace.TriggerManual, Manual: true}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if st := loadState(); st.Failures != 0 || len(st.RecentStarts) != 0 {

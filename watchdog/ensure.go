@@ -437,12 +437,17 @@ func (c *cycle) dependencyFailed(rs []probe.Result) {
 }
 
 func (c *cycle) givenUp() {
+	words := c.healthWords()
+	if c.st.LastFailure != "" {
+		// Why it was given up, then what its probe says now.
+		words = "the last: " + c.st.LastFailure + "; now " + words
+	}
 	msg := fmt.Sprintf("given up after %d failed starts (%s); `svc-ctl start %s` or `resume` to try again",
-		c.st.Failures, c.healthWords(), c.svc.Name)
+		c.st.Failures, words, c.svc.Name)
 	if r := c.svc.Restart.RetryGivenUp; r > 0 {
 		next := c.st.LastStartTry.Add(r)
 		c.res.Detail.NextTry = &next
-		msg = fmt.Sprintf("given up after %d failed starts (%s); next try at %s", c.st.Failures, c.healthWords(), next.Format(time.RFC3339))
+		msg = fmt.Sprintf("given up after %d failed starts (%s); next try at %s", c.st.Failures, words, next.Format(time.RFC3339))
 	}
 	c.set(runtrace.OutcomeSkipped, runtrace.ReasonGivenUp, msg)
 }

@@ -342,6 +342,7 @@ func plural(n int, one, many string) string {
 func (c *cycle) startFailed(reason runtrace.Reason, msg string) {
 	now := c.s.now()
 	c.st.Failures++
+	c.st.LastFailure = strings.TrimPrefix(msg, "start-failed: ")
 	r := c.svc.Restart
 	if r.GiveUpAfter > 0 && c.st.Failures >= r.GiveUpAfter {
 		if c.st.State != state.GivenUp {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -136,6 +137,14 @@ func noLogYet(l report.Log) string {
 		return "there was no restart (or job run) before the current one"
 	case l.Kind == report.LogJob:
 		return "the job has not run yet (`svc-ctl schedule next " + l.Name + "`)"
+	}
+	for _, m := range l.Moved {
+		if found, _ := filepath.Glob(m); len(found) > 0 {
+			// Stopped, and nothing started since (a crash loop's stop, a
+			// given-up service): its output moved with the stop.
+			return "no instance of " + l.Name + " has run since the last one stopped; its output is in " +
+				found[0] + " (`svc-ctl logs " + l.Name + " --prev`)"
+		}
 	}
 	return "svc-ctl has not started " + l.Name + " with this state dir (`svc-ctl start " + l.Name + "`)"
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -133,5 +135,27 @@ func TestPrettyAgentLine(t *testing.T) {
 	}
 	if got := prettyAgentLine("not json", false); got != "not json" {
 		t.Fatalf("a line that is not JSON: %q", got)
+	}
+}
+
+// A service whose last instance was stopped and not started again (a crash
+// loop's stop, a given-up service) has no runtime.log but a
+// runtime.prev.log: logs says where its output is, not that svc-ctl never
+// started it (review3 G4).
+func TestLogsPointsAtThePrevLogAfterAStop(t *testing.T) {
+	cfg, state := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "1h"))
+	dir := filepath.Join(state, "services", "web")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runtime.prev.log"), []byte("the last words\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := svcctl(t, "logs", "web", "--config", cfg)
+	if r.code == 0 || !strings.Contains(r.stderr, "--prev") || strings.Contains(r.stderr, "has not started") {
+		t.Fatalf("logs web with only a prev log: %+v", r)
+	}
+	if r := svcctl(t, "logs", "web", "--prev", "--config", cfg); r.code != 0 || !strings.Contains(r.stdout, "the last words") {
+		t.Fatalf("logs web --prev: %+v", r)
 	}
 }
