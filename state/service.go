@@ -59,12 +59,12 @@ type Service struct {
 	AnsweredBy string `json:"answered_by,omitempty"`
 	// RecentStarts are the watchdog's own starts of the service within its
 	// loop_window, oldest first: a crash loop is loop_restarts of them.
-	RecentStarts []time.Time           `json:"recent_starts,omitempty"`
+	RecentStarts []time.Time `json:"recent_starts,omitempty"`
 	// LastFailure is the message of the last failed start ("crash loop:
 	// down again 502ms after its last start ..."): a given-up service says
 	// why it was given up, not only what its probe says now.
-	LastFailure string `json:"last_failure,omitempty"`
-	Transitions  []snapshot.Transition `json:"transitions,omitempty"`
+	LastFailure string                `json:"last_failure,omitempty"`
+	Transitions []snapshot.Transition `json:"transitions,omitempty"`
 }
 
 // LoadService reads the state file; a missing file is a fresh state. A
