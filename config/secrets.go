@@ -94,7 +94,7 @@ func (c *Config) SecretsExposed() (string, error) {
 			if len(shown) > 4 {
 				shown = append(shown[:4:4], fmt.Sprintf("%d more", len(keys)-4))
 			}
-			out = append(out, fmt.Sprintf("config %s holds notification secrets (%s) and is readable by %s: any local user can read them "+
+			out = append(out, fmt.Sprintf("config %s holds notification secrets (%s) and is readable by %s, who can use them "+
 				"(forge signed events, use the ntfy topic, send fake pings); run: %s, or move them to secret_file, token_file, url_file, ping_file",
 				c.Path, strings.Join(shown, ", "), who, fix))
 		}
@@ -103,7 +103,7 @@ func (c *Config) SecretsExposed() (string, error) {
 		who, fix, err := readableByOthers(f)
 		errs = append(errs, err)
 		if who != "" {
-			out = append(out, fmt.Sprintf("secret file %s is readable by %s: any local user can read the secret; run: %s", f, who, fix))
+			out = append(out, fmt.Sprintf("secret file %s is readable by %s, who can use the secret; run: %s", f, who, fix))
 		}
 	}
 	return strings.Join(out, "; "), errors.Join(errs...)
