@@ -43,9 +43,13 @@ func (d *Deriver) missingMany(j *config.Job, slots []time.Time, now time.Time) r
 	if loc == nil {
 		loc = d.loc
 	}
+	layout := "2006-01-02 15:04 MST"
+	if last.Sub(slots[0]) < time.Hour {
+		layout = "2006-01-02 15:04:05 MST" // slots seconds apart (@every 15s) would read "08:00 to 08:00"
+	}
 	e.Message = fmt.Sprintf("job %s on %s did not run at %d slots from %s to %s (grace %s): no run was recorded",
-		j.Name, d.host, len(slots), slots[0].In(loc).Format("2006-01-02 15:04 MST"),
-		last.In(loc).Format("2006-01-02 15:04 MST"), config.FormatDuration(j.Grace))
+		j.Name, d.host, len(slots), slots[0].In(loc).Format(layout),
+		last.In(loc).Format(layout), config.FormatDuration(j.Grace))
 	ev.Payload = e.JSON()
 	return ev
 }

@@ -88,6 +88,10 @@ type runDetail struct {
 	Depends    []probeWords `json:"depends"`
 	LogTail    []string     `json:"log_tail"`
 	OutputTail []string     `json:"output_tail"`
+	// CrashLoop is set on a start the watchdog refused for a crash loop.
+	CrashLoop *struct {
+		UpFor string `json:"up_for"`
+	} `json:"crash_loop"`
 	// The agent's own rows.
 	Crashed bool     `json:"previous_agent_crashed"`
 	Tail    []string `json:"tail"`
@@ -289,6 +293,10 @@ func (d *Deriver) channels(k string) []string {
 
 // why is the run's own words for what went wrong, or def.
 func (d *Deriver) why(det *runDetail, def string) string {
+	if det.CrashLoop != nil && det.Cause != "" {
+		// The words people act on: it starts, then dies by itself.
+		return d.redactor().String(oneLine(fmt.Sprintf("crash loop: down again %s after each start, %s", det.CrashLoop.UpFor, det.Cause)))
+	}
 	for _, s := range []string{det.Cause, det.Why, det.Error, probeSummary(det.SecondLook), probeSummary(det.Probe),
 		probeSummary(det.Depends), det.Message} {
 		if s != "" {

@@ -49,12 +49,15 @@ func TestDeriveTransitions(t *testing.T) {
 		{"watchdog:proxy", "schedule", "skipped", "given-up", `{"state":"given-up"}`, "", ""},
 		{"watchdog:proxy", "manual", "ok", "started", `{"state":"healthy"}`, KindServiceRecovered, "proxy on ws-07 is healthy again (given up since"},
 		{"watchdog:proxy", "manual", "ok", "started", `{"state":"healthy"}`, "", ""},
+		// A crash loop's give-up says so (review3 G4).
+		{"watchdog:proxy", "event", "failed", "start-failed", `{"state":"given-up","consecutive_failures":3,"cause":"exited: with code 4","crash_loop":{"up_for":"502ms"}}`,
+			KindServiceGivenUp, "proxy on ws-07 is given up after 3 failed starts (crash loop: down again 502ms after each start, exited: with code 4)"},
 		{"watchdog:proxy", "schedule", "failed", "interrupted", `{}`, "", ""},
 		{"job:pull", "schedule", "failed", "exit-nonzero", `{"exit_code":2,"output_tail":["fetch: 502"]}`, KindJobFailed, "job pull on ws-07 failed: exit-nonzero: exit code 2"},
 		{"job:pull", "schedule", "failed", "timeout", `{"timeout":"30m0s"}`, KindJobFailed, "job pull on ws-07 failed: timeout: timed out after 30m0s"},
 		{"job:pull", "schedule", "skipped", "overlap", `{}`, "", ""},
 		{"job:pull", "schedule", "skipped", "job.downstream-timeout", `{"why":"api.example.com timed out"}`, KindJobSkipped, "job pull on ws-07 skipped: job.downstream-timeout: api.example.com timed out"},
-		{"job:pull", "schedule", "ok", "completed", `{}`, KindJobRecovered, "job pull on ws-07 ran ok again (failed since 2026-03-01 12:12 UTC, 4m)"},
+		{"job:pull", "schedule", "ok", "completed", `{}`, KindJobRecovered, "job pull on ws-07 ran ok again (failed since 2026-03-01 12:13 UTC, 4m)"},
 		{"job:pull", "schedule", "ok", "completed", `{}`, "", ""},
 	}
 	marks := map[string]runtrace.Mark{}
@@ -139,5 +142,21 @@ func TestRestartAfterRebootIsNotDown(t *testing.T) {
 	ok.Reason = runtrace.ReasonAlreadyRunning
 	if _, m2 := d.Emit(ok, m); m2 != m {
 		t.Errorf("healthy cycle changed the mark: %+v -> %+v", m, m2)
+	}
+}
+
+// Slots seconds apart are told apart in the message (review3 G8: "from
+// 08:00 UTC to 08:00 UTC" for a job every 15 s).
+func TestMissingManySaysSecondsForCloseSlots(t *testing.T) {
+	cfg := cfgWith(config.Notify{Name: "all", Kind: config.NotifyWebhook})
+	d := NewDeriver(cfg, "ws-07", time.UTC)
+	j := &config.Job{Name: "slow", Schedule: "@every 15s", Timezone: "UTC", Location: time.UTC, Grace: time.Second}
+	ev := d.missingMany(j, []time.Time{t0, t0.Add(15 * time.Second), t0.Add(30 * time.Second)}, t0.Add(time.Minute))
+	var e Event
+	if err := json.Unmarshal(ev.Payload, &e); err != nil {
+		t.Fatal(err)
+	}
+	if want := "did not run at 3 slots from 2026-03-01 12:00:00 UTC to 2026-03-01 12:00:30 UTC"; !strings.Contains(e.Message, want) {
+		t.Fatalf("message %q, want %q", e.Message, want)
 	}
 }
