@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testenv"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/report"
@@ -246,40 +247,4 @@ func portAnswers(addr string) bool {
 
 // testCgroup makes a cgroup v2 directory to stand for the agent's delegated
 // one, or skips where none can be made (not root, no cgroup v2).
-func testCgroup(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Skip(err)
-	}
-	mnt := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
-			if f := strings.Fields(pre); len(f) >= 5 {
-				mnt = f[4]
-			}
-		}
-	}
-	if mnt == "" {
-		t.Skip("no cgroup v2 mounted")
-	}
-	dir := filepath.Join(mnt, fmt.Sprintf("svcctl-agent-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skipf("cannot create a cgroup (%v): cgroup ownership untested here", err)
-	}
-	t.Cleanup(func() {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if e.IsDir() {
-				os.WriteFile(filepath.Join(dir, e.Name(), "cgroup.kill"), []byte("1"), 0)
-			}
-		}
-		testutil.WaitFor(t, 10*time.Second, "the test cgroup to empty", func() bool {
-			for _, e := range entries {
-				syscall.Rmdir(filepath.Join(dir, e.Name()))
-			}
-			return syscall.Rmdir(dir) == nil
-		})
-	})
-	return dir
-}
+func testCgroup(t *testing.T) string { return testenv.CgroupParent(t, "agent") }

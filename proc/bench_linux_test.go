@@ -69,7 +69,7 @@ func BenchmarkMembers(b *testing.B) {
 }
 
 func benchCgroupParent(b *testing.B) string {
-	mnt, ok := cgroup2Mount()
+	mnt, ok := Cgroup2Mount()
 	if !ok {
 		b.Skip("no cgroup v2 mounted")
 	}

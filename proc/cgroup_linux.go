@@ -159,7 +159,7 @@ func delegatedCgroupOf(who string) (string, bool, string) {
 	if !ok {
 		return "", false, "no cgroup v2 membership (cgroup v1 host)"
 	}
-	mnt, ok := cgroup2Mount()
+	mnt, ok := Cgroup2Mount()
 	if !ok {
 		return "", false, "no cgroup v2 file system mounted"
 	}
@@ -183,9 +183,9 @@ func unifiedPath(b []byte) (string, bool) {
 	return "", false
 }
 
-// cgroup2Mount is where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup
+// Cgroup2Mount is where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup
 // on a unified host, /sys/fs/cgroup/unified on a hybrid one.
-func cgroup2Mount() (string, bool) {
+func Cgroup2Mount() (string, bool) {
 	b, err := os.ReadFile(procRoot + "/self/mountinfo")
 	if err != nil {
 		return "", false

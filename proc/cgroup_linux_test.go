@@ -27,7 +27,7 @@ func TestUnifiedPath(t *testing.T) {
 // Only a directory named like an instance cgroup, on cgroup v2, is ever
 // read as a tree: a record naming the root must not make svc-ctl signal it.
 func TestValidCgroupRefusesOthers(t *testing.T) {
-	mnt, ok := cgroup2Mount()
+	mnt, ok := Cgroup2Mount()
 	if !ok {
 		t.Skip("no cgroup v2 mounted")
 	}
@@ -49,7 +49,7 @@ func TestValidCgroupRefusesOthers(t *testing.T) {
 // DelegatedCgroup at its seam: systemd's mark decides; without it the
 // reason names Delegate=yes.
 func TestDelegatedCgroup(t *testing.T) {
-	if _, ok := cgroup2Mount(); !ok {
+	if _, ok := Cgroup2Mount(); !ok {
 		t.Skip("no cgroup v2 mounted")
 	}
 	inject(t, &delegated, func(string) bool { return false })

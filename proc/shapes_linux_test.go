@@ -318,7 +318,7 @@ func TestWatchTreeFindsLateMembers(t *testing.T) {
 // cgroup v2).
 func testCgroupParent(t *testing.T) string {
 	t.Helper()
-	mnt, ok := cgroup2Mount()
+	mnt, ok := Cgroup2Mount()
 	if !ok {
 		t.Skip("no cgroup v2 mounted")
 	}

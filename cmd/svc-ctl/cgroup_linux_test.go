@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"svcctl/internal/testenv"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 )
@@ -81,47 +82,12 @@ func TestCLIStartGetsTheAgentsCgroup(t *testing.T) {
 }
 
 // delegatedTestCgroup makes a cgroup marked delegated (trusted.delegate, as
-// systemd marks a unit's with Delegate=yes) and removes it, and whatever
-// the test left in it, at the end. It skips where that is impossible (not
-// root, no cgroup v2 mounted, a read-only cgroup fs).
+// systemd marks a unit's with Delegate=yes), removed with whatever the test
+// left in it at the end. It skips where that is impossible (not root, no
+// cgroup v2 mounted, a read-only cgroup fs).
 func delegatedTestCgroup(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("making a delegated cgroup needs root (CI runs as root)")
-	}
-	mnt := ""
-	b, _ := os.ReadFile("/proc/self/mountinfo")
-	for _, line := range strings.Split(string(b), "\n") {
-		if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
-			if f := strings.Fields(pre); len(f) >= 5 {
-				mnt = f[4]
-			}
-		}
-	}
-	if mnt == "" {
-		t.Skip("no cgroup v2 mounted")
-	}
-	dir := filepath.Join(mnt, fmt.Sprintf("svcctl-cli-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skipf("cannot create a cgroup (%v): untested here", err)
-	}
-	t.Cleanup(func() {
-		kids, _ := os.ReadDir(dir)
-		for _, k := range kids {
-			if k.IsDir() {
-				os.WriteFile(filepath.Join(dir, k.Name(), "cgroup.kill"), []byte("1"), 0)
-			}
-		}
-		os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
-		testutil.WaitFor(t, 10*time.Second, "the test cgroup to empty", func() bool {
-			for _, k := range kids {
-				if k.IsDir() {
-					syscall.Rmdir(filepath.Join(dir, k.Name()))
-				}
-			}
-			return syscall.Rmdir(dir) == nil
-		})
-	})
+	dir := testenv.CgroupParent(t, "cli")
 	if err := unix.Setxattr(dir, "trusted.delegate", []byte("1"), 0); err != nil {
 		t.Skipf("cannot mark %s delegated (%v): untested here", dir, err)
 	}
