@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"svcctl/runtrace"
 )
 
 // verifyAtStart runs the start checks once, a little after the agent
@@ -46,16 +44,13 @@ func (a *Agent) verifyAtStart(ctx context.Context) {
 	a.agentEvent(msg, strings.Join(fails, "\n"))
 }
 
-// agentEvent queues an `agent` event in the outbox through the ledger's
-// queue (a full disk delays it, never loses it); without a ledger it is sent
+// agentEvent queues an `agent` event in the outbox as ledgerEvent does (a
+// full disk delays it, never loses it); without a ledger it is sent
 // directly, once.
 func (a *Agent) agentEvent(msg, detail string) {
 	if a.deriver == nil || a.ledger.queue == nil {
 		a.notifyDirect(msg, detail)
 		return
 	}
-	ev := a.deriver.Agent(msg, detail, time.Now())
-	if _, err := a.ledger.queue.Emit(context.Background(), []runtrace.OutboxEvent{ev}, nil); err != nil {
-		a.log.Warn("notify.event_failed", "err", err)
-	}
+	a.ledgerEvent(msg, detail, time.Now(), false)
 }

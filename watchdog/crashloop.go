@@ -83,11 +83,15 @@ func (c *cycle) crashLoop(now time.Time) bool {
 		return false
 	}
 	starts := recentStarts(c.st.RecentStarts, now, r.LoopWindow)
-	if killedFromOutside(c.res.Detail.Cause) && len(starts) > 0 {
-		starts = starts[:len(starts)-1]
+	if killedFromOutside(c.res.Detail.Cause) {
+		if len(starts) > 0 {
+			starts = starts[:len(starts)-1] // the killed instance's start
+		}
+		c.st.RecentStarts = starts
+		return false
 	}
 	c.st.RecentStarts = starts
-	if len(starts) == 0 || killedFromOutside(c.res.Detail.Cause) {
+	if len(starts) == 0 {
 		return false
 	}
 	if len(starts) < r.LoopRestarts && c.st.Failures == 0 {
