@@ -255,6 +255,41 @@ func TestUnopenableChannelFailsItsDeliveries(t *testing.T) {
 	}
 }
 
+// guardEnv is a ledger, an injected clock, a deriver (host ws-07, booted an
+// hour before t0) and a sender for the channels of a config's text: the
+// setting of the flood-guard tests.
+type guardEnv struct {
+	t   *testing.T
+	cfg *config.Config
+	s   *runtrace.Store
+	clk *clock
+	d   *Deriver
+	snd *Sender
+}
+
+func newGuardEnv(t *testing.T, text string) *guardEnv {
+	t.Helper()
+	cfg, err := config.Parse([]byte(text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &guardEnv{t: t, cfg: cfg, s: newStore(t), clk: newClock(), d: NewDeriver(cfg, "ws-07", time.UTC)}
+	g.d.SetBootTime(t0.Add(-time.Hour))
+	g.snd = NewSender(cfg, g.s, Options{Owner: "a", Now: g.clk.Now})
+	return g
+}
+
+// row records a run of job at, with its events, and lets the sender drain.
+func (g *guardEnv) row(job string, at time.Time, outcome runtrace.Outcome, reason runtrace.Reason, detail string) {
+	g.t.Helper()
+	g.clk.now = at
+	if _, err := g.s.RecordEmit(ctxb, runtrace.Run{JobID: job, Trigger: runtrace.TriggerEvent,
+		StartedAt: at, FinishedAt: at, Outcome: outcome, Reason: reason, Detail: []byte(detail)}, g.d.Emit); err != nil {
+		g.t.Fatal(err)
+	}
+	g.snd.Drain(ctxb)
+}
+
 // TestDefaultFloodGuard (review2 R6): a channel whose table leaves out
 // min_interval does not page once per restart of a crash-looping service:
 // the first event goes out, the rest wait min_interval's default (5m) and
@@ -262,7 +297,7 @@ func TestUnopenableChannelFailsItsDeliveries(t *testing.T) {
 // keeps no limit. The channels come from a real config file's text.
 func TestDefaultFloodGuard(t *testing.T) {
 	guarded, unlimited := newReceiver(t, nil), newReceiver(t, nil)
-	cfg, err := config.Parse([]byte(`
+	g := newGuardEnv(t, `
 [[notify]]
 name = "phone"
 kind = "webhook"
@@ -273,29 +308,15 @@ name = "everything"
 kind = "webhook"
 url  = "`+unlimited.srv.URL+`/hook"
 min_interval = "0s"
-`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cfg.NotifyChannel("phone").MinInterval; got != 5*time.Minute {
+`)
+	if got := g.cfg.NotifyChannel("phone").MinInterval; got != 5*time.Minute {
 		t.Errorf("default min_interval %v, want 5m", got)
 	}
-	s := newStore(t)
-	clk := newClock()
-	d := NewDeriver(cfg, "ws-07", time.UTC)
-	d.SetBootTime(t0.Add(-time.Hour))
-	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
-	okRun(t, s, d, "flap", t0) // up during this boot
+	okRun(t, g.s, g.d, "flap", t0) // up during this boot
 	// 20 crashes, each restarted and healthy at once, 2 s apart (review2 R1's flap service).
 	for i := range 20 {
-		at := t0.Add(time.Duration(i+1) * 2 * time.Second)
-		clk.now = at
-		if _, err := s.RecordEmit(ctxb, runtrace.Run{JobID: "watchdog:flap", Trigger: runtrace.TriggerEvent,
-			StartedAt: at, FinishedAt: at, Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonStarted,
-			Detail: []byte(`{"state":"healthy","cause":"exited: with code 4"}`)}, d.Emit); err != nil {
-			t.Fatal(err)
-		}
-		snd.Drain(ctxb)
+		g.row("watchdog:flap", t0.Add(time.Duration(i+1)*2*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted,
+			`{"state":"healthy","cause":"exited: with code 4"}`)
 	}
 	if n := len(unlimited.got()); n != 20 {
 		t.Errorf(`min_interval = "0s": %d messages, want 20 (no limit)`, n)
@@ -303,8 +324,8 @@ min_interval = "0s"
 	if n := len(guarded.got()); n != 1 {
 		t.Fatalf("default min_interval: %d messages while flapping, want 1", n)
 	}
-	clk.now = t0.Add(2*time.Second + 5*time.Minute)
-	snd.Drain(ctxb)
+	g.clk.now = t0.Add(2*time.Second + 5*time.Minute)
+	g.snd.Drain(ctxb)
 	evs := guarded.events(t)
 	if len(evs) != 2 || evs[1].HeldBack != 18 || !strings.HasSuffix(evs[1].Text(), "(18 more held back)") {
 		t.Fatalf("after 5m: %d messages, the last %q", len(evs), evs[len(evs)-1].Text())
@@ -318,45 +339,28 @@ min_interval = "0s"
 // so no stale "was restarted" arrives after "given up".
 func TestFloodGuardLetsGivenUpThrough(t *testing.T) {
 	rc := newReceiver(t, nil)
-	cfg, err := config.Parse([]byte(`
+	g := newGuardEnv(t, `
 [[notify]]
 name = "phone"
 kind = "webhook"
 url  = "`+rc.srv.URL+`/hook"
-`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newStore(t)
-	clk := newClock()
-	d := NewDeriver(cfg, "ws-07", time.UTC)
-	d.SetBootTime(t0.Add(-time.Hour))
-	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
-	okRun(t, s, d, "flap", t0)
-	record := func(at time.Time, outcome runtrace.Outcome, reason runtrace.Reason, detail string) {
-		t.Helper()
-		clk.now = at
-		if _, err := s.RecordEmit(ctxb, runtrace.Run{JobID: "watchdog:flap", Trigger: runtrace.TriggerEvent,
-			StartedAt: at, FinishedAt: at, Outcome: outcome, Reason: reason, Detail: []byte(detail)}, d.Emit); err != nil {
-			t.Fatal(err)
-		}
-		snd.Drain(ctxb)
-	}
+`)
+	okRun(t, g.s, g.d, "flap", t0)
 	for i := range 5 { // five restarts, healthy each time
-		record(t0.Add(time.Duration(i+1)*2*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted,
+		g.row("watchdog:flap", t0.Add(time.Duration(i+1)*2*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted,
 			`{"state":"healthy","cause":"exited: with code 4"}`)
 	}
 	if n := len(rc.got()); n != 1 {
 		t.Fatalf("%d messages during the restarts, want 1 (the flood guard)", n)
 	}
-	record(t0.Add(14*time.Second), runtrace.OutcomeFailed, runtrace.ReasonStartFailed,
+	g.row("watchdog:flap", t0.Add(14*time.Second), runtrace.OutcomeFailed, runtrace.ReasonStartFailed,
 		`{"state":"given-up","consecutive_failures":3,"cause":"exited: with code 4"}`)
 	evs := rc.events(t)
 	if len(evs) != 2 || evs[1].Kind != KindServiceGivenUp || evs[1].HeldBack != 4 {
 		t.Fatalf("after the give-up: %d messages, the last %+v; want the given-up event at once, 4 held back", len(evs), evs[len(evs)-1])
 	}
-	clk.now = t0.Add(10 * time.Minute)
-	snd.Drain(ctxb)
+	g.clk.now = t0.Add(10 * time.Minute)
+	g.snd.Drain(ctxb)
 	if n := len(rc.got()); n != 2 {
 		t.Fatalf("%d messages once the interval passed, want still 2: the held events went with the give-up", n)
 	}
@@ -368,35 +372,18 @@ url  = "`+rc.srv.URL+`/hook"
 // down for a service healthy for minutes).
 func TestFloodGuardKeepsHealthchecksGreen(t *testing.T) {
 	rc := newReceiver(t, nil)
-	cfg, err := config.Parse([]byte(`
+	g := newGuardEnv(t, `
 [[notify]]
 name = "hc"
 kind = "healthchecks"
 url  = "`+rc.srv.URL+`/hc"
-`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newStore(t)
-	clk := newClock()
-	d := NewDeriver(cfg, "ws-07", time.UTC)
-	d.SetBootTime(t0.Add(-time.Hour))
-	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
-	okRun(t, s, d, "web", t0)
-	row := func(at time.Time, outcome runtrace.Outcome, reason runtrace.Reason, detail string) {
-		t.Helper()
-		clk.now = at
-		if _, err := s.RecordEmit(ctxb, runtrace.Run{JobID: "watchdog:web", Trigger: runtrace.TriggerSchedule,
-			StartedAt: at, FinishedAt: at, Outcome: outcome, Reason: reason, Detail: []byte(detail)}, d.Emit); err != nil {
-			t.Fatal(err)
-		}
-		snd.Drain(ctxb)
-	}
-	row(t0.Add(2*time.Second), runtrace.OutcomeFailed, runtrace.ReasonStartFailed, `{"state":"backoff","cause":"unhealthy: http 500"}`)
-	row(t0.Add(4*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy"}`)                               // recovered: held
-	row(t0.Add(6*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy","cause":"exited: with code 4"}`) // down, restarted: /log, held
-	clk.now = t0.Add(2*time.Second + 5*time.Minute)
-	snd.Drain(ctxb)
+`)
+	okRun(t, g.s, g.d, "web", t0)
+	g.row("watchdog:web", t0.Add(2*time.Second), runtrace.OutcomeFailed, runtrace.ReasonStartFailed, `{"state":"backoff","cause":"unhealthy: http 500"}`)
+	g.row("watchdog:web", t0.Add(4*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy"}`)                               // recovered: held
+	g.row("watchdog:web", t0.Add(6*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted, `{"state":"healthy","cause":"exited: with code 4"}`) // down, restarted: /log, held
+	g.clk.now = t0.Add(2*time.Second + 5*time.Minute)
+	g.snd.Drain(ctxb)
 	var paths []string
 	for _, r := range rc.got() {
 		paths = append(paths, r.Path)
@@ -410,25 +397,18 @@ url  = "`+rc.srv.URL+`/hc"
 // at start and a verify failure a moment later both arrive (review3 G11).
 func TestFloodGuardSendsEveryAgentEvent(t *testing.T) {
 	rc := newReceiver(t, nil)
-	cfg, err := config.Parse([]byte(`
+	g := newGuardEnv(t, `
 [[notify]]
 name = "phone"
 kind = "webhook"
 url  = "`+rc.srv.URL+`/hook"
-`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newStore(t)
-	clk := newClock()
-	d := NewDeriver(cfg, "ws-07", time.UTC)
-	snd := NewSender(cfg, s, Options{Owner: "a", Now: clk.Now})
+`)
 	for i, msg := range []string{"the previous agent died of a fatal error", "verify at the agent's start: 1 check(s) FAIL", "reload refused"} {
-		clk.now = t0.Add(time.Duration(i) * time.Second)
-		if _, err := s.Emit(ctxb, []runtrace.OutboxEvent{d.Agent(msg, "", clk.now)}, nil); err != nil {
+		g.clk.now = t0.Add(time.Duration(i) * time.Second)
+		if _, err := g.s.Emit(ctxb, []runtrace.OutboxEvent{g.d.Agent(msg, "", g.clk.now)}, nil); err != nil {
 			t.Fatal(err)
 		}
-		snd.Drain(ctxb)
+		g.snd.Drain(ctxb)
 	}
 	evs := rc.events(t)
 	if len(evs) != 3 {
