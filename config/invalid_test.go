@@ -61,6 +61,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"cron-tz", 4, `job "daily-pull".schedule`, `"CRON_TZ=UTC 30 9 * * *": put the zone in timezone, not in the schedule`, ""},
 		{"job-empty-command", 2, `job "daily-pull".command`, commandMsg + `, or set external = true if another scheduler runs it`, ""},
 		{"give-up-after", 8, `service "proxy".restart.give_up_after`, `-1 is negative: use 0 (never give up) or a count of failed starts`, ""},
+		{"loop-restarts", 8, `service "proxy".restart.loop_restarts`, `-1 is negative: use 0 (no crash-loop limit) or a count of restarts`, ""},
 		{"loop-window", 9, `service "proxy".restart.loop_window`, `a crash loop needs a window to count restarts in: set a duration such as "2m", or loop_restarts = 0 to turn the limit off`, ""},
 		{"backoff", 8, `service "proxy".restart.backoff_initial`, `backoff_initial "20m" is longer than backoff_max "10m": the first wait cannot exceed the longest`, ""},
 		{"retention", 3, `agent.retention`, `"30m" is too short: use at least 1h`, ""},
