@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,9 +27,29 @@ import (
 // marked delegated as systemd marks one (trusted.delegate), as it would
 // under the unit svc-ctl installs.
 func TestCLIStartGetsTheAgentsCgroup(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid(1)")
+	}
 	parent := delegatedTestCgroup(t)
 	addr := testutil.FreeAddr(t)
-	cfg, state := writeConfig(t, "", webService("web", addr, "1h"))
+	// The shape that escapes a session: a launcher that starts the server
+	// as a setsid daemon and exits 0.
+	run := filepath.Join(t.TempDir(), "run")
+	if err := os.WriteFile(run, []byte("#!/bin/sh\nsetsid -f \"$@\"\nexit 0\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg, state := writeConfig(t, "", fmt.Sprintf(`
+[[service]]
+name = "web"
+command = [%q, %q, "--addr", %q]
+interval = "1h"
+start_timeout = "5s"
+stop_timeout = "2s"
+  [service.health]
+  http = "http://%s/health"
+  timeout = "1s"
+  confirm = "0s"
+`, run, testsvcBin, addr, addr))
 
 	fd, err := unix.Open(parent, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -72,12 +95,27 @@ func TestCLIStartGetsTheAgentsCgroup(t *testing.T) {
 	if id.Cgroup == "" || filepath.Dir(id.Cgroup) != parent {
 		t.Fatalf("the person's start recorded cgroup %q, want one under the agent's %s (pid file %s)", id.Cgroup, parent, b)
 	}
-	members, err := os.ReadFile(filepath.Join(id.Cgroup, "cgroup.procs"))
-	if err != nil || !strings.Contains(string(members), fmt.Sprint(id.PID)) {
-		t.Fatalf("the leader %d is not in %s: %q (%v)", id.PID, id.Cgroup, members, err)
+	// The daemon that left the launcher's session is in the instance's cgroup...
+	resp, err := http.Get("http://" + addr + "/pid")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := svcctl(t, "stop", "web", "--config", cfg); r.code != 0 || testutil.Healthy(addr) {
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	server := strings.TrimSpace(string(b))
+	if pid, err := strconv.Atoi(server); err == nil {
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) }) // the test started it; gone already if svc-ctl did its job
+	}
+	members, err := os.ReadFile(filepath.Join(id.Cgroup, "cgroup.procs"))
+	if err != nil || !strings.Contains("\n"+string(members), "\n"+server+"\n") {
+		t.Fatalf("the daemon %s is not in %s: %q (%v)", server, id.Cgroup, members, err)
+	}
+	// ...so the person's stop ends it.
+	if r := svcctl(t, "stop", "web", "--config", cfg); r.code != 0 {
 		t.Fatalf("stop after the start: %+v", r)
+	}
+	if testutil.Healthy(addr) {
+		t.Fatalf("the daemon %s still serves after svc-ctl stop", server)
 	}
 }
 
