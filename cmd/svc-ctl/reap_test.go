@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -60,11 +62,17 @@ timeout = "1h"
 	}
 }
 
-// review2 R2, end to end: an agent SIGKILLed while a job runs leaves the
-// job's process running (reparented to init). The next agent, started at
-// once, stops that process (its identity noted in the running row) before
-// its own job loops start, records failed/abandoned naming the kill, and
-// the next slot's run is the only copy: never two at once.
+// End to end: an agent SIGKILLed while a job runs leaves the job's process
+// running (reparented to init). The next agent, started at once, stops that
+// process (its identity noted in the running row) before its own job loops
+// start, records failed/abandoned naming the kill, and the next slot's run is
+// the only copy: never two at once.
+//
+// The job's output pipe has one reader, the agent: once the agent is killed,
+// the job's next write ends it with SIGPIPE. The job here writes one line at
+// start and nothing after, so the agent is killed only once that line is in
+// last.log; killed before, the orphan died at its first write and the reaper
+// rightly found it "already ended" (the flake this wait removes).
 func TestKilledAgentsOrphanedJobIsStopped(t *testing.T) {
 	cfg, state := writeConfig(t, "", fmt.Sprintf(`
 [[job]]
@@ -99,6 +107,12 @@ timeout = "10m"
 		}
 		orphan, orphanRow = *noted(rs[0]), rs[0].ID
 		return true
+	})
+	// What the job writes at start has reached its log: from here on it
+	// writes nothing, so it outlives the agent's pipe.
+	testutil.WaitFor(t, 20*time.Second, "the job's start line in last.log", func() bool {
+		b, _ := os.ReadFile(filepath.Join(state, "jobs", "slow", "last.log"))
+		return strings.Contains(string(b), fmt.Sprintf("pid %d starting", orphan.PID))
 	})
 	first.Process.Kill()
 	first.Wait()
