@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"svcctl/notify"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 	"svcctl/watchdog"
@@ -49,7 +50,7 @@ type ledgerState struct {
 func (a *Agent) openLedger() {
 	host, _ := os.Hostname()
 	a.deriver = notify.NewDeriver(a.config(), host, time.Local)
-	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log, Instance: a.instance})
+	st, err := runtrace.Open(a.paths.DB(), runtrace.Options{Logger: a.log, Instance: a.instance, Boot: proc.BootID()})
 	if err != nil {
 		a.log.Error("ledger.unavailable", "err", err, "path", a.paths.DB(),
 			"hint", "supervision goes on; results are kept in watchdog.last.json; move the file aside to start a new ledger")

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"io"
 	"net"
@@ -413,5 +414,23 @@ func TestStartForgetsHeartbeatsOfDeadAgents(t *testing.T) {
 	}
 	if hbs, _ := e.store.Heartbeats(context.Background()); len(hbs) != 0 {
 		t.Fatalf("heartbeats after a clean stop: %+v", hbs)
+	}
+}
+
+// The agent's rows name the boot they were written in (run_trace.boot_id),
+// so a row is told to its boot without comparing clocks (the reboot drill
+// judges by it).
+func TestAgentRowsNameTheBoot(t *testing.T) {
+	e := newEnv(t)
+	startAgent(t, e, Options{})
+	db, err := sql.Open("sqlite", state.PathsOf(e.cfg).DB()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var boot string
+	err = db.QueryRow(`SELECT COALESCE(boot_id, '') FROM run_trace WHERE job_id = 'agent' AND trigger = 'startup'`).Scan(&boot)
+	if err != nil || boot != proc.BootID() {
+		t.Fatalf("the startup row's boot_id = %q, %v; want this boot's, %q", boot, err, proc.BootID())
 	}
 }

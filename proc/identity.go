@@ -61,6 +61,12 @@ func IdentityOf(pid int32) (Identity, error) {
 	return identityFrom(pi), nil
 }
 
+// BootID names the boot this process runs in, as identities record it
+// (Identity.Boot): Linux's kernel boot id, macOS's boot session UUID; ""
+// where the OS names none (Windows). It changes with every boot and only
+// then: what was written under another one was written before a reboot.
+func BootID() string { return currentBoot() }
+
 // identityFrom fills an Identity from what the OS said, exe included.
 func identityFrom(pi procInfo) Identity {
 	exe, _ := readExe(pi.pid)

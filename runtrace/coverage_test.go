@@ -224,8 +224,7 @@ func TestMigrateV2AddsCoverage(t *testing.T) {
 	addSlot(t, s, 1)
 	s.Close()
 	raw := rawDB(t, path)
-	mustExec(t, raw, "DROP TRIGGER run_trace_slot_deleted", "DROP TRIGGER run_trace_slot_moved",
-		"DROP TABLE job_coverage", "DROP INDEX run_trace_notable", "ALTER TABLE run_trace DROP COLUMN instance_id", "PRAGMA user_version = 2")
+	downgrade(t, raw, 2)
 	raw.Close()
 	s = openT(t, path)
 	if st := schemaOf(t, s); st.version != schemaVersion {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -67,6 +68,35 @@ func mustExec(t *testing.T, db *sql.DB, stmts ...string) {
 	for _, q := range stmts {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// undo[v] undoes migration step v (bringing a file from version v back to
+// v-1), so a test can make the file an older svc-ctl left. Every step but
+// the first has its undo (TestEveryMigrationHasItsUndo).
+var undo = map[int][]string{
+	2: {"DROP TABLE deliveries", "DROP TABLE outbox", "DROP TABLE notify_channels", "DROP TABLE notify_sent", "DROP TABLE notify_marks"},
+	3: {"DROP TRIGGER run_trace_slot_deleted", "DROP TRIGGER run_trace_slot_moved", "DROP TABLE job_coverage"},
+	4: {"ALTER TABLE run_trace DROP COLUMN instance_id"},
+	5: {"DROP INDEX run_trace_notable"},
+	6: {"ALTER TABLE run_trace DROP COLUMN boot_id"},
+}
+
+// downgrade makes the current-schema file db an older svc-ctl's of schema
+// version to.
+func downgrade(t *testing.T, db *sql.DB, to int) {
+	t.Helper()
+	for v := schemaVersion; v > to; v-- {
+		mustExec(t, db, undo[v]...)
+	}
+	mustExec(t, db, fmt.Sprintf("PRAGMA user_version = %d", to))
+}
+
+func TestEveryMigrationHasItsUndo(t *testing.T) {
+	for v := 2; v <= schemaVersion; v++ {
+		if len(undo[v]) == 0 {
+			t.Errorf("migration step %d has no undo in main_test.go: add one so the migration tests can make a file of version %d", v, v-1)
 		}
 	}
 }

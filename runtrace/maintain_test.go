@@ -192,7 +192,7 @@ func TestMigrateV3AddsInstance(t *testing.T) {
 	}
 	s.Close()
 	raw := rawDB(t, path)
-	mustExec(t, raw, "DROP INDEX run_trace_notable", "ALTER TABLE run_trace DROP COLUMN instance_id", "PRAGMA user_version = 3")
+	downgrade(t, raw, 3)
 	raw.Close()
 	s = openT(t, path)
 	if st := schemaOf(t, s); st.version != schemaVersion {

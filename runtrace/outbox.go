@@ -133,7 +133,7 @@ func (s *Store) RecordLazyEmit(ctx context.Context, r Run, emit Emitter) (int64,
 	quiet := func(ctx context.Context, op string, fn func(*sql.Tx) error) error {
 		return s.lazyTx(ctx, op, fn)
 	}
-	id, err := s.recordWith(ctx, r, emit, quiet, true)
+	id, err := s.recordWith(ctx, r, s.boot, emit, quiet, true)
 	if errors.Is(err, errNeedsSync) {
 		return s.RecordEmit(ctx, r, emit)
 	}
@@ -144,12 +144,18 @@ func (s *Store) RecordLazyEmit(ctx context.Context, r Run, emit Emitter) (int64,
 var errNeedsSync = errors.New("the verdict raises events: record it durably")
 
 func (s *Store) record(ctx context.Context, r Run, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error) (int64, error) {
-	return s.recordWith(ctx, r, emit, tx, false)
+	return s.recordWith(ctx, r, s.boot, emit, tx, false)
 }
 
-// recordWith is record; with onlyIfQuiet, a verdict that emit says raises
-// events or moves its mark fails with errNeedsSync and writes nothing.
-func (s *Store) recordWith(ctx context.Context, r Run, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error, onlyIfQuiet bool) (int64, error) {
+// recordAs is RecordEmit for a row written in boot (a queued or spilled
+// row keeps the boot it was recorded in).
+func (s *Store) recordAs(ctx context.Context, r Run, boot string, emit Emitter) (int64, error) {
+	return s.recordWith(ctx, r, boot, emit, s.tx, false)
+}
+
+// recordWith is record in boot; with onlyIfQuiet, a verdict that emit says
+// raises events or moves its mark fails with errNeedsSync and writes nothing.
+func (s *Store) recordWith(ctx context.Context, r Run, boot string, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error, onlyIfQuiet bool) (int64, error) {
 	if r.FinishedAt.IsZero() {
 		r.FinishedAt = r.StartedAt
 	}
@@ -171,10 +177,10 @@ func (s *Store) recordWith(ctx context.Context, r Run, emit Emitter, tx func(con
 	var id int64
 	err = tx(ctx, "record run", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO run_trace
-(job_id, trigger, scheduled_at, started_at, finished_at, outcome, reason, duration_ms, detail)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+(job_id, trigger, scheduled_at, started_at, finished_at, outcome, reason, duration_ms, detail, boot_id)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.JobID, r.Trigger, toMS(r.ScheduledAt), r.StartedAt.UnixMilli(), r.FinishedAt.UnixMilli(),
-			r.Outcome, r.Reason, dur, d)
+			r.Outcome, r.Reason, dur, d, nullString(boot))
 		if err != nil {
 			return err
 		}

@@ -316,10 +316,7 @@ func TestMigrateV1KeepsRows(t *testing.T) {
 	id := mustRecord(t, s, Run{JobID: "job:a", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
 	s.Close()
 	raw := rawDB(t, path)
-	mustExec(t, raw, "DROP TABLE deliveries", "DROP TABLE outbox", "DROP TABLE notify_channels",
-		"DROP TABLE notify_sent", "DROP TABLE notify_marks",
-		"DROP TRIGGER run_trace_slot_deleted", "DROP TRIGGER run_trace_slot_moved", "DROP TABLE job_coverage",
-		"DROP INDEX run_trace_notable", "ALTER TABLE run_trace DROP COLUMN instance_id", "PRAGMA user_version = 1")
+	downgrade(t, raw, 1)
 	raw.Close()
 	s = openT(t, path)
 	if st := schemaOf(t, s); st.version != schemaVersion || len(st.tables) != len(wantColumns) {

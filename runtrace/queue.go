@@ -99,6 +99,10 @@ type op struct {
 	Events     []OutboxEvent   `json:"events,omitempty"`
 	Marks      map[string]Mark `json:"marks,omitempty"`
 	Instance   string          `json:"instance,omitempty"`
+	// Boot is the boot a begin or a record was made in (Options.Boot): a
+	// row that waits, or is spilled and imported after a reboot, is still
+	// told to its own boot. Empty in a spill of an older svc-ctl: NULL.
+	Boot string `json:"boot,omitempty"`
 
 	emit     Emitter
 	inflight bool // being written by Flush: not merged into, not dropped
@@ -186,7 +190,7 @@ func (q *Queue) Begin(ctx context.Context, jobID string, trigger Trigger, schedu
 
 func (q *Queue) beginLocked(run *Run) int64 {
 	q.prov--
-	o := &op{Kind: opBegin, Prov: q.prov, Run: run}
+	o := &op{Kind: opBegin, Prov: q.prov, Run: run, Boot: q.st.boot}
 	q.begun[o.Prov] = o
 	q.pushLocked(o)
 	return o.Prov
@@ -384,7 +388,7 @@ func (q *Queue) recordLocked(r Run, emit Emitter) int64 {
 	q.prov--
 	r.ID = 0
 	r.StartedAt, r.FinishedAt, r.ScheduledAt = r.StartedAt.UTC(), r.FinishedAt.UTC(), utcOrZero(r.ScheduledAt)
-	q.pushLocked(&op{Kind: opRecord, Prov: q.prov, Run: &r, emit: emit, Emits: emit != nil})
+	q.pushLocked(&op{Kind: opRecord, Prov: q.prov, Run: &r, emit: emit, Emits: emit != nil, Boot: q.st.boot})
 	return q.prov
 }
 
@@ -627,9 +631,9 @@ func (q *Queue) apply(ctx context.Context, o *op, ref int64) (int64, error) {
 		if o.Instance != "" {
 			instance = o.Instance // imported from a spill: the instance that began it
 		}
-		return q.st.beginAs(ctx, instance, o.Run.JobID, o.Run.Trigger, o.Run.ScheduledAt, o.Run.StartedAt, o.Run.Detail)
+		return q.st.beginAs(ctx, instance, o.Boot, o.Run.JobID, o.Run.Trigger, o.Run.ScheduledAt, o.Run.StartedAt, o.Run.Detail)
 	case opRecord:
-		return q.st.RecordEmit(ctx, *o.Run, o.emit)
+		return q.st.recordAs(ctx, *o.Run, o.Boot, o.emit)
 	case opFinish:
 		if ref < 0 {
 			return 0, fmt.Errorf("finish run %d: %w (its begin was never written)", ref, ErrNotFound)

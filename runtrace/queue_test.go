@@ -564,3 +564,71 @@ func TestSpilledBeginKeepsItsWriter(t *testing.T) {
 		t.Fatalf("instance_id = %q, %v; want the instance that began it", inst, err)
 	}
 }
+
+// TestRowsNameTheirBoot: every row names the boot it was written in, by
+// Store and by Queue alike, begun or recorded; a row that waited in the
+// queue through a spill and was written in the next boot still names the
+// boot it began in (a clock window could not tell it from the next boot's).
+func TestRowsNameTheirBoot(t *testing.T) {
+	path := dbPath(t)
+	spill := filepath.Join(t.TempDir(), "spill")
+	s1, err := Open(path, Options{Logger: quietLogger(), Instance: "first", Boot: "boot-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.Begin(ctxb, "job:begun", TriggerSchedule, t0, t0); err != nil {
+		t.Fatal(err)
+	}
+	mustRecord(t, s1, Run{JobID: "job:recorded", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
+	if _, err := s1.RecordLazy(ctxb, Run{JobID: "job:lazy", Trigger: TriggerSchedule, StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted}); err != nil {
+		t.Fatal(err)
+	}
+	q1, _ := newQueue(t, s1, QueueOptions{SpillDirs: []string{spill}})
+	refuseWrites(t, s1, true)
+	q1.Begin(ctxb, "job:spilled-begin", TriggerSchedule, t0, t0)
+	id, _ := q1.Begin(ctxb, "job:spilled-finished", TriggerSchedule, t0, t0)
+	q1.Finish(ctxb, id, OutcomeOK, ReasonCompleted, nil, t0.Add(time.Second))
+	q1.Record(ctxb, Run{JobID: "job:spilled-record", Trigger: TriggerSchedule, StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
+	q1.Close(ctxb)
+	s1.Close()
+
+	s2, err := Open(path, Options{Logger: quietLogger(), Instance: "second", Boot: "boot-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	q2, _ := newQueue(t, s2, QueueOptions{SpillDirs: []string{spill}})
+	if _, err := q2.ImportSpills(); err != nil {
+		t.Fatal(err)
+	}
+	q2.Flush(ctxb)
+	q2.Record(ctxb, Run{JobID: "job:next-boot", Trigger: TriggerSchedule, StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
+	s3, err := Open(path, Options{Logger: quietLogger()}) // no boot known (an OS that names none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	mustRecord(t, s3, Run{JobID: "job:unknown-boot", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
+
+	want := map[string]string{
+		"job:begun": "boot-1", "job:recorded": "boot-1", "job:lazy": "boot-1",
+		"job:spilled-begin": "boot-1", "job:spilled-finished": "boot-1", "job:spilled-record": "boot-1",
+		"job:next-boot": "boot-2", "job:unknown-boot": "NULL",
+	}
+	rows, err := s2.r.Query(`SELECT job_id, COALESCE(boot_id, 'NULL') FROM run_trace`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]string{}
+	for rows.Next() {
+		var job, boot string
+		if err := rows.Scan(&job, &boot); err != nil {
+			t.Fatal(err)
+		}
+		got[job] = boot
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("boot_id by job:\n got %v\nwant %v", got, want)
+	}
+}

@@ -151,14 +151,30 @@ END`,
 	{
 		`CREATE INDEX run_trace_notable ON run_trace (job_id, started_at) WHERE NOT (` + routine + `)`,
 	},
+	// v6: each run names the boot it was written in (Options.Boot: Linux's
+	// kernel boot id; NULL where the OS names none, and in rows written
+	// before v6), so a row is told to its boot by what it says, not by
+	// comparing its time with a boot time: a row written a second before a
+	// reboot and the next boot's first row are seconds apart, and a clock
+	// window cannot tell them apart.
+	{
+		`ALTER TABLE run_trace ADD COLUMN boot_id TEXT`,
+	},
 }
 
 var schemaVersion = len(migrations)
 
+// readableFrom is the oldest schema a read-only open accepts: every column
+// and table a reader reads is there from this version on (v6 added only
+// run_trace.boot_id, which no reader of this package reads). So `svc-ctl
+// status` from a new binary still reads the ledger of an agent not yet
+// restarted on it. A writer always migrates first.
+const readableFrom = 5
+
 // wantColumns is the shape verifySchema insists on after migrating.
 var wantColumns = map[string][]string{
 	"run_trace": {"id", "job_id", "trigger", "scheduled_at", "started_at", "finished_at",
-		"outcome", "reason", "duration_ms", "detail", "instance_id"},
+		"outcome", "reason", "duration_ms", "detail", "instance_id", "boot_id"},
 	"heartbeats":        {"instance_id", "pid", "version", "started_at", "boot_time", "beat_at", "mode", "hostname"},
 	"job_registrations": {"job_id", "spec", "registered_at"},
 	"outbox":            {"id", "run_id", "kind", "subject", "created_at", "event"},
@@ -279,11 +295,31 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+// addedColumns are the columns a migration added to an existing table, by
+// the version that has them: a read-only open of an older file (at least
+// readableFrom) expects them absent.
+var addedColumns = []struct {
+	table, column string
+	version       int
+}{{"run_trace", "boot_id", 6}}
+
+// columnsAt is wantColumns[table] as a file at schema version v has them.
+func columnsAt(table string, v int) []string {
+	want := wantColumns[table]
+	for _, a := range addedColumns {
+		if a.table == table && v < a.version {
+			want = slices.DeleteFunc(slices.Clone(want), func(c string) bool { return c == a.column })
+		}
+	}
+	return want
+}
+
 // verifySchema catches a file whose version stamp is right but whose tables
-// are not (hand-edited, or written by an unrelated program).
-func (s *Store) verifySchema(ctx context.Context, db *sql.DB) error {
+// are not (hand-edited, or written by an unrelated program). version is the
+// file's schema version (schemaVersion once migrated).
+func (s *Store) verifySchema(ctx context.Context, db *sql.DB, version int) error {
 	for _, table := range slices.Sorted(maps.Keys(wantColumns)) {
-		want := wantColumns[table]
+		want := columnsAt(table, version)
 		var got []string
 		err := s.retry(ctx, "verify schema", func() error {
 			var err error

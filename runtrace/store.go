@@ -26,6 +26,11 @@ type Options struct {
 	// heartbeat's id); every run it begins names it. Empty for a CLI
 	// process: its runs are reaped by their timeout only.
 	Instance string
+	// Boot names the boot this process runs in (Linux: the kernel's boot
+	// id; see proc.BootID); every run it writes records it (boot_id), so a
+	// row is told to the boot it was written in without comparing clocks.
+	// Empty where the OS names no boot: the rows' boot_id is NULL.
+	Boot string
 }
 
 // DefaultBusyTimeout is Options.BusyTimeout when left zero.
@@ -42,6 +47,7 @@ type Store struct {
 	busy time.Duration
 	log  *slog.Logger
 	inst string
+	boot string
 }
 
 // Open opens (creating unless o.ReadOnly) the database at path, checks it
@@ -52,7 +58,7 @@ func Open(path string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run_trace database path %q: %w", path, err)
 	}
-	s := &Store{path: abs, busy: o.BusyTimeout, log: o.Logger, inst: o.Instance}
+	s := &Store{path: abs, busy: o.BusyTimeout, log: o.Logger, inst: o.Instance, boot: o.Boot}
 	if s.busy <= 0 {
 		s.busy = DefaultBusyTimeout
 	}
@@ -92,7 +98,7 @@ func (s *Store) openReadWrite() error {
 	}
 	current := st.version == schemaVersion
 	if current {
-		if err := s.verifySchema(ctx, s.w); err != nil {
+		if err := s.verifySchema(ctx, s.w, schemaVersion); err != nil {
 			return err
 		}
 	}
@@ -103,7 +109,7 @@ func (s *Store) openReadWrite() error {
 		return err
 	}
 	if !current {
-		if err := s.verifySchema(ctx, s.w); err != nil {
+		if err := s.verifySchema(ctx, s.w, schemaVersion); err != nil {
 			return err
 		}
 	}
@@ -129,11 +135,11 @@ func (s *Store) openReadOnly() error {
 	if err != nil {
 		return err
 	}
-	if st.version < schemaVersion {
+	if st.version < readableFrom {
 		return fmt.Errorf("run_trace database %s has schema version %d, this svc-ctl needs %d: "+
 			"start the agent once (it upgrades the file), then retry", s.path, st.version, schemaVersion)
 	}
-	return s.verifySchema(ctx, s.r)
+	return s.verifySchema(ctx, s.r, st.version)
 }
 
 func (s *Store) sqlOpen(h handle, conns int) (*sql.DB, error) {

@@ -254,6 +254,39 @@ func TestReadOnly(t *testing.T) {
 	}
 }
 
+// A reader of a newer svc-ctl reads the ledger of an agent not yet restarted
+// on it, from readableFrom on, and changes nothing in it; an older file
+// asks for the agent to upgrade it.
+func TestReadOnlyReadsOlderLedger(t *testing.T) {
+	for v := readableFrom - 1; v < schemaVersion; v++ {
+		path := dbPath(t)
+		s := openT(t, path)
+		mustRecord(t, s, Run{JobID: "job:a", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonCompleted})
+		s.Close()
+		downgrade(t, rawDB(t, path), v)
+		ro, err := Open(path, Options{ReadOnly: true, Logger: quietLogger()})
+		if v < readableFrom {
+			if err == nil || !strings.Contains(err.Error(), "start the agent once") {
+				t.Errorf("schema %d: read-only Open = %v, want advice to start the agent", v, err)
+			}
+			if err == nil {
+				ro.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("schema %d: read-only Open: %v", v, err)
+		}
+		if rs, err := ro.Runs(ctxb, Filter{}); err != nil || len(rs) != 1 {
+			t.Errorf("schema %d: Runs = %d rows, %v; want 1", v, len(rs), err)
+		}
+		if st := schemaOf(t, ro); st.version != v {
+			t.Errorf("schema %d: a read-only open changed the file to version %d", v, st.version)
+		}
+		ro.Close()
+	}
+}
+
 func TestReadOnlyRefusesUnmigrated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "svc-ctl.db")
 	writeFixture(t, path, nil)

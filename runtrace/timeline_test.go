@@ -102,7 +102,7 @@ func TestNotableUsesItsIndex(t *testing.T) {
 	mustRecord(t, s, Run{JobID: "watchdog:web", StartedAt: t0, Outcome: OutcomeOK, Reason: ReasonStarted})
 	s.Close()
 	raw := rawDB(t, path)
-	mustExec(t, raw, "DROP INDEX run_trace_notable", "PRAGMA user_version = 4")
+	downgrade(t, raw, 4)
 	raw.Close()
 	s = openT(t, path)
 	if st := schemaOf(t, s); st.version != schemaVersion {

@@ -13,14 +13,15 @@ import (
 // id for Finish. scheduledAt is the slot the run serves (zero for none).
 // Write it before the work starts: a run whose process dies stays visible.
 func (s *Store) Begin(ctx context.Context, jobID string, trigger Trigger, scheduledAt, startedAt time.Time) (int64, error) {
-	return s.beginAs(ctx, s.inst, jobID, trigger, scheduledAt, startedAt, nil)
+	return s.beginAs(ctx, s.inst, s.boot, jobID, trigger, scheduledAt, startedAt, nil)
 }
 
-// beginAs is Begin on behalf of writer instance (a spilled row keeps the
-// instance that began it, so the reaper judges it by that instance).
+// beginAs is Begin on behalf of writer instance in boot (a spilled row keeps
+// the instance that began it, so the reaper judges it by that instance, and
+// the boot it began in, whichever boot imports it).
 // detail is the running row's detail (Note's, when the begin waited in a
 // queue while it was noted); nil for none.
-func (s *Store) beginAs(ctx context.Context, instance, jobID string, trigger Trigger, scheduledAt, startedAt time.Time, detail json.RawMessage) (int64, error) {
+func (s *Store) beginAs(ctx context.Context, instance, boot, jobID string, trigger Trigger, scheduledAt, startedAt time.Time, detail json.RawMessage) (int64, error) {
 	if err := checkStart(jobID, trigger, startedAt); err != nil {
 		return 0, fmt.Errorf("begin run of %q: %w", jobID, err)
 	}
@@ -31,8 +32,8 @@ func (s *Store) beginAs(ctx context.Context, instance, jobID string, trigger Tri
 	var id int64
 	err = s.tx(ctx, "begin run", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome, instance_id, detail) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
-			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli(), nullString(instance), d)
+			`INSERT INTO run_trace (job_id, trigger, scheduled_at, started_at, outcome, instance_id, boot_id, detail) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)`,
+			jobID, trigger, toMS(scheduledAt), startedAt.UnixMilli(), nullString(instance), nullString(boot), d)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"svcctl/config"
 	"svcctl/internal/redact"
 	"svcctl/notify"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -84,7 +85,7 @@ func recordTestResults(g *globals, cfg *config.Config, attempts []notify.Attempt
 	if _, err := os.Stat(path); err != nil {
 		return
 	}
-	st, err := runtrace.Open(path, runtrace.Options{Logger: cliLogger(g)})
+	st, err := runtrace.Open(path, runtrace.Options{Logger: cliLogger(g), Boot: proc.BootID()})
 	if err != nil {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: results not recorded: %v\n", err)
 		return

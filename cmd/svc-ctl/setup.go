@@ -101,7 +101,7 @@ func cliLogger(g *globals) *slog.Logger {
 // command: the cycle still runs, the failure to record is printed, and the
 // result is kept in watchdog.last.json.
 func openLedger(g *globals, cfg *config.Config) (agent.Ledger, func()) {
-	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: cliLogger(g)}) // its INFO (migrated) is no news at a terminal
+	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: cliLogger(g), Boot: proc.BootID()}) // its INFO (migrated) is no news at a terminal
 	if err != nil {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\nsvc-ctl: warning: runs will not be recorded in run_trace; results are kept in watchdog.last.json\n", err)
 		return watchdog.NopRecorder{Why: err}, func() {}

@@ -53,14 +53,20 @@ func (d *drill) fail(step string, err error) {
 }
 
 // facts records what the verdict compares everything else with: the guest's
-// boot time, as the kernel has it.
+// boot time and boot id, as the kernel has them. The boot id is what tells a
+// run_trace row to its boot (the row records the boot it was written in).
 func (d *drill) facts() {
 	btime, err := bootTime()
 	if err != nil {
 		d.fail("boot", err)
 		return
 	}
-	data, _ := json.Marshal(map[string]any{"btime": btime, "kernel": kernelRelease()})
+	id, err := bootID()
+	if err != nil {
+		d.fail("boot", err)
+		return
+	}
+	data, _ := json.Marshal(map[string]any{"btime": btime, "boot_id": id, "kernel": kernelRelease()})
 	d.emit(marker.Marker{Step: "boot", OK: true, RC: -1, Data: data})
 }
 

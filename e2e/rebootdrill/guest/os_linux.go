@@ -53,6 +53,16 @@ func bootTime() (int64, error) {
 	return 0, fmt.Errorf("no btime in /proc/stat")
 }
 
+// bootID is the kernel's id of this boot, read as svc-ctl reads it for the
+// rows it writes, but by the drill's own code.
+func bootID() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "", fmt.Errorf("read boot id: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
 func kernelRelease() string {
 	var u unix.Utsname
 	if unix.Uname(&u) != nil {

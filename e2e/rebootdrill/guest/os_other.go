@@ -14,6 +14,7 @@ var errNotLinux = errors.New("the drill guest runs on linux only")
 
 func openSerial(string) (io.Writer, error) { return nil, errNotLinux }
 func bootTime() (int64, error)             { return 0, errNotLinux }
+func bootID() (string, error)              { return "", errNotLinux }
 func kernelRelease() string                { return "" }
 func killProcess(int) error                { return errNotLinux }
 

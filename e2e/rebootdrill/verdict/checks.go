@@ -13,7 +13,9 @@ import (
 )
 
 // clockSlack: the guest's clock is an emulated RTC with 1 s resolution, and
-// btime is whole seconds; comparisons of guest times allow this much.
+// btime is whole seconds; comparisons of guest times allow this much. It is
+// never used to tell which boot a row belongs to: that is the boot id the
+// row records (inBoot).
 const clockSlack = 2 * time.Second
 
 // check is one judgement with the evidence it rests on.
@@ -124,12 +126,21 @@ func (ev *evidence) harness(boots int) []check {
 		out = append(out, pass("harness.markers", "%d marker lines read from the evidence port", len(ev.markers)))
 	}
 	out = append(out, ev.bootsCheck(boots))
-	if ev.dbErr != nil {
-		out = append(out, fail("harness.db", "%v", ev.dbErr))
-	} else {
-		out = append(out, pass("harness.db", "%d run_trace rows read back from the guest's svc-ctl.db", len(ev.rows)))
-	}
+	out = append(out, ev.dbCheck())
 	return out
+}
+
+// dbCheck: the ledger was read back, and every row names the boot it was
+// written in (else it cannot be judged as any boot's).
+func (ev *evidence) dbCheck() check {
+	const name = "harness.db"
+	if ev.dbErr != nil {
+		return fail(name, "%v", ev.dbErr)
+	}
+	if rs := ev.rowsWhere(func(r row) bool { return r.Boot == "" }); len(rs) > 0 {
+		return fail(name, "%d of %d run_trace rows name no boot (boot_id), the first %s: they cannot be told to a boot", len(rs), len(ev.rows), rs[0])
+	}
+	return pass(name, "%d run_trace rows read back from the guest's svc-ctl.db, each naming its boot", len(ev.rows))
 }
 
 func (ev *evidence) bootsCheck(boots int) check {
@@ -142,6 +153,7 @@ func (ev *evidence) bootsCheck(boots int) check {
 	if ev.maxBoot != boots {
 		return fail(name, "the guest reported %d boots, the scenario has %d", ev.maxBoot, boots)
 	}
+	ids := map[string]int{}
 	for n := 1; n <= boots; n++ {
 		end := "reboot"
 		if n == boots {
@@ -150,11 +162,19 @@ func (ev *evidence) bootsCheck(boots int) check {
 		if _, ok := ev.btime(n); !ok {
 			return fail(name, "boot %d: no boot-time marker", n)
 		}
+		id, ok := ev.bootID(n)
+		if !ok {
+			return fail(name, "boot %d: its boot marker has no boot_id", n)
+		}
+		if prev, seen := ids[id]; seen {
+			return fail(name, "boots %d and %d have one boot id, %s: the guest did not reboot", prev, n, id)
+		}
+		ids[id] = n
 		if _, ok := ev.step(n, end); !ok {
 			return fail(name, "boot %d ended without its %s marker", n, end)
 		}
 	}
-	return pass(name, "%d boots, each with its boot time and its end (reboot, then poweroff)", boots)
+	return pass(name, "%d boots, each with its boot time, its own boot id and its end (reboot, then poweroff)", boots)
 }
 
 // stepOK: the marker of step in boot says it succeeded.
@@ -247,7 +267,7 @@ func (ev *evidence) verifyFailsOnly(boot int, name, only string) check {
 	return pass(name, "boot %d: verify FAIL %s: %s", boot, only, hit[0])
 }
 
-// agentStarted is the L1 proof: a startup row of the agent newer than the
+// agentStarted is the L1 proof: a startup row of the agent written in this
 // boot. Not "the unit file exists", not "the unit is enabled".
 func (ev *evidence) agentStarted(boot int, name string) check {
 	bt, ok := ev.btime(boot)
@@ -257,22 +277,29 @@ func (ev *evidence) agentStarted(boot int, name string) check {
 	if ev.dbErr != nil {
 		return fail(name, "no database: %v", ev.dbErr)
 	}
-	since := ev.startupsSince(bt.Add(-clockSlack))
-	if len(since) == 0 {
+	in := ev.startupsIn(boot)
+	if len(in) == 0 {
 		last := "none ever"
 		if all := ev.startupsSince(time.Time{}); len(all) > 0 {
 			last = all[len(all)-1].String()
 		}
-		return fail(name, "boot %d at %s: no agent startup row since; the last: %s", boot, utc(bt), last)
+		return fail(name, "boot %d at %s: no agent startup row written in this boot; the last: %s", boot, utc(bt), last)
 	}
-	r := since[0]
+	r := in[0]
 	return pass(name, "boot %d at %s: %s, %s after the boot", boot, utc(bt), r, r.StartedAt.Sub(bt).Round(time.Second))
 }
 
+func isStartup(r row) bool {
+	return r.JobID == "agent" && r.Trigger == "startup" && r.Outcome == "ok" && r.Reason == "started"
+}
+
 func (ev *evidence) startupsSince(t time.Time) []row {
-	return ev.rowsWhere(func(r row) bool {
-		return r.JobID == "agent" && r.Trigger == "startup" && r.Outcome == "ok" && r.Reason == "started" && !r.StartedAt.Before(t)
-	})
+	return ev.rowsWhere(func(r row) bool { return isStartup(r) && !r.StartedAt.Before(t) })
+}
+
+// startupsIn are the agent's startup rows written in boot n.
+func (ev *evidence) startupsIn(n int) []row {
+	return ev.rowsWhere(func(r row) bool { return isStartup(r) && ev.inBoot(r, n) })
 }
 
 // restored: after the kill a new process answered healthy, and run_trace
@@ -304,7 +331,7 @@ func (ev *evidence) restoreRows(boot int, name string) (k, m marker.Marker, star
 	// clock in milliseconds, and a slack would let the cycle that started
 	// the killed process pass for the one that restored it. The cycle began
 	// before the drill saw the new process healthy.
-	starts = ev.startsBetween(killed, time.UnixMilli(m.AtMS))
+	starts = ev.startsBetween(boot, killed, time.UnixMilli(m.AtMS))
 	if len(starts) == 0 {
 		c := fail(name, "boot %d: a new process (pid %d) is healthy, but run_trace has no %s ok/started row between the kill at %s and then",
 			boot, field(m, "pid"), ev.job(), utc(killed))
@@ -348,10 +375,11 @@ func (ev *evidence) timerFired(boot int, name string, after time.Time, r row) (t
 
 func (ev *evidence) job() string { return runtrace.WatchdogID(ev.in.service) }
 
-// startsBetween are the service's ok/started cycles that began in [from, to].
-func (ev *evidence) startsBetween(from, to time.Time) []row {
+// startsBetween are the service's ok/started cycles written in boot n that
+// began in [from, to] (a zero from: since the boot began).
+func (ev *evidence) startsBetween(n int, from, to time.Time) []row {
 	return ev.rowsWhere(func(r row) bool {
-		return r.JobID == ev.job() && r.Outcome == "ok" && r.Reason == "started" &&
+		return r.JobID == ev.job() && r.Outcome == "ok" && r.Reason == "started" && ev.inBoot(r, n) &&
 			!r.StartedAt.Before(from) && !r.StartedAt.After(to)
 	})
 }
@@ -372,24 +400,27 @@ func (ev *evidence) bootIsNew(n int, name string) check {
 	return pass(name, "boot %d at %s, %s after boot %d", n, utc(cur), cur.Sub(prev).Round(time.Second), n-1)
 }
 
-// cyclesBothBoots: the watchdog cycled before and after the reboot.
+// cyclesBothBoots: the watchdog cycled in the boot before the reboot and
+// in boot n after it, each row told to its boot by the boot id it records.
 func (ev *evidence) cyclesBothBoots(boot int, name string) check {
-	bt, ok := ev.btime(boot)
-	if !ok || ev.dbErr != nil {
-		return fail(name, "boot time or database missing")
+	_, ok1 := ev.bootID(boot - 1)
+	_, ok2 := ev.bootID(boot)
+	if !ok1 || !ok2 || ev.dbErr != nil {
+		return fail(name, "boot ids or database missing")
 	}
 	var before, after int
 	for _, r := range ev.rowsWhere(func(r row) bool { return r.JobID == ev.job() }) {
-		if r.StartedAt.Before(bt) {
+		switch {
+		case ev.inBoot(r, boot-1):
 			before++
-		} else {
+		case ev.inBoot(r, boot):
 			after++
 		}
 	}
 	if before == 0 || after == 0 {
-		return fail(name, "%s: %d cycles before boot %d at %s, %d after", ev.job(), before, boot, utc(bt), after)
+		return fail(name, "%s: %d cycles in boot %d, %d in boot %d", ev.job(), before, boot-1, after, boot)
 	}
-	return pass(name, "%s: %d cycles before boot %d, %d after", ev.job(), before, boot, after)
+	return pass(name, "%s: %d cycles in boot %d, %d in boot %d", ev.job(), before, boot-1, after, boot)
 }
 
 // agentDown: systemd reports the agent's unit not active (and, with
@@ -404,6 +435,20 @@ func (ev *evidence) agentDown(boot int, step, name string, disabled bool) check 
 		return fail(name, "boot %d: %s is %s and %s", boot, text(m, "unit"), active, enabled)
 	}
 	return pass(name, "boot %d: %s is %s and %s", boot, text(m, "unit"), active, enabled)
+}
+
+// noAgentIn: no agent startup row written in boot n: nothing started it.
+func (ev *evidence) noAgentIn(boot int, name string) check {
+	if ev.dbErr != nil {
+		return fail(name, "no database: %v", ev.dbErr)
+	}
+	if _, ok := ev.bootID(boot); !ok {
+		return fail(name, "boot %d: boot id unknown", boot)
+	}
+	if rs := ev.startupsIn(boot); len(rs) > 0 {
+		return fail(name, "the agent started in boot %d: %s", boot, rs[0])
+	}
+	return pass(name, "no agent startup row written in boot %d", boot)
 }
 
 // noAgentSince: no agent startup row since t: nothing brought the agent back.

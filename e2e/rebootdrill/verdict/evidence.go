@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the same driver svc-ctl writes with
@@ -30,7 +31,8 @@ type evidence struct {
 	maxBoot int
 }
 
-// row is one run_trace row as svc-ctl stored it.
+// row is one run_trace row as svc-ctl stored it. Boot is the boot id the
+// row was written in (run_trace.boot_id): what tells it to a boot.
 type row struct {
 	ID        int64
 	JobID     string
@@ -38,6 +40,7 @@ type row struct {
 	StartedAt time.Time
 	Outcome   string
 	Reason    string
+	Boot      string
 }
 
 func (r row) String() string {
@@ -79,7 +82,10 @@ func readRows(path string) ([]row, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
-	rs, err := db.Query(`SELECT id, job_id, trigger, started_at, outcome, COALESCE(reason, '') FROM run_trace ORDER BY id`)
+	rs, err := db.Query(`SELECT id, job_id, trigger, started_at, outcome, COALESCE(reason, ''), COALESCE(boot_id, '') FROM run_trace ORDER BY id`)
+	if err != nil && strings.Contains(err.Error(), "no such column: boot_id") {
+		return nil, fmt.Errorf("run_trace in %s has no boot_id column: the guest's svc-ctl does not record the boot a row was written in, so no row can be told to a boot", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("query run_trace in %s: %w", path, err)
 	}
@@ -88,7 +94,7 @@ func readRows(path string) ([]row, error) {
 	for rs.Next() {
 		var r row
 		var ms int64
-		if err := rs.Scan(&r.ID, &r.JobID, &r.Trigger, &ms, &r.Outcome, &r.Reason); err != nil {
+		if err := rs.Scan(&r.ID, &r.JobID, &r.Trigger, &ms, &r.Outcome, &r.Reason, &r.Boot); err != nil {
 			return nil, fmt.Errorf("scan run_trace: %w", err)
 		}
 		r.StartedAt = time.UnixMilli(ms)
@@ -116,6 +122,21 @@ func (ev *evidence) btime(n int) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(d.Btime, 0), true
+}
+
+// bootID is the kernel's boot id of boot n, as the guest read it.
+func (ev *evidence) bootID(n int) (string, bool) {
+	m, ok := ev.step(n, "boot")
+	id := text(m, "boot_id")
+	return id, ok && id != ""
+}
+
+// inBoot reports whether r was written in boot n: by the boot id the row
+// records, never by its time (a row written a second before a reboot and
+// the next boot's first rows are within any clock slack of each other).
+func (ev *evidence) inBoot(r row, n int) bool {
+	id, ok := ev.bootID(n)
+	return ok && r.Boot == id
 }
 
 // field reads one number from a marker's data.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -16,14 +17,23 @@ import (
 )
 
 // fixture is a drill run's evidence: markers as the guest prints them and a
-// database written by svc-ctl's own runtrace store.
+// database written by svc-ctl's own runtrace store, each row in its boot.
 type fixture struct {
 	t       *testing.T
 	dir     string
 	b1, b2  time.Time // boot times
 	markers []marker.Marker
-	runs    []runtrace.Run
+	runs    []bootRun
 }
+
+// bootRun is a row and the boot (1, 2) whose svc-ctl wrote it.
+type bootRun struct {
+	boot int
+	run  runtrace.Run
+}
+
+// bootID is boot n's kernel boot id in the fixture.
+func bootID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", n) }
 
 func newFixture(t *testing.T) *fixture {
 	b1 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -46,9 +56,15 @@ func (f *fixture) mark(boot int, step string, ok bool, at time.Time, data any) {
 	f.markers = append(f.markers, marker.Marker{Boot: boot, Step: step, OK: ok, RC: rc, AtMS: at.UnixMilli(), Data: raw})
 }
 
-func (f *fixture) run(job string, trigger runtrace.Trigger, at time.Time, outcome runtrace.Outcome, reason runtrace.Reason) {
-	f.runs = append(f.runs, runtrace.Run{JobID: job, Trigger: trigger, StartedAt: at, FinishedAt: at.Add(time.Second),
-		Outcome: outcome, Reason: reason})
+// run adds a row written in boot (its svc-ctl records that boot's id).
+func (f *fixture) run(boot int, job string, trigger runtrace.Trigger, at time.Time, outcome runtrace.Outcome, reason runtrace.Reason) {
+	f.runs = append(f.runs, bootRun{boot, runtrace.Run{JobID: job, Trigger: trigger, StartedAt: at, FinishedAt: at.Add(time.Second),
+		Outcome: outcome, Reason: reason}})
+}
+
+// bootMark is boot n's first marker: its boot time and boot id.
+func (f *fixture) bootMark(n int, btime time.Time) {
+	f.mark(n, "boot", true, btime.Add(12*time.Second), map[string]any{"btime": btime.Unix(), "boot_id": bootID(n)})
 }
 
 func verifyData(fails ...string) map[string]any {
@@ -70,7 +86,7 @@ func (f *fixture) verifyStep(boot int, at time.Time, fails ...string) {
 // mainRun is a good main drill; defect makes boot 2 the "not enabled" one.
 func (f *fixture) mainRun(defect bool) {
 	b1, b2 := f.b1, f.b2
-	f.mark(1, "boot", true, b1.Add(12*time.Second), map[string]any{"btime": b1.Unix()})
+	f.bootMark(1, b1)
 	f.mark(1, "install", true, b1.Add(14*time.Second), nil)
 	f.markers[len(f.markers)-1].RC = 0
 	if defect {
@@ -87,19 +103,19 @@ func (f *fixture) mainRun(defect bool) {
 	f.mark(1, "restored", true, b1.Add(21*time.Second), map[string]any{"pid": 310, "old_pid": 300, "waited_ms": 1500})
 	f.mark(1, "tree-restored", true, b1.Add(21500*time.Millisecond), map[string]any{"processes": 2, "via": []string{"session", "cgroup"}})
 	f.mark(1, "reboot", true, b1.Add(25*time.Second), nil)
-	f.run("agent", "startup", b1.Add(14*time.Second), "ok", "started")
-	f.run("watchdog:drillsvc", "startup", b1.Add(15*time.Second), "ok", "started")
-	f.run("watchdog:drillsvc", "schedule", b1.Add(17*time.Second), "ok", "already-running")
-	f.run("watchdog:drillsvc", "event", b1.Add(19500*time.Millisecond), "ok", "started")
+	f.run(1, "agent", "startup", b1.Add(14*time.Second), "ok", "started")
+	f.run(1, "watchdog:drillsvc", "startup", b1.Add(15*time.Second), "ok", "started")
+	f.run(1, "watchdog:drillsvc", "schedule", b1.Add(17*time.Second), "ok", "already-running")
+	f.run(1, "watchdog:drillsvc", "event", b1.Add(19500*time.Millisecond), "ok", "started")
 
-	f.mark(2, "boot", true, b2.Add(12*time.Second), map[string]any{"btime": b2.Unix()})
+	f.bootMark(2, b2)
 	if defect {
 		f.mark(2, "service-up", false, b2.Add(70*time.Second), map[string]any{"waited_ms": 60000})
 		f.mark(2, "tree", false, b2.Add(71*time.Second), nil)
 		f.verifyStep(2, b2.Add(130*time.Second), "agent started since boot", "heartbeat fresh")
 	} else {
-		f.run("agent", "startup", b2.Add(9*time.Second), "ok", "started")
-		f.run("watchdog:drillsvc", "startup", b2.Add(10*time.Second), "ok", "started")
+		f.run(2, "agent", "startup", b2.Add(9*time.Second), "ok", "started")
+		f.run(2, "watchdog:drillsvc", "startup", b2.Add(10*time.Second), "ok", "started")
 		f.mark(2, "service-up", true, b2.Add(13*time.Second), map[string]any{"pid": 250, "waited_ms": 100})
 		f.mark(2, "tree", true, b2.Add(13500*time.Millisecond), map[string]any{"processes": 2, "via": []string{"session", "cgroup"}})
 		f.verifyStep(2, b2.Add(14*time.Second))
@@ -124,7 +140,7 @@ func (f *fixture) backstopRun(agentBack bool) {
 		}
 		return u
 	}
-	f.mark(1, "boot", true, b1.Add(12*time.Second), map[string]any{"btime": b1.Unix()})
+	f.bootMark(1, b1)
 	ok0(1, "install", b1.Add(14*time.Second))
 	ok0(1, "install-backstop", b1.Add(16*time.Second))
 	f.mark(1, "service-up", true, b1.Add(17*time.Second), map[string]any{"pid": 300})
@@ -135,15 +151,15 @@ func (f *fixture) backstopRun(agentBack bool) {
 	f.mark(1, "restored", true, b1.Add(70*time.Second), map[string]any{"pid": 320, "old_pid": 300})
 	f.mark(1, "units-after", true, b1.Add(71*time.Second), units(b1.Add(68*time.Second)))
 	f.mark(1, "reboot", true, b1.Add(72*time.Second), nil)
-	f.run("agent", "startup", b1.Add(14*time.Second), "ok", "started")
-	f.run("watchdog:drillsvc", "schedule", b1.Add(15*time.Second), "ok", "started")
-	f.run("watchdog:drillsvc", "schedule", b1.Add(69*time.Second), "ok", "started")
+	f.run(1, "agent", "startup", b1.Add(14*time.Second), "ok", "started")
+	f.run(1, "watchdog:drillsvc", "schedule", b1.Add(15*time.Second), "ok", "started")
+	f.run(1, "watchdog:drillsvc", "schedule", b1.Add(69*time.Second), "ok", "started")
 	if agentBack {
-		f.run("agent", "startup", b1.Add(40*time.Second), "ok", "started")
+		f.run(1, "agent", "startup", b1.Add(40*time.Second), "ok", "started")
 	}
-	f.mark(2, "boot", true, b2.Add(12*time.Second), map[string]any{"btime": b2.Unix()})
+	f.bootMark(2, b2)
 	f.mark(2, "units", true, b2.Add(13*time.Second), units(time.Time{}))
-	f.run("watchdog:drillsvc", "schedule", b2.Add(60*time.Second), "ok", "started")
+	f.run(2, "watchdog:drillsvc", "schedule", b2.Add(60*time.Second), "ok", "started")
 	f.mark(2, "service-up", true, b2.Add(61*time.Second), map[string]any{"pid": 200})
 	f.mark(2, "units-after", true, b2.Add(62*time.Second), units(b2.Add(60*time.Second)))
 	f.mark(2, "poweroff", true, b2.Add(63*time.Second), nil)
@@ -166,19 +182,35 @@ func (f *fixture) write(scenario string) []string {
 		f.t.Fatal(err)
 	}
 	db := filepath.Join(f.dir, "svc-ctl.db")
-	st, err := runtrace.Open(db, runtrace.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	// Each boot's rows through a store of that boot, as each boot's svc-ctl
+	// writes them, in the order given (ids follow it).
+	var st *runtrace.Store
+	boot := 0
 	for _, r := range f.runs {
-		if _, err := st.Record(context.Background(), r); err != nil {
+		if r.boot != boot {
+			f.closeStore(st)
+			var err error
+			st, err = runtrace.Open(db, runtrace.Options{Logger: slog.New(slog.DiscardHandler), Boot: bootID(r.boot)})
+			if err != nil {
+				f.t.Fatal(err)
+			}
+			boot = r.boot
+		}
+		if _, err := st.Record(context.Background(), r.run); err != nil {
 			f.t.Fatalf("record %+v: %v", r, err)
 		}
+	}
+	f.closeStore(st)
+	return []string{"--scenario", scenario, "--markers", markers, "--db", db, "--qemu-exit", "0"}
+}
+
+func (f *fixture) closeStore(st *runtrace.Store) {
+	if st == nil {
+		return
 	}
 	if err := st.Close(); err != nil {
 		f.t.Fatal(err)
 	}
-	return []string{"--scenario", scenario, "--markers", markers, "--db", db, "--qemu-exit", "0"}
 }
 
 // judge runs drill-verdict as the script does and returns exit code and output.
@@ -216,7 +248,7 @@ func TestMainPasses(t *testing.T) {
 		t.Fatalf("exit %d, want 0", code)
 	}
 	wantLine(t, out, "PASS b2.agent-started-since-boot: boot 2")
-	wantLine(t, out, "PASS b2.cycles-both-boots: watchdog:drillsvc: 3 cycles before boot 2, 1 after")
+	wantLine(t, out, "PASS b2.cycles-both-boots: watchdog:drillsvc: 3 cycles in boot 1, 1 in boot 2")
 	wantLine(t, out, "VERDICT main: PASS")
 }
 
@@ -229,26 +261,28 @@ func TestMainFailsWhenAgentDidNotComeBack(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	wantLine(t, out, "FAIL b2.agent-started-since-boot: boot 2 at 2026-03-01T10:01:30Z: no agent startup row since; the last: #1 agent startup 2026-03-01T10:00:14Z")
+	wantLine(t, out, "FAIL b2.agent-started-since-boot: boot 2 at 2026-03-01T10:01:30Z: no agent startup row written in this boot; the last: #1 agent startup 2026-03-01T10:00:14Z")
 	wantLine(t, out, "FAIL b2.verify: boot 2: verify FAIL: agent started since boot: no; heartbeat fresh: no")
 	wantLine(t, out, "PASS b1.agent-restores")
 	wantLine(t, out, "VERDICT main: FAIL")
 }
 
-// A startup row a second before the guest's whole-second btime is still
-// this boot's (RTC resolution); one from before the reboot is not.
-func TestAgentStartedAllowsClockSlack(t *testing.T) {
+// A startup row is a boot's by the boot id it records, whatever its time:
+// one of boot 2 stamped a second before the guest's whole-second btime (RTC
+// resolution) is boot 2's; one of boot 1 written a second before the
+// reboot is not, though a clock window of any slack would take it.
+func TestAgentStartedIsJudgedByBootID(t *testing.T) {
 	f := newFixture(t)
 	f.mainRun(true)
-	f.run("agent", "startup", f.b2.Add(-time.Second), "ok", "started")
+	f.run(2, "agent", "startup", f.b2.Add(-time.Second), "ok", "started")
 	_, out := judge(t, f.write("main")...)
 	wantLine(t, out, "PASS b2.agent-started-since-boot")
 
 	f = newFixture(t)
 	f.mainRun(true)
-	f.run("agent", "startup", f.b2.Add(-3*time.Second), "ok", "started")
+	f.run(1, "agent", "startup", f.b2.Add(-time.Second), "ok", "started")
 	_, out = judge(t, f.write("main")...)
-	wantLine(t, out, "FAIL b2.agent-started-since-boot")
+	wantLine(t, out, "FAIL b2.agent-started-since-boot: boot 2 at 2026-03-01T10:01:30Z: no agent startup row written in this boot")
 }
 
 func TestNegativeExpectsTheDefect(t *testing.T) {
@@ -299,12 +333,12 @@ func TestRestoreMustFollowTheKill(t *testing.T) {
 	f := newFixture(t)
 	f.mainRun(false)
 	for i, r := range f.runs {
-		if r.Trigger == "event" { // the restore: gone, only the first start remains
+		if r.run.Trigger == "event" { // the restore: gone, only the first start remains
 			f.runs = append(f.runs[:i], f.runs[i+1:]...)
 			break
 		}
 	}
-	f.run("watchdog:drillsvc", "schedule", f.b1.Add(18900*time.Millisecond), "ok", "started") // 100ms before the kill
+	f.run(1, "watchdog:drillsvc", "schedule", f.b1.Add(18900*time.Millisecond), "ok", "started") // 100ms before the kill
 	code, out := judge(t, f.write("main")...)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
@@ -321,6 +355,58 @@ func TestBackstop(t *testing.T) {
 	}
 	wantLine(t, out, "PASS b1.timer-restores: boot 1: pid 300 killed at 2026-03-01T10:00:20Z, the timer fired at 2026-03-01T10:01:08Z, #3 watchdog:drillsvc schedule")
 	wantLine(t, out, "PASS b2.timer-starts: boot 2 at 2026-03-01T10:01:30Z: the timer fired at 2026-03-01T10:02:30Z, #4 watchdog:drillsvc schedule")
+}
+
+// Boot 1's restore written 2 s before boot 2's btime (the guest rebooted
+// right after it) is boot 1's, by the boot id it records: boot 2's check
+// judges boot 2's own start. A clock window (btime - slack) took boot 1's
+// row for boot 2's and failed the drill at random ("the timer last fired
+// at ..., not between ... and the start of #3": failed before).
+func TestBackstopRestoreSecondsBeforeReboot(t *testing.T) {
+	f := newFixture(t)
+	f.b2 = f.b1.Add(71 * time.Second) // boot 1's restore row is at b1+69s
+	f.backstopRun(false)
+	code, out := judge(t, f.write("backstop")...)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	wantLine(t, out, "PASS b2.timer-starts: boot 2 at 2026-03-01T10:01:11Z: the timer fired at 2026-03-01T10:02:11Z, #4 watchdog:drillsvc schedule")
+}
+
+// The same in the main scenario: boot 1's last cycles, written seconds
+// before the reboot, are not boot 2's, and boot 2 is judged on its own.
+func TestMainRowsSecondsBeforeRebootStayInTheirBoot(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(true) // the agent did not come back after the reboot
+	f.run(1, "agent", "startup", f.b2.Add(-2*time.Second), "ok", "started")
+	f.run(1, "watchdog:drillsvc", "schedule", f.b2.Add(-time.Second), "ok", "started")
+	code, out := judge(t, f.write("main")...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL b2.agent-started-since-boot: boot 2 at 2026-03-01T10:01:30Z: no agent startup row written in this boot")
+	wantLine(t, out, "FAIL b2.cycles-both-boots: watchdog:drillsvc: 4 cycles in boot 1, 0 in boot 2")
+}
+
+// A row that names no boot cannot be judged as any boot's: the ledger of an
+// svc-ctl that does not record it fails the harness, not a check at random.
+func TestRowsWithoutBootFailTheHarness(t *testing.T) {
+	f := newFixture(t)
+	f.mainRun(false)
+	args := f.write("main")
+	raw, err := sql.Open("sqlite", args[5])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE run_trace SET boot_id = NULL WHERE id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	code, out := judge(t, args...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	wantLine(t, out, "FAIL harness.db: 1 of 6 run_trace rows name no boot (boot_id), the first #2 watchdog:drillsvc startup")
 }
 
 func TestBackstopAgentCameBack(t *testing.T) {
