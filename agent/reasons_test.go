@@ -126,14 +126,15 @@ interval = "1h"
   timeout = "10s"
   confirm = "0s"
 `)
-	ra := startAgent(t, e, Options{})
+	var ag *Agent
+	ra := startAgentWith(t, e, Options{}, func(a *Agent) { ag = a })
 	testutil.WaitFor(t, 20*time.Second, "web started and slow's cycle in flight", func() bool {
 		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("slow"), Outcome: runtrace.OutcomeRunning})
 		return latestStarted(e, "web", time.Time{}) != nil && n == 1
 	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- ra.stop(t) }()
-	testutil.WaitFor(t, 10*time.Second, "the agent draining", func() bool { return strings.Contains(ra.log.String(), "agent.draining") })
+	testutil.WaitFor(t, 10*time.Second, "the agent draining", func() bool { return ag.draining.Load() })
 	syscall.Kill(int(e.pid("web").PID), syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "skipped/draining for web", func() bool {
 		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonDraining})

@@ -147,9 +147,14 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 	if ok, _ := proc.Match(mustIdentity(t, e, "gone")); !ok || !testutil.Healthy(addr["gone"]) {
 		t.Fatal("the removed service's process was stopped without --stop-removed")
 	}
-	settled := time.Now()
-	time.Sleep(1500 * time.Millisecond) // two slots of the removed @every 1s job
-	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:leaves", Since: settled}); len(rs) > 0 {
+	// The removed job's loop was stopped before the reload's row was
+	// written. The job that arrived has the same schedule: two of its runs
+	// after that row are two slots the removed one would have run too.
+	testutil.WaitFor(t, 10*time.Second, "two slots of the arrived job after the reload", func() bool {
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:arrives", Since: row.StartedAt})
+		return len(rs) >= 2
+	})
+	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:leaves", Since: row.StartedAt}); len(rs) > 0 {
 		t.Fatalf("the removed job still runs: %d runs after the reload", len(rs))
 	}
 	// gone is no longer supervised: killed, nobody brings it back.

@@ -167,8 +167,8 @@ func (n *Notify) Wants(k string) bool {
 	return false
 }
 
-// Event kinds: the closed list a [[notify]] `on` accepts (DESIGN.md, "Events
-// and notifications"). Package notify raises exactly these.
+// Event kinds: the closed list a [[notify]] `on` accepts (docs/notifications.md,
+// "Events"). Package notify raises exactly these.
 const (
 	EventServiceDown      = "service.down"
 	EventServiceGivenUp   = "service.given-up"
@@ -192,6 +192,10 @@ const (
 	NotifyDesktop      = "desktop"
 	NotifyCommand      = "command"
 )
+
+// NotifyKinds lists every channel kind a [[notify]] `kind` accepts, in the
+// order documentation shows them. Package notify opens exactly these.
+var NotifyKinds = []string{NotifyWebhook, NotifyNtfy, NotifyHealthchecks, NotifyDesktop, NotifyCommand}
 
 // NotifyChannel returns the [[notify]] channel with the given name, or nil.
 func (c *Config) NotifyChannel(name string) *Notify {

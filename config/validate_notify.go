@@ -18,8 +18,6 @@ var notifyKinds = map[string][]string{
 	NotifyCommand:      {"command", "user", "group"},
 }
 
-var notifyKindNames = []string{NotifyWebhook, NotifyNtfy, NotifyHealthchecks, NotifyDesktop, NotifyCommand}
-
 // ntfyPriorities are ntfy's own priority names.
 var ntfyPriorities = []string{"min", "low", "default", "high", "urgent"}
 
@@ -55,9 +53,9 @@ func (c *checker) notify(p string, r *rawNotify) Notify {
 	uses, ok := notifyKinds[r.Kind]
 	switch {
 	case r.Kind == "":
-		c.fail(p+".kind", "missing kind: use %s", orList(notifyKindNames))
+		c.fail(p+".kind", "missing kind: use %s", orList(NotifyKinds))
 	case !ok:
-		c.fail(p+".kind", "unknown kind %q: use %s", r.Kind, orList(notifyKindNames))
+		c.fail(p+".kind", "unknown kind %q: use %s", r.Kind, orList(NotifyKinds))
 	default:
 		c.unusedNotifyKeys(p, r.Kind, uses)
 		urlKey := "url"

@@ -91,4 +91,13 @@ func TestRowDurabilityByCycle(t *testing.T) {
 	if got := log.take(); !slices.Equal(got, []string{"begin", "finish"}) {
 		t.Fatalf("manual start: calls %v, want begin, finish", got)
 	}
+	// A cycle that ends before its first probe (paused) is one row, but a
+	// durable one: only "healthy again, nothing changed" is lazy.
+	if _, err := e.sup.PauseTarget("web", 0, "maintenance"); err != nil {
+		t.Fatal(err)
+	}
+	wantResult(t, e.ensure("web", sched), runtrace.OutcomeSkipped, runtrace.ReasonPaused)
+	if got := log.take(); !slices.Equal(got, []string{"record"}) {
+		t.Fatalf("paused cycle: calls %v, want one durable record", got)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"svcctl/internal/testutil"
+	"svcctl/proc"
 )
 
 // TestSIGHUPReloads: a bare SIGHUP (no request) is a reload too; the agent
@@ -25,7 +26,8 @@ func TestSIGHUPReloads(t *testing.T) {
 		r := svcctl(t, "runs", "--job", "agent", "--reason", "reloaded", "--config", cfg)
 		return strings.Contains(r.stdout, "ok/reloaded") && strings.Contains(r.stdout, "no service or job changed")
 	})
-	if agent.ProcessState != nil {
+	// Alive, not ProcessState: that is set only once Wait returns.
+	if !proc.Alive(int32(agent.Process.Pid)) {
 		t.Fatal("SIGHUP stopped the agent")
 	}
 }
