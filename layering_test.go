@@ -108,12 +108,12 @@ func forbidden(pkg, imp string) string {
 	if !strings.HasPrefix(imp, "svcctl/") {
 		return forbiddenThirdParty(pkg, imp)
 	}
-	if under(pkg, "svcctl/bench", "svcctl/e2e") || under(pkg, testOnly...) {
+	if under(pkg, "svcctl/bench", "svcctl/e2e", "svcctl/internal/tools") || under(pkg, testOnly...) {
 		return "" // tools and test helpers may use anything; nothing imports them (checked below)
 	}
 	switch {
-	case under(imp, "svcctl/bench", "svcctl/e2e", "svcctl/cmd"):
-		return "nothing imports a command, a benchmark or an end-to-end harness"
+	case under(imp, "svcctl/bench", "svcctl/e2e", "svcctl/cmd", "svcctl/internal/tools"):
+		return "nothing imports a command, a benchmark, an end-to-end harness or a developer's tool (internal/tools)"
 	case contains(testOnly, imp):
 		return "a test helper is for tests only: it must not be linked into svc-ctl"
 	case under(imp, "svcctl/internal"):

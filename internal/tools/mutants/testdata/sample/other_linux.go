@@ -1,0 +1,3 @@
+package sample
+
+func perOS() int { return 1 }
