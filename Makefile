@@ -1,4 +1,9 @@
-.PHONY: reboot-drill mutants
+.PHONY: test reboot-drill mutants
+
+# The suite, saying first which gated tests run and which not, and why
+# (internal/tools/testgates): then CGO_ENABLED=1 go test -race ./...
+test:
+	go run ./internal/tools/testgates
 
 # The reboot drill (e2e/rebootdrill/run.sh): boots a Debian guest under qemu,
 # installs the agent, reboots, judges from the guest's evidence. Needs root;
