@@ -6,10 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// browserVerdict: the browser tests drive Linux Chromium only.
+var browserVerdict = map[bool]string{true: "RUN", false: "SKIP"}[runtime.GOOS == "linux"]
 
 func TestJudge(t *testing.T) {
 	byName := map[string]gate{}
@@ -49,7 +53,7 @@ func TestJudge(t *testing.T) {
 		{"privileged end-to-end", env("SVCCTL_E2E_PRIVILEGED", "1"), false, has(), "SKIP", "not root"},
 		{"privileged end-to-end", env("SVCCTL_E2E_PRIVILEGED", "1"), true, has(), "RUN", "e2e/privileged"},
 		{"browser", env("SVCCTL_E2E_BROWSER", "1"), false, has(), "FAIL", "chromium or chromium-browser"},
-		{"browser", env("SVCCTL_E2E_BROWSER", "1"), false, has("google-chrome"), "RUN", "headless Chromium"},
+		{"browser", env("SVCCTL_E2E_BROWSER", "1"), false, has("google-chrome"), browserVerdict, "headless Chromium"},
 		{"desktop notifications", env(), false, has(), "SKIP", "dbus-daemon is not installed"},
 		{"desktop notifications", env(), false, has("dbus-daemon"), "RUN", "session bus"},
 		{"root-only tests", env(), false, has(), "SKIP", "not root"},
