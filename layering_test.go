@@ -23,6 +23,7 @@ var floors = map[string]int{
 
 	"svcctl/watchdog": 2,
 	"svcctl/notify":   2,
+	"svcctl/control":  2, // the command line's requests to the running agent
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,
@@ -63,6 +64,7 @@ var thirdParty = map[string][]string{
 	"svcctl/proc":     {"golang.org/x/sys/", "github.com/shirou/gopsutil/v4/", "github.com/tklauser/go-sysconf"},
 	"svcctl/state":    {"github.com/gofrs/flock"},
 	"svcctl/watchdog": nil,
+	"svcctl/control":  {"golang.org/x/sys/"},
 	"svcctl/winsvc":   {"golang.org/x/sys/"},
 	"svcctl/config":   {"github.com/pelletier/go-toml/v2", "github.com/robfig/cron/v3", "github.com/dustin/go-humanize", "golang.org/x/sys/"},
 }

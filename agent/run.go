@@ -49,10 +49,13 @@ type Options struct {
 	LogCheckEvery time.Duration
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
-	// Reload delivers requests to re-read the config (SIGHUP, `svc-ctl
-	// reload`); nil = none (on Windows the agent listens for `svc-ctl
-	// reload` itself). A request never stops the agent.
-	Reload <-chan struct{}
+	// Reload delivers SIGHUP: a reload, with `svc-ctl reload`'s request
+	// or with the defaults. Requests delivers the wake of the other
+	// requests of the command line (SIGUSR1: `svc-ctl run`). nil = none
+	// (on Windows the agent listens for its wake event itself). A request
+	// never stops the agent (requests.go).
+	Reload   <-chan struct{}
+	Requests <-chan struct{}
 	// Load re-reads the config file on a reload; nil = config.LoadToRun,
 	// the load of everything that runs what the config names.
 	Load func(path string) (*config.Config, error)
@@ -296,7 +299,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	// reload may add some.
 	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
 	a.goSafe(loopCtx, "prune", a.pruneLoop)
-	a.goSafe(loopCtx, "reload", a.reloadLoop)
+	a.goSafe(loopCtx, "requests", a.requestLoop)
 	if a.o.Lean {
 		a.goSafe(loopCtx, "trim", a.trimLoop)
 	}

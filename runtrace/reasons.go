@@ -38,6 +38,10 @@ const (
 	ReasonCompleted      Reason = "completed"
 	ReasonResumed        Reason = "resumed"
 	ReasonReloaded       Reason = "reloaded" // the agent took a new config (SIGHUP, svc-ctl reload)
+	// ReasonStopped: an instance stopped on purpose and not started again
+	// (a reload that removed its service; detail names the pid and how
+	// each process ended).
+	ReasonStopped Reason = "stopped"
 
 	ReasonPaused   Reason = "paused"
 	ReasonLockHeld Reason = "lock-held"
@@ -68,7 +72,7 @@ const (
 
 // Reasons maps each outcome to the reason codes it accepts.
 var Reasons = map[Outcome][]Reason{
-	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonRestarted, ReasonCompleted, ReasonResumed, ReasonReloaded},
+	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonRestarted, ReasonCompleted, ReasonResumed, ReasonReloaded, ReasonStopped},
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
 		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost,

@@ -37,6 +37,14 @@ type AgentReport struct {
 	// loaded (at start or by the last reload that took it): `status` and
 	// `verify` compare it with the file on disk now.
 	Config *LoadedConfig `json:"config,omitempty"`
+	// Serves lists the kinds of request (package control) this agent
+	// answers: the command line hands over only what the running agent
+	// says it takes, so an agent older than the command is never sent a
+	// wake it does not know.
+	Serves []string `json:"serves,omitempty"`
+	// Draining: the agent received its stop and is draining (no new
+	// cycles; in-flight runs finish up to drain_timeout).
+	Draining bool `json:"draining,omitempty"`
 }
 
 // LoadedConfig is the config file an agent loaded.

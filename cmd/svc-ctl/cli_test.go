@@ -172,7 +172,7 @@ func TestSecondAgentIsRefused(t *testing.T) {
 // below; a trustRun verb without an entry fails it.
 var sampleArgs = map[string][]string{
 	"agent": {}, "start": {"web"}, "stop": {"web"}, "restart": {"web"}, "drill": {"web"},
-	"exec": {"x", "--", "/bin/true"}, "pause": {"web"}, "resume": {"web"}, "reload": {},
+	"exec": {"x", "--", "/bin/true"}, "run": {"x"}, "pause": {"web"}, "resume": {"web"}, "reload": {},
 	"ui": {"--listen", "127.0.0.1:0"}, "notify test": {},
 }
 

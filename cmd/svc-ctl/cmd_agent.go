@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"svcctl/agent"
+	"svcctl/control"
 )
 
 type agentOptions struct {
@@ -62,10 +63,10 @@ func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error
 	if o.verifyAfter > 0 {
 		checks = startChecks(cfg, mode)
 	}
-	return untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
+	return untilSecondSignal(ctx, g, func(ctx context.Context, w wakes) error {
 		return runAsService(ctx, mode, func(ctx context.Context) error {
 			return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr,
-				MaxStagger: o.maxStagger, Reload: reload, Lean: true, StartChecks: checks, StartChecksAfter: o.verifyAfter})
+				MaxStagger: o.maxStagger, Reload: w.reload, Requests: w.requests, Lean: true, StartChecks: checks, StartChecksAfter: o.verifyAfter})
 		})
 	})
 }
@@ -76,33 +77,38 @@ func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error
 // is the same request delivered twice (a supervisor that signals both the
 // process and its group), not a person insisting.
 //
-// SIGHUP (reloadSignals) is caught for as long as fn runs, drain included:
-// left to Go's default it would end the process with no drain. Each one
-// becomes a request on reload; requests coalesce.
-func untilSecondSignal(ctx context.Context, g *globals, fn func(ctx context.Context, reload <-chan struct{}) error) error {
+// The wake signals of package control (SIGHUP: a reload; SIGUSR1: the
+// other requests of the command line) are caught for as long as fn runs,
+// drain included: left to Go's default they would end the process with no
+// drain. Each one becomes a wake on w; wakes coalesce (the agent takes
+// every request waiting at each one).
+func untilSecondSignal(ctx context.Context, g *globals, fn func(ctx context.Context, w wakes) error) error {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(ch)
-	hup := make(chan os.Signal, 1)
-	if len(reloadSignals) > 0 {
-		signal.Notify(hup, reloadSignals...)
+	hup, usr := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	if control.ReloadSignal != nil {
+		signal.Notify(hup, control.ReloadSignal)
 		defer signal.Stop(hup)
 	}
-	reload := make(chan struct{}, 1)
+	if control.RequestSignal != nil {
+		signal.Notify(usr, control.RequestSignal)
+		defer signal.Stop(usr)
+	}
+	w := wakes{reload: make(chan struct{}, 1), requests: make(chan struct{}, 1)}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- fn(runCtx, reload) }()
+	go func() { done <- fn(runCtx, w) }()
 	var first time.Time
 	for {
 		select {
 		case err := <-done:
 			return err
 		case <-hup:
-			select {
-			case reload <- struct{}{}:
-			default:
-			}
+			wake(w.reload)
+		case <-usr:
+			wake(w.requests)
 		case s := <-ch:
 			switch {
 			case first.IsZero():
@@ -112,5 +118,15 @@ func untilSecondSignal(ctx context.Context, g *globals, fn func(ctx context.Cont
 				return exitStatus{code: 130, msg: fmt.Sprintf("second %v during drain: exiting now", s)}
 			}
 		}
+	}
+}
+
+// wakes are the agent's wake channels (agent.Options.Reload, Requests).
+type wakes struct{ reload, requests chan struct{} }
+
+func wake(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default: // one pending is enough
 	}
 }

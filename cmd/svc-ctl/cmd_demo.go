@@ -201,8 +201,8 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
 	if !o.quiet {
 		opts.MaxStagger = 500 * time.Millisecond // the story starts at once
 	}
-	err = untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
-		opts.Reload = reload
+	err = untilSecondSignal(ctx, g, func(ctx context.Context, w wakes) error {
+		opts.Reload, opts.Requests = w.reload, w.requests
 		if !o.quiet {
 			story := &demoStory{out: out, cfg: cfg, cfgPath: cfgPath, addr: addr}
 			go func() {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/control"
 	"svcctl/proc"
 	"svcctl/report"
 	"svcctl/runtrace"
@@ -158,21 +158,16 @@ func (s *demoStory) reload(ctx context.Context) bool {
 	if err := os.WriteFile(s.cfgPath, b[:i], 0o600); err != nil {
 		return s.missed(ctx, "the demo's config: "+err.Error())
 	}
-	req, err := agent.WriteReloadRequest(p, false)
-	if err == nil {
-		err = agent.RequestReload(p)
-	}
+	_, resp, err := control.Send(ctx, p, control.KindReload, control.ReloadArgs{}, 20*time.Second)
 	if err != nil {
-		return s.missed(ctx, "the reload: "+err.Error())
+		return s.missed(ctx, "the agent's answer to the reload: "+err.Error())
 	}
-	r := s.waitRequest(ctx, req.ID, 20*time.Second)
-	if r == nil {
-		return s.missed(ctx, "the agent's answer to the reload")
-	}
+	var done control.ReloadDone
+	resp.Decode(&done)
 	var d struct {
 		Message string `json:"message"`
 	}
-	json.Unmarshal(r.Detail, &d)
+	json.Unmarshal(done.Detail, &d)
 	after, _ := proc.ReadPidFile(p.Pid("demo"))
 	kept := "the demo service kept its process"
 	if after.PID != before.PID {
@@ -183,18 +178,6 @@ func (s *demoStory) reload(ctx context.Context) bool {
 		"     %s\n"+
 		"   Nothing else was touched: %s (pid %d).\n", d.Message, kept, after.PID)
 	return true
-}
-
-// waitRequest waits for the agent row that answers a reload request.
-func (s *demoStory) waitRequest(ctx context.Context, id string, d time.Duration) *runtrace.Run {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if r := findReloadRow(ctx, state.PathsOf(s.cfg), agent.ReloadRequest{ID: id, At: time.Now().Add(-d)}); r != nil {
-			return r
-		}
-		pause(ctx, 200*time.Millisecond)
-	}
-	return nil
 }
 
 func (s *demoStory) title(n int, what string) {

@@ -1,0 +1,55 @@
+package control
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// What each kind carries, both ways: one definition for the command that
+// asks and the agent that answers.
+
+// ReloadArgs are a reload's options.
+type ReloadArgs struct {
+	// KeepRemoved: leave running the instances of services the new file no
+	// longer has (by default the reload stops them, identity-checked).
+	KeepRemoved bool `json:"keep_removed,omitempty"`
+}
+
+// ReloadDone is a reload's answer: the agent's row for it.
+type ReloadDone struct {
+	Outcome string          `json:"outcome"`
+	Reason  string          `json:"reason"`
+	Detail  json.RawMessage `json:"detail"`
+}
+
+// RunArgs name the job to run now.
+type RunArgs struct {
+	Job string `json:"job"`
+}
+
+// RunAccepted is a run request's first answer: the run began.
+type RunAccepted struct {
+	RunID int64 `json:"run_id"` // negative: provisional, the row waits in the agent's queue
+	// Stream is the file the run's output is copied to as it comes
+	// (StreamPath), up to StreamMax bytes.
+	Stream    string `json:"stream"`
+	StreamMax int64  `json:"stream_max"`
+	// Paused: the job is paused; its slots stay paused, this run goes ahead.
+	Paused string `json:"paused,omitempty"`
+}
+
+// RunFinished is a run request's last answer: the run's verdict.
+type RunFinished struct {
+	RunID      int64          `json:"run_id"`
+	Outcome    string         `json:"outcome"`
+	Reason     string         `json:"reason"`
+	ExitStatus int            `json:"exit_status"` // what `svc-ctl run` exits with (as `exec`)
+	Duration   time.Duration  `json:"duration_ns"`
+	Detail     map[string]any `json:"detail,omitempty"`
+}
+
+// InterruptArgs name the run request whose run is to end.
+type InterruptArgs struct {
+	Request string `json:"request"`
+	Why     string `json:"why,omitempty"`
+}
