@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -131,6 +132,12 @@ func (a *Agent) loadForReload(old *config.Config) (*config.Config, error) {
 	load := a.o.Load
 	if load == nil {
 		load = config.LoadToRun
+	}
+	if fi, err := os.Stat(old.Path); err == nil && fi.Size() == 0 && (len(old.Services) > 0 || len(old.Jobs) > 0) {
+		// An editor that truncates then writes, caught in between: read
+		// as a config, it would remove everything.
+		return nil, fmt.Errorf("%s is empty (a save in progress?): a reload never reads an empty file as \"every service and job removed\"; "+
+			"to remove them all, leave a comment line in the file", old.Path)
 	}
 	next, err := load(old.Path)
 	if err != nil {

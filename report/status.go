@@ -29,7 +29,10 @@ type StatusReport struct {
 	Ledger   LedgerStatus    `json:"ledger"`
 	Services []ServiceStatus `json:"services"`
 	Jobs     []JobStatus     `json:"jobs,omitempty"`
-	Channels []ChannelStatus `json:"channels,omitempty"`
+	// Removed are services a reload removed from the config whose
+	// processes it left running (reload --keep-removed): unsupervised.
+	Removed  []RemovedService `json:"removed,omitempty"`
+	Channels []ChannelStatus  `json:"channels,omitempty"`
 	// ConfigDrift: the running agent's config differs from the file on disk.
 	ConfigDrift *ConfigDrift `json:"config_drift,omitempty"`
 	// ConfigBroken: the file does not load; the report comes from the state
@@ -120,6 +123,33 @@ type Instance struct {
 	Cgroup      string    `json:"cgroup,omitempty"`
 	Job         string    `json:"job,omitempty"`
 	Error       string    `json:"error,omitempty"`
+}
+
+// RemovedService is a service the config no longer has whose processes a
+// reload left running: `svc-ctl stop NAME` stops them.
+type RemovedService struct {
+	Name      string    `json:"name"`
+	PID       int32     `json:"pid"`
+	Processes int       `json:"processes"` // live now; 0: it has ended by itself
+	At        time.Time `json:"removed_at"`
+}
+
+// removedServices lists the services a reload left running, as their
+// records and process trees say now.
+func removedServices(p state.Paths, now time.Time) []RemovedService {
+	var out []RemovedService
+	for _, name := range state.RemovedServices(p) {
+		rec, err := state.ReadRemoved(p, name)
+		if err != nil || rec == nil {
+			continue
+		}
+		r := RemovedService{Name: name, PID: rec.PID, At: rec.At}
+		if in := instanceOf(p, name, now); in != nil {
+			r.Processes = in.Processes
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // instanceOf reads the recorded instance and its tree now.
@@ -224,6 +254,11 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
 	}
 	r.Jobs = jobStatuses(ctx, cfg, p, store, now)
+	for _, rs := range removedServices(p, now) {
+		if cfg.Service(rs.Name) == nil {
+			r.Removed = append(r.Removed, rs)
+		}
+	}
 	r.Channels = channelStatuses(ctx, cfg, store)
 	return r, nil
 }

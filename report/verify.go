@@ -101,6 +101,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.backstop()
 	v.pauses()
 	v.givenUp()
+	v.removedRunning()
 	v.strangers()
 	v.crashLog()
 	v.configInForce()
@@ -457,6 +458,23 @@ func (v *verifier) givenUp() {
 		return
 	}
 	v.add("no given-up service", Pass, "none")
+}
+
+// removedRunning WARNs of a service a reload removed from the config while
+// its processes were kept: it runs unsupervised, and nothing else says so.
+func (v *verifier) removedRunning() {
+	bad := ""
+	for _, r := range removedServices(v.p, v.env.Now) {
+		if r.Processes > 0 && v.cfg.Service(r.Name) == nil {
+			bad += fmt.Sprintf("%s (pid %d) was removed from the config by a reload at %s and still runs, unsupervised; ",
+				r.Name, r.PID, r.At.Format(time.RFC3339))
+		}
+	}
+	if bad != "" {
+		v.add("no unsupervised leftovers", Warn, bad+"'svc-ctl stop NAME' stops it")
+		return
+	}
+	v.add("no unsupervised leftovers", Pass, "no removed service left running")
 }
 
 // checkStrangers is the name of the check that no service's health check

@@ -189,6 +189,12 @@ func printStatus(w io.Writer, r *report.StatusReport, utc bool) {
 		fmt.Fprintln(w)
 		printJobs(w, r, utc)
 	}
+	for _, rm := range r.Removed {
+		if rm.Processes > 0 {
+			fmt.Fprintf(w, "\n%s: removed from the config by a reload at %s, still running unsupervised (pid %d, %s): 'svc-ctl stop %s'\n",
+				rm.Name, fmtTime(rm.At, utc), rm.PID, processes(rm.Processes), rm.Name)
+		}
+	}
 	if len(r.Channels) > 0 {
 		fmt.Fprintln(w)
 		printChannels(w, r)
@@ -323,6 +329,17 @@ func printJobs(w io.Writer, r *report.StatusReport, utc bool) {
 	if len(r.Jobs) == 1 {
 		fmt.Fprintf(w, "\nlog: %s (the last run's output: 'svc-ctl logs %s')\n", r.Jobs[0].Log, r.Jobs[0].Name)
 	}
+}
+
+// processes says a count of processes in words: "1 process", "2 processes".
+func processes(n int) string { return plural(n, "process", "processes") }
+
+// plural is a count with its noun: "1 slot", "3 slots".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func dash(s string) string {
