@@ -79,6 +79,9 @@ func (a *Agent) stopService(name string, removed bool) {
 func (a *Agent) serviceLoop(ctx, runCtx context.Context, svc *config.Service, triggers <-chan watchdog.Request) {
 	name := svc.Name
 	stagger := a.stagger(svc.Interval)
+	if !a.instanceLives(name) {
+		stagger = 0 // nothing runs: the first check is now, not after a stagger meant for healthy services
+	}
 	timer := time.NewTimer(stagger)
 	defer timer.Stop()
 	for {
@@ -108,6 +111,17 @@ func (a *Agent) serviceLoop(ctx, runCtx context.Context, svc *config.Service, tr
 		a.adopt(name)
 		timer.Reset(svc.Interval)
 	}
+}
+
+// instanceLives reports whether some process of the service's recorded
+// instance runs.
+func (a *Agent) instanceLives(name string) bool {
+	inst, err := a.sup.Instance(name)
+	if err != nil {
+		return false
+	}
+	t, err := proc.Members(inst)
+	return err != nil || t.Len() > 0 // a tree that cannot be listed is given the benefit of the doubt
 }
 
 // stagger spreads the first cycles: at most min(interval, 30s), so services

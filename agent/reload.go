@@ -103,7 +103,7 @@ func (a *Agent) reload(ctx context.Context, req control.Request, args control.Re
 	for name, keys := range plan.ChangedServices {
 		var first *watchdog.Request
 		if replaced(keys) {
-			first = &watchdog.Request{Trigger: runtrace.TriggerManual, Replace: true, Cause: watchdog.CauseManual,
+			first = &watchdog.Request{Trigger: runtrace.TriggerManual, Replace: true, Reload: true, Cause: watchdog.CauseManual,
 				Why: "config reloaded: " + strings.Join(keys, ", ") + " changed"}
 		}
 		a.startService(eff.Service(name), first)

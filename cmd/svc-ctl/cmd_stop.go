@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,7 +93,11 @@ func runStop(ctx context.Context, g *globals, o stopOptions, names []string) err
 		case cfg.Service(names[i]) == nil:
 			fmt.Fprintf(g.stdout, "%s: removed from the config; %s\n", r.Service, r.Result)
 		default:
-			fmt.Fprintf(g.stdout, "%s: paused (reason \"stopped\"); %s\n", r.Service, r.Result)
+			how := r.Result
+			if !strings.HasPrefix(how, "stopped") {
+				how = "stopped; " + how
+			}
+			fmt.Fprintf(g.stdout, "%s: %s; nothing brings it back until 'svc-ctl start %s'\n", r.Service, how, r.Service)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
