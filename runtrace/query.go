@@ -238,3 +238,28 @@ func scanRun(sc scanner) (Run, error) {
 	}
 	return r, nil
 }
+
+// RunByID returns the run with id, or nil, nil when there is none.
+func (s *Store) RunByID(ctx context.Context, id int64) (*Run, error) {
+	var out *Run
+	err := s.read(ctx, "read a run", func(db *sql.DB) error {
+		out = nil
+		rows, err := db.QueryContext(ctx, `SELECT `+runColumns+` FROM run_trace WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if rows.Next() {
+			r, err := scanRun(rows)
+			if err != nil {
+				return err
+			}
+			out = &r
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run #%d: %w", id, err)
+	}
+	return out, nil
+}

@@ -2,6 +2,8 @@ package watchdog
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -374,10 +376,15 @@ func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
 	if c.req.SkipConfirm || c.svc.Health.Confirm <= 0 {
 		return nil, false
 	}
-	// No process of the recorded instance is left: that is the second look
-	// (as on the agent's fast path), and waiting `confirm` would only delay
-	// a start.
-	if inst, err := c.s.Instance(c.svc.Name); err == nil {
+	// No process of the recorded instance is left, or nothing was ever
+	// recorded nor seen healthy (a first start): that is the second look
+	// (as on the agent's fast path), and waiting `confirm` would only
+	// delay a start. A service svc-ctl adopted healthy keeps its confirm.
+	inst, err := c.s.Instance(c.svc.Name)
+	if errors.Is(err, fs.ErrNotExist) && c.st.InstanceHealthyAt.IsZero() {
+		return nil, false
+	}
+	if err == nil {
 		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
 			return nil, false
 		}

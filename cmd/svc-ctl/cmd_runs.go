@@ -64,8 +64,8 @@ func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 	if err != nil {
 		return err
 	}
-	filter.JobID = qualifyJob(cfg, filter.JobID)
 	st, err := openLedgerForRead(cfg)
+	filter.JobID = qualifyJob(ctx, cfg, st, filter.JobID)
 	unknown := o.job != "" && !knownTarget(cfg, o.job)
 	if unknown && (err != nil || !hasRows(ctx, st, filter.JobID)) {
 		if st != nil {
@@ -77,6 +77,9 @@ func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 		return err
 	}
 	defer st.Close()
+	if unknown {
+		fmt.Fprintf(g.stderr, "svc-ctl: %s is no longer in the config (%s): its history\n", o.job, cfg.Path)
+	}
 	rows, err := st.Runs(ctx, filter)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", st.Path(), err)
@@ -112,8 +115,10 @@ func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
 	return f, nil
 }
 
-// qualifyJob turns a bare service or job name into its job id.
-func qualifyJob(cfg *config.Config, id string) string {
+// qualifyJob turns a bare service or job name into its job id: one of the
+// config, else one the ledger has rows of (a service or job the config no
+// longer has keeps its history under its old name).
+func qualifyJob(ctx context.Context, cfg *config.Config, st *runtrace.Store, id string) string {
 	if id == "" || id == runtrace.AgentID || strings.Contains(id, ":") {
 		return id
 	}
@@ -122,6 +127,11 @@ func qualifyJob(cfg *config.Config, id string) string {
 	}
 	if cfg.Job(id) != nil {
 		return runtrace.JobID(id)
+	}
+	for _, q := range []string{runtrace.WatchdogID(id), runtrace.JobID(id)} {
+		if st != nil && hasRows(ctx, st, q) {
+			return q
+		}
 	}
 	return id
 }
@@ -143,8 +153,12 @@ func printRuns(w io.Writer, rows []runtrace.Run, utc bool, now time.Time) {
 			slot = fmtTime(r.ScheduledAt, utc)
 		}
 		// The cause is never cut: it is the answer to "why was it restarted".
+		cause := detailCause(r.Detail)
+		if w := restartWords(r); w != "" {
+			cause = strings.TrimSpace(cause + " (" + w + ")")
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, r.Verdict(),
-			dash(detailCause(r.Detail)), slot, shortDetail(r))
+			dash(cause), slot, shortDetail(r))
 	}
 	tw.Flush()
 }

@@ -145,3 +145,15 @@ func runsOf(t *testing.T, state, job string) []runtrace.Run {
 	rs, _ := st.Runs(context.Background(), runtrace.Filter{JobID: job, Limit: 50})
 	return rs
 }
+
+// readIdentity is the recorded instance's leader of service name under state.
+func readIdentity(t *testing.T, state, name string) proc.Identity {
+	t.Helper()
+	id, err := proc.ReadPidFile(filepath.Join(state, "services", name, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func readPIDOf(t *testing.T, state, name string) int { return int(readIdentity(t, state, name).PID) }

@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,14 +15,7 @@ import (
 	"svcctl/runtrace"
 )
 
-func readIdentity(t *testing.T, state, name string) proc.Identity {
-	t.Helper()
-	id, err := proc.ReadPidFile(filepath.Join(state, "services", name, "pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
+
 
 // TestSIGHUPReloads: a bare SIGHUP (no request) is a reload too; the agent
 // records it and keeps running, and it stops what the file removed, as
