@@ -28,6 +28,11 @@ func (a *Agent) handlers() map[control.Kind]requestHandler {
 		control.KindReload:    a.handleReload,
 		control.KindRun:       a.handleRun,
 		control.KindInterrupt: a.handleInterrupt,
+		control.KindStart:     a.handleAct,
+		control.KindRestart:   a.handleAct,
+		control.KindStop:      a.handleAct,
+		control.KindPause:     a.handleAct,
+		control.KindResume:    a.handleAct,
 	}
 }
 

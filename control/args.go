@@ -3,6 +3,8 @@ package control
 import (
 	"encoding/json"
 	"time"
+
+	"svcctl/state"
 )
 
 // What each kind carries, both ways: one definition for the command that
@@ -52,4 +54,33 @@ type RunFinished struct {
 type InterruptArgs struct {
 	Request string `json:"request"`
 	Why     string `json:"why,omitempty"`
+}
+
+// The verbs that act on services (and jobs, for pause and resume), handed
+// to the running agent when the command cannot act itself: the config
+// file does not load, and the agent still runs the one it loaded before.
+const (
+	KindStart   Kind = "start"
+	KindRestart Kind = "restart"
+	KindStop    Kind = "stop"
+	KindPause   Kind = "pause"
+	KindResume  Kind = "resume"
+)
+
+// ActArgs name what a start, restart, stop, pause or resume acts on, as
+// the verb's own arguments do. The answer is the verb's results, as the
+// command prints them: []watchdog.Result (start, restart),
+// []watchdog.StopReport (stop), []PauseDone (pause),
+// []watchdog.ResumeReport (resume).
+type ActArgs struct {
+	Names []string      `json:"names,omitempty"`
+	All   bool          `json:"all,omitempty"`
+	For   time.Duration `json:"for_ns,omitempty"` // pause
+	Why   string        `json:"reason,omitempty"` // pause
+}
+
+// PauseDone is one pause as the agent wrote it.
+type PauseDone struct {
+	Name  string      `json:"name"`
+	Pause state.Pause `json:"pause"`
 }

@@ -51,6 +51,11 @@ type ChannelStatus struct {
 	LastErrorAt  time.Time `json:"last_error_at,omitzero"`
 	FailingSince time.Time `json:"failing_since,omitzero"` // zero: the last attempt worked
 	Pending      int       `json:"pending"`
+	// Held of them wait only for the channel's min_interval (not failures,
+	// not retries); the first goes out at HeldUntil.
+	Held        int           `json:"held"`
+	HeldUntil   time.Time     `json:"held_until,omitzero"`
+	MinInterval time.Duration `json:"min_interval_ns,omitempty"`
 }
 
 // AgentStatus is the agent as its heartbeat and its lock show it.
@@ -325,7 +330,7 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 func channelStatuses(ctx context.Context, cfg *config.Config, store *runtrace.Store) []ChannelStatus {
 	var out []ChannelStatus
 	for _, n := range cfg.Notify {
-		out = append(out, ChannelStatus{Name: n.Name, Kind: n.Kind})
+		out = append(out, ChannelStatus{Name: n.Name, Kind: n.Kind, MinInterval: n.MinInterval})
 	}
 	for _, s := range cfg.Services {
 		if s.Ping != "" {
@@ -348,16 +353,23 @@ func channelStatuses(ctx context.Context, cfg *config.Config, store *runtrace.St
 	for _, c := range states {
 		byName[c.Channel] = c
 	}
-	pending := map[string]int{}
+	pending, held, heldUntil := map[string]int{}, map[string]int{}, map[string]time.Time{}
+	now := time.Now()
 	if ds, err := store.Deliveries(ctx, 100000, runtrace.DeliveryPending); err == nil {
 		for _, d := range ds {
 			pending[d.Channel]++
+			if d.Deferred(now) {
+				held[d.Channel]++
+				if u := heldUntil[d.Channel]; u.IsZero() || d.NextAt.Before(u) {
+					heldUntil[d.Channel] = d.NextAt
+				}
+			}
 		}
 	}
 	for i := range out {
 		c := byName[out[i].Name]
 		out[i].LastOK, out[i].LastError, out[i].LastErrorAt, out[i].FailingSince = c.LastOK, c.LastError, c.LastErrorAt, c.FailingSince
-		out[i].Pending = pending[out[i].Name]
+		out[i].Pending, out[i].Held, out[i].HeldUntil = pending[out[i].Name], held[out[i].Name], heldUntil[out[i].Name]
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"svcctl/config"
+	"svcctl/control"
 	"svcctl/state"
 	"svcctl/watchdog"
 )
@@ -44,7 +45,7 @@ than 24 h without an expiry).`,
 	return cmd
 }
 
-func runPause(_ context.Context, g *globals, o pauseOptions, args []string) error {
+func runPause(ctx context.Context, g *globals, o pauseOptions, args []string) error {
 	var d time.Duration
 	if o.forStr != "" {
 		var err error
@@ -52,37 +53,50 @@ func runPause(_ context.Context, g *globals, o pauseOptions, args []string) erro
 			return usageError{durationFlagError("--for", o.forStr, err, "30m, 2h or 1d")}
 		}
 	}
-	var ps []state.Pause
-	err := withSupervisor(g, func(sup *watchdog.Supervisor) error {
-		names, err := targetNames(sup.Config(), args, o.all)
+	sup, closeRec, err := newSupervisor(g)
+	if err != nil {
+		var done []control.PauseDone
+		if handed, herr := handOver(ctx, g, err, control.KindPause, control.ActArgs{Names: args, All: o.all, For: d, Why: o.reason}, &done); handed {
+			if herr != nil {
+				return herr
+			}
+			return printPauses(g, o, done)
+		}
+		return err
+	}
+	defer closeRec()
+	names, err := targetNames(sup.Config(), args, o.all)
+	if err != nil {
+		return usageError{err}
+	}
+	var done []control.PauseDone
+	for _, n := range names {
+		p, err := sup.PauseTarget(n, d, o.reason)
 		if err != nil {
 			return err
 		}
-		args = names
-		for _, n := range names {
-			p, err := sup.PauseTarget(n, d, o.reason)
-			if err != nil {
-				return err
-			}
-			ps = append(ps, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+		done = append(done, control.PauseDone{Name: n, Pause: p})
 	}
+	return printPauses(g, o, done)
+}
+
+func printPauses(g *globals, o pauseOptions, done []control.PauseDone) error {
 	if o.json {
-		if len(ps) == 1 && !o.all {
-			return writeJSON(g.stdout, ps[0])
+		if len(done) == 1 && !o.all {
+			return writeJSON(g.stdout, done[0].Pause)
+		}
+		ps := make([]state.Pause, len(done))
+		for i := range done {
+			ps[i] = done[i].Pause
 		}
 		return writeJSON(g.stdout, ps)
 	}
-	for i, p := range ps {
-		until := "until 'svc-ctl resume " + args[i] + "'"
-		if p.Until != nil {
-			until = "until " + fmtTime(*p.Until, o.utc)
+	for _, d := range done {
+		until := "until 'svc-ctl resume " + d.Name + "'"
+		if d.Pause.Until != nil {
+			until = "until " + fmtTime(*d.Pause.Until, o.utc)
 		}
-		fmt.Fprintf(g.stdout, "%s: paused %s (reason: %s)\n", args[i], until, p.Reason)
+		fmt.Fprintf(g.stdout, "%s: paused %s (reason: %s)\n", d.Name, until, d.Pause.Reason)
 	}
 	return nil
 }

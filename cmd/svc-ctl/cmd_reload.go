@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"slices"
 	"time"
@@ -13,10 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"svcctl/config"
 	"svcctl/control"
 	"svcctl/runtrace"
-	"svcctl/state"
 )
 
 type reloadOptions struct {
@@ -75,7 +72,7 @@ func runReload(ctx context.Context, g *globals, o reloadOptions, _ []string) err
 	if o.keepRemoved && o.stopRemoved {
 		return usageError{errors.New("--keep-removed and --stop-removed contradict each other: pass one (stopping is the default)")}
 	}
-	p, invalid, err := reloadTarget(g)
+	p, invalid, err := agentTarget(g)
 	if err != nil {
 		return err
 	}
@@ -104,35 +101,6 @@ func runReload(ctx context.Context, g *globals, o reloadOptions, _ []string) err
 		return exitStatus{code: exitUsage}
 	}
 	return nil
-}
-
-// reloadTarget finds the agent's state dir. The file is loaded as
-// everything that runs loads it (a config others can write is refused, and
-// so is its state dir), but a file that is merely invalid is not refused
-// here: the agent must see it, refuse it and say so in run_trace; its state
-// dir is then read as leniently as can be.
-func reloadTarget(g *globals) (p state.Paths, invalid error, err error) {
-	cfg, err := loadConfigToRun(g)
-	if err == nil {
-		return state.PathsOf(cfg), nil, nil
-	}
-	var ce configError
-	if !errors.As(err, &ce) || errors.Is(err, config.ErrInsecurePermissions) || errors.Is(err, fs.ErrNotExist) {
-		return p, nil, err
-	}
-	path, _, rerr := config.Resolve(g.configPath)
-	if rerr != nil {
-		return p, nil, err
-	}
-	if perr := config.CheckPermissions(path); perr != nil && !config.UserMode() {
-		return p, nil, configError{perr}
-	}
-	dir, _ := config.PeekStateDir(path)
-	p = state.Paths{State: dir}
-	if cerr := state.Check(p, !config.UserMode()); cerr != nil {
-		return p, nil, configError{cerr}
-	}
-	return p, err, nil
 }
 
 func invalidNote(invalid error) string {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"svcctl/control"
 	"svcctl/watchdog"
 )
 
@@ -33,23 +34,32 @@ func newResumeCommand(g *globals) *cobra.Command {
 
 func runResume(ctx context.Context, g *globals, o resumeOptions, args []string) error {
 	var reps []watchdog.ResumeReport
-	err := withSupervisor(g, func(sup *watchdog.Supervisor) error {
-		names, err := targetNames(sup.Config(), args, o.all)
+	sup, closeRec, err := newSupervisor(g)
+	if err != nil {
+		if handed, herr := handOver(ctx, g, err, control.KindResume, control.ActArgs{Names: args, All: o.all}, &reps); handed {
+			if herr != nil {
+				return herr
+			}
+			return printResumes(g, o, reps)
+		}
+		return err
+	}
+	defer closeRec()
+	names, err := targetNames(sup.Config(), args, o.all)
+	if err != nil {
+		return usageError{err}
+	}
+	for _, n := range names {
+		rep, err := sup.Resume(ctx, n)
 		if err != nil {
 			return err
 		}
-		for _, n := range names {
-			rep, err := sup.Resume(ctx, n)
-			if err != nil {
-				return err
-			}
-			reps = append(reps, rep)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+		reps = append(reps, rep)
 	}
+	return printResumes(g, o, reps)
+}
+
+func printResumes(g *globals, o resumeOptions, reps []watchdog.ResumeReport) error {
 	if o.json {
 		if len(reps) == 1 && !o.all {
 			return writeJSON(g.stdout, reps[0])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,7 +68,7 @@ func runRun(ctx context.Context, g *globals, o runOptions, args []string) error 
 	name := args[0]
 	cfg, err := loadConfigToRun(g)
 	if err != nil {
-		return err
+		return runHandedOver(ctx, g, o, name, err)
 	}
 	if err := readableState(cfg); err != nil {
 		return err
@@ -79,14 +80,40 @@ func runRun(ctx context.Context, g *globals, o runOptions, args []string) error 
 	if j.External {
 		return usageError{errors.New(agent.ExternalRefusal(name))}
 	}
-	p := state.PathsOf(cfg)
+	err = runThroughAgent(ctx, g, o, state.PathsOf(cfg), name)
+	if errors.Is(err, control.ErrNoAgent) {
+		return runHere(ctx, g, cfg, j)
+	}
+	return err
+}
+
+// runHandedOver runs the job through the running agent when the config
+// file does not load: the agent still runs the config it loaded before.
+func runHandedOver(ctx context.Context, g *globals, o runOptions, name string, loadErr error) error {
+	if !brokenFile(loadErr) {
+		return loadErr
+	}
+	p, broken, err := agentTarget(g)
+	if err != nil || broken == nil {
+		return loadErr
+	}
+	a, err := control.Running(p)
+	if err != nil {
+		return loadErr // no agent: nothing runs a job of a file that does not load
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(broken.Error()), "\n")
+	fmt.Fprintf(g.stderr, "svc-ctl: the config does not load (%s);\nsvc-ctl: the running agent (pid %d) still runs the config it loaded before: it runs %s\n", line, a.PID, name)
+	return runThroughAgent(ctx, g, o, p, name)
+}
+
+// runThroughAgent hands the run to the running agent and follows it:
+// control.ErrNoAgent when none runs.
+func runThroughAgent(ctx context.Context, g *globals, o runOptions, p state.Paths, name string) error {
 	// Not cut short by Ctrl-C: once the agent took the request the run is
 	// under way, and only its id lets this command end it (followRun does,
 	// at once, when Ctrl-C came meanwhile).
 	req, resp, err := control.Send(context.WithoutCancel(ctx), p, control.KindRun, control.RunArgs{Job: name}, o.timeout)
 	switch {
-	case errors.Is(err, control.ErrNoAgent):
-		return runHere(ctx, g, cfg, j)
 	case err != nil:
 		return err
 	case resp.Refused != "":

@@ -218,7 +218,11 @@ func printChannels(w io.Writer, r *report.StatusReport) {
 		case c.LastError != "":
 			errText = fmt.Sprintf("%s (%s; delivered since)", c.LastError, ago(c.LastErrorAt, r.Now))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", c.Name, c.Kind, last, c.Pending, errText)
+		waiting := strconv.Itoa(c.Pending)
+		if c.Held > 0 {
+			waiting += fmt.Sprintf(" (%d held: min_interval %s, next at %s)", c.Held, config.FormatDuration(c.MinInterval), fmtTime(c.HeldUntil, false))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Name, c.Kind, last, waiting, errText)
 	}
 	tw.Flush()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"svcctl/config"
+	"svcctl/control"
 	"svcctl/runtrace"
 	"svcctl/state"
 	"svcctl/watchdog"
@@ -51,6 +52,13 @@ as its instance lives.`,
 func runStop(ctx context.Context, g *globals, o stopOptions, names []string) error {
 	sup, closeRec, err := newSupervisor(g)
 	if err != nil {
+		var reps []watchdog.StopReport
+		if handed, herr := handOver(ctx, g, err, control.KindStop, control.ActArgs{Names: names, All: o.all}, &reps); handed {
+			if herr != nil {
+				return herr
+			}
+			return printStops(g, o, reps, make([]error, len(reps)), func(string) bool { return true })
+		}
 		return err
 	}
 	defer closeRec()
@@ -70,15 +78,22 @@ func runStop(ctx context.Context, g *globals, o stopOptions, names []string) err
 		wg.Go(func() {
 			if cfg.Service(n) == nil {
 				reps[i], errs[i] = stopRemoved(ctx, sup, n)
-				return
+			} else {
+				reps[i], errs[i] = sup.Stop(ctx, n)
 			}
-			reps[i], errs[i] = sup.Stop(ctx, n)
+			reps[i].Service = n
 		})
 	}
 	wg.Wait()
+	return printStops(g, o, reps, errs, func(n string) bool { return cfg.Service(n) != nil })
+}
+
+// printStops prints what each stop did; configured says whether a name is
+// a service of the config (else one a reload removed).
+func printStops(g *globals, o stopOptions, reps []watchdog.StopReport, errs []error, configured func(string) bool) error {
 	if o.json {
 		var v any = reps
-		if len(names) == 1 && !o.all {
+		if len(reps) == 1 && !o.all {
 			v = reps[0] // one NAME: one object, as before several could be named
 		}
 		if err := writeJSON(g.stdout, v); err != nil {
@@ -88,9 +103,9 @@ func runStop(ctx context.Context, g *globals, o stopOptions, names []string) err
 	for i, r := range reps {
 		switch {
 		case errs[i] != nil:
-			fmt.Fprintf(g.stderr, "%s: not stopped: %v\n", names[i], errs[i])
+			fmt.Fprintf(g.stderr, "%s: not stopped: %v\n", r.Service, errs[i])
 		case o.json:
-		case cfg.Service(names[i]) == nil:
+		case !configured(r.Service):
 			fmt.Fprintf(g.stdout, "%s: removed from the config; %s\n", r.Service, r.Result)
 		default:
 			how := r.Result

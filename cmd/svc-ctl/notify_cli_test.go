@@ -133,3 +133,47 @@ url = "`+bad.URL+`/topic"
 		t.Fatalf("verify: %+v", r)
 	}
 }
+
+// TestHeldNotificationsSayHeld: an event min_interval holds back reads as
+// held, with its min_interval and when it goes out, in `notify list` and
+// in status's channel table. Before it read "pending, 0 tries", like a
+// delivery nobody had tried.
+func TestHeldNotificationsSayHeld(t *testing.T) {
+	h := &receivedHook{ids: map[string]int{}}
+	hook := httptest.NewServer(h)
+	defer hook.Close()
+	addr := testutil.FreeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "1h")+`
+[[notify]]
+name = "hook"
+kind = "webhook"
+url = "`+hook.URL+`/hook"
+min_interval = "1h"
+`)
+	startAgentProcess(t, cfg)
+	testutil.WaitFor(t, 20*time.Second, "web up", func() bool { return testutil.Healthy(addr) })
+	// Two crashes: the first event goes out, the next waits an hour.
+	for i := 0; i < 2; i++ {
+		pid := readPIDOf(t, state, "web")
+		testutil.KillPID(t, pid)
+		testutil.WaitFor(t, 20*time.Second, "web back", func() bool { return testutil.Healthy(addr) && readPIDOf(t, state, "web") != pid })
+	}
+	st := openStore(t, state)
+	testutil.WaitFor(t, 20*time.Second, "a delivery held by min_interval", func() bool {
+		ds, _ := st.Deliveries(context.Background(), 10, runtrace.DeliveryPending)
+		for _, d := range ds {
+			if d.Deferred(time.Now()) {
+				return true
+			}
+		}
+		return false
+	})
+	r := svcctl(t, "notify", "list", "--config", cfg)
+	if !strings.Contains(r.stdout, "held (min_interval 1h, next at ") {
+		t.Errorf("notify list does not say held:\n%s", r.stdout)
+	}
+	r = svcctl(t, "status", "--config", cfg)
+	if !strings.Contains(r.stdout, "held: min_interval 1h, next at ") {
+		t.Errorf("status does not say held:\n%s", r.stdout)
+	}
+}

@@ -15,8 +15,6 @@ import (
 	"svcctl/runtrace"
 )
 
-
-
 // TestSIGHUPReloads: a bare SIGHUP (no request) is a reload too; the agent
 // records it and keeps running, and it stops what the file removed, as
 // `svc-ctl reload` does. A file that cannot be read, or is empty (a save
@@ -113,6 +111,16 @@ func TestReloadStopsRemoved(t *testing.T) {
 	}
 	if rs := runsOf(t, state, "job:slow"); rs[0].Verdict() != "ok/completed" {
 		t.Fatalf("the removed job's run: %s", rs[0].Verdict())
+	}
+	// Its history is reachable by its name, and says it is history (before:
+	// only as job:slow, and "no service or job named slow").
+	if r := svcctl(t, "why", "slow", "--config", cfg); r.code != 0 || !strings.Contains(r.stdout, "job:slow (no longer in the config: its history)") ||
+		!strings.Contains(r.stdout, "ok/completed") {
+		t.Errorf("why of a removed job: %+v", r)
+	}
+	if r := svcctl(t, "runs", "--job", "slow", "--config", cfg); r.code != 0 || !strings.Contains(r.stdout, "job:slow") ||
+		!strings.Contains(r.stderr, "slow is no longer in the config") {
+		t.Errorf("runs --job of a removed job: %+v", r)
 	}
 
 	write(webService("api", api, "1h"))
