@@ -463,7 +463,9 @@ func firstOf(ss ...string) string {
 	return ""
 }
 
-func jobWord(r runtrace.Reason) string { return strings.TrimPrefix(string(r), runtrace.JobReasonPrefix) }
+func jobWord(r runtrace.Reason) string {
+	return strings.TrimPrefix(string(r), runtrace.JobReasonPrefix)
+}
 
 func lastN(xs []string, n int) []string {
 	if len(xs) > n {
