@@ -9,7 +9,6 @@ import (
 
 	"svcctl/internal/redact"
 
-	"golang.org/x/term"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
@@ -69,20 +68,32 @@ func redactAttr(r *redact.Redactor, groups []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// agentLogWriter is agent.log, size-rotated by lumberjack (10 MB x 3), copied
-// to stderr when stderr is a terminal (a person is watching). A line that
+// agentLogWriter is agent.log, size-rotated by lumberjack (10 MB x 3),
+// copied to console when there is one (a person's agent). A line that
 // agent.log refuses (its disk is full) goes to stderr instead, which the
 // service manager keeps (the journal): the line saying the disk is full
 // must reach somebody.
-func agentLogWriter(path string, stderr *os.File) (io.Writer, io.Closer) {
+func agentLogWriter(path string, stderr *os.File, console io.Writer) (io.Writer, io.Closer) {
 	lj := &lumberjack.Logger{Filename: path, MaxSize: 10, MaxBackups: 3}
-	if stderr != nil && term.IsTerminal(int(stderr.Fd())) {
-		return io.MultiWriter(lj, stderr), lj
+	if console != nil {
+		return bothWriter{lj, console}, lj
 	}
 	if stderr != nil {
 		return fallbackWriter{w: lj, alt: stderr}, lj
 	}
 	return lj, lj
+}
+
+// bothWriter writes every line to the log and the console, whichever
+// refuses it: a person watching sees the line the disk could not take.
+type bothWriter struct{ log, console io.Writer }
+
+func (b bothWriter) Write(p []byte) (int, error) {
+	b.console.Write(p)
+	if _, err := b.log.Write(p); err != nil {
+		return len(p), nil // the person saw it; the log's own trouble is told elsewhere (ledger, agent.status)
+	}
+	return len(p), nil
 }
 
 // fallbackWriter writes to w, and a line w refuses to alt, whole (a line

@@ -394,8 +394,8 @@ func every(ctx context.Context, period time.Duration, fn func(context.Context)) 
 // line reads when the row cannot be renewed.
 func (a *Agent) beat(ctx context.Context) {
 	defer a.writeReport()
-	if a.ledger.queue == nil {
-		return
+	if a.ledger.queue == nil || a.draining.Load() {
+		return // draining: the drain deletes the heartbeat at its end; nothing renews it after
 	}
 	host, _ := os.Hostname()
 	err := a.ledger.queue.Beat(ctx, runtrace.Heartbeat{InstanceID: a.instance, PID: os.Getpid(), Version: a.o.Version,

@@ -31,7 +31,11 @@ type Options struct {
 	Config  *config.Config
 	Version string
 	Mode    string   // service | user-service | foreground
-	Stderr  *os.File // copy of the log when it is a terminal; nil = none
+	Stderr  *os.File // where a line agent.log refuses goes (a full disk); nil = none
+	// Console gets a copy of every log line (a person's agent: cmd gives
+	// it the human lines on a terminal, the JSON lines otherwise); nil =
+	// none.
+	Console io.Writer
 	// LogWriter replaces agent.log (tests, demo); nil = agent.log via lumberjack.
 	LogWriter io.Writer
 	Clock     Clock
@@ -218,7 +222,7 @@ func (a *Agent) config() *config.Config { return a.cur.Load() }
 func (a *Agent) setupLog() {
 	w := a.o.LogWriter
 	if w == nil {
-		lw, c := agentLogWriter(a.paths.AgentLog(), a.o.Stderr)
+		lw, c := agentLogWriter(a.paths.AgentLog(), a.o.Stderr, a.o.Console)
 		w = lw
 		a.closers = append(a.closers, c)
 	}
@@ -257,7 +261,8 @@ func (a *Agent) run(ctx context.Context) error {
 	a.importSpills(ctx)
 	a.recordStartup()
 	a.recordPreviousLoss()
-	a.reportCrash()
+	crashed := a.reportCrash()
+	a.reportDeadAgents(ctx, crashed)
 	a.forgetDeadAgents(ctx)
 	a.housekeeping(ctx)
 	loopCtx, stopLoops := context.WithCancel(ctx)

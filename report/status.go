@@ -424,6 +424,8 @@ func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *
 			a.HeartbeatAgo = age.Round(time.Second).String()
 			a.UptimeS = int64(now.Sub(h.StartedAt).Seconds())
 			switch {
+			case live != nil && live.Draining:
+				a.State, a.Why = "draining", "received its stop: in-flight runs finish (up to drain_timeout), nothing new starts; services keep running"
 			case age > 3*cfg.Agent.Heartbeat+5*time.Second && cannotBeat(live) != "":
 				a.State, a.Condition = "running", cannotBeat(live)
 				a.Why = fmt.Sprintf("heartbeat is %s old, but the agent (pid %d) holds its lock and renewed agent.status %s ago",

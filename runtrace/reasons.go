@@ -68,6 +68,10 @@ const (
 	// that no queue or spill file kept (the count and the cause are in its
 	// detail).
 	ReasonRowsLost Reason = "rows-lost"
+	// ReasonAgentDied is an agent row: the previous agent of the state dir
+	// ended without a clean stop in this boot (killed or crashed); its
+	// detail names its pid and last heartbeat.
+	ReasonAgentDied Reason = "agent-died"
 )
 
 // Reasons maps each outcome to the reason codes it accepts.
@@ -76,7 +80,7 @@ var Reasons = map[Outcome][]Reason{
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
 		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost,
-		ReasonConfigInvalid},
+		ReasonConfigInvalid, ReasonAgentDied},
 }
 
 // JobReasonPrefix begins the reason of a verdict a job reported itself

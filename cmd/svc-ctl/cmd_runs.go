@@ -141,6 +141,7 @@ func printRuns(w io.Writer, rows []runtrace.Run, utc bool, now time.Time) {
 		fmt.Fprintln(w, "no runs match")
 		return
 	}
+	on := colourOn(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tJOB\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tCAUSE\tSLOT\tDETAIL")
 	for _, r := range rows {
@@ -157,8 +158,8 @@ func printRuns(w io.Writer, rows []runtrace.Run, utc bool, now time.Time) {
 		if w := restartWords(r); w != "" {
 			cause = strings.TrimSpace(cause + " (" + w + ")")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, r.Verdict(),
-			dash(cause), slot, shortDetail(r))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur,
+			paint(r.Verdict(), outcomeColour(r.Outcome), on), dash(cause), slot, shortDetail(r))
 	}
 	tw.Flush()
 }

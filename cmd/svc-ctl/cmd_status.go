@@ -245,7 +245,11 @@ func printAgent(w io.Writer, a report.AgentStatus) {
 		}
 		in = append(in, p)
 	}
-	fmt.Fprintf(w, "agent:  %s", a.State)
+	agentColour := red
+	if a.State == "running" && a.Condition == "" {
+		agentColour = green
+	}
+	fmt.Fprintf(w, "agent:  %s", paint(a.State, agentColour, colourOn(w)))
 	if len(in) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(in, "; "))
 	}
@@ -274,6 +278,7 @@ func printLedger(w io.Writer, r *report.StatusReport, utc bool) {
 }
 
 func printServices(w io.Writer, r *report.StatusReport, utc bool) {
+	on := colourOn(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVICE\tSTATE\tHEALTH\tCPU\tRSS\tRESTARTS 24H\tLAST RESTART\tLAST CYCLE\tPAUSE")
 	for _, s := range r.Services {
@@ -303,8 +308,12 @@ func printServices(w io.Writer, r *report.StatusReport, utc bool) {
 		if s.Health != "" && !s.HealthAt.IsZero() {
 			health += ", " + ago(s.HealthAt, r.Now)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, stateWords(s, r.Now), health, cpuWords(s.Instance), rssWords(s.Instance),
-			restarts, restart, cycle, pause)
+		cycleColour := noColor
+		if c := s.LastCycle; c != nil {
+			cycleColour = outcomeColour(c.Outcome)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, paint(stateWords(s, r.Now), stateColour(s.State), on), health,
+			cpuWords(s.Instance), rssWords(s.Instance), restarts, restart, paint(cycle, cycleColour, on), pause)
 	}
 	tw.Flush()
 	if r.Ledger.WriteFailing() {
@@ -367,15 +376,17 @@ func humanBytes(n uint64) string {
 }
 
 func printJobs(w io.Writer, r *report.StatusReport, utc bool) {
+	on := colourOn(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tSCHEDULE\tNEXT\tLAST RUN\tMISSING 7D")
 	for _, j := range r.Jobs {
 		next := fmtTime(j.NextSlot, utc) // in the job's own zone: 'svc-ctl schedule next JOB'
 
-		last := "never"
+		last, lastColour := "never", noColor
 		if l := j.LastRun; l != nil {
-			last = fmt.Sprintf("%s/%s %s", l.Outcome, l.Reason, ago(l.At, r.Now))
+			last, lastColour = fmt.Sprintf("%s/%s %s", l.Outcome, l.Reason, ago(l.At, r.Now)), outcomeColour(l.Outcome)
 		}
+		last = paint(last, lastColour, on)
 		sched := j.Schedule + " " + j.Timezone
 		if j.External {
 			sched += " (external)"
