@@ -34,6 +34,8 @@ var floors = map[string]int{
 	"svcctl/winsvc":   3, // Windows-only pieces of L1, below install
 
 	"svcctl/config": 4,
+
+	"svcctl/contrib": 5, // the example config, embedded: imports nothing of svc-ctl
 }
 
 // sideways are the arrows between packages of one floor that the design
@@ -67,6 +69,7 @@ var thirdParty = map[string][]string{
 	"svcctl/control":  {"golang.org/x/sys/"},
 	"svcctl/winsvc":   {"golang.org/x/sys/"},
 	"svcctl/config":   {"github.com/pelletier/go-toml/v2", "github.com/robfig/cron/v3", "github.com/dustin/go-humanize", "golang.org/x/sys/"},
+	"svcctl/contrib":  nil,
 }
 
 // TestArrowsPointDown holds the import graph of every package, on every OS

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"svcctl/internal/words"
 	"time"
 
 	"svcctl/config"
@@ -525,7 +526,7 @@ func (v *verifier) missing(ctx context.Context, store *runtrace.Store) {
 	case err != nil:
 		v.add("no missing runs (24 h)", Fail, err.Error())
 	case len(ms) > 0:
-		v.add("no missing runs (24 h)", Fail, fmt.Sprintf("%d slot(s) with no row, first %s at %s: 'svc-ctl missing'", len(ms), ms[0].Job, ms[0].Slot.Format(time.RFC3339)))
+		v.add("no missing runs (24 h)", Fail, fmt.Sprintf("%s with no row, first %s at %s: 'svc-ctl missing'", words.Count(len(ms), "slot", "slots"), ms[0].Job, ms[0].Slot.Format(time.RFC3339)))
 	default:
 		v.add("no missing runs (24 h)", Pass, "every due slot has a row")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"svcctl/internal/words"
 	"time"
 
 	"svcctl/config"
@@ -422,7 +423,7 @@ func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p state.Paths, n
 	if kind == runtrace.KindJob && r.Outcome == runtrace.OutcomeFailed {
 		d.Output = lastN(x.OutputTail, 10)
 	}
-	words := firstOf(x.Why, x.Error, x.ResultError, x.Message)
+	why := firstOf(x.Why, x.Error, x.ResultError, x.Message)
 	switch {
 	case r.Outcome == runtrace.OutcomeRunning:
 		d.Means = "still running (or its process died and the reaper has not judged it yet)"
@@ -431,22 +432,22 @@ func explain(d *Diagnosis, r *runtrace.Run, cfg *config.Config, p state.Paths, n
 		d.Means = okWords(r, x, d.RestartBy)
 		d.LookNext = okHints(r, d.RestartBy, cfg, p, name)
 	case r.Outcome == runtrace.OutcomeSkipped && runtrace.JobReported(r.Reason):
-		d.Means = "skipped, as the job itself decided (" + jobWord(r.Reason) + "): " + words
+		d.Means = "skipped, as the job itself decided (" + jobWord(r.Reason) + "): " + why
 		d.LookNext = jobReportedHints(r, p, name)
 	case r.Outcome == runtrace.OutcomeFailed && runtrace.JobReported(r.Reason):
 		d.Failure = true
-		d.Means = "failed, as the job itself reported (" + jobWord(r.Reason) + "): " + words
+		d.Means = "failed, as the job itself reported (" + jobWord(r.Reason) + "): " + why
 		if x.ExitCode != nil {
 			d.Means += fmt.Sprintf(" (its command exited with code %d)", *x.ExitCode)
 		}
 		d.LookNext = jobReportedHints(r, p, name)
 	case r.Outcome == runtrace.OutcomeSkipped:
 		d.Failure = r.Reason == runtrace.ReasonGivenUp || r.Reason == runtrace.ReasonBackoff
-		d.Means = skippedWords(r, x, words)
+		d.Means = skippedWords(r, x, why)
 		d.LookNext = skippedHints(r, cfg, p, name)
 	case r.Outcome == runtrace.OutcomeFailed:
 		d.Failure = true
-		d.Means = failedWords(r, x, words)
+		d.Means = failedWords(r, x, why)
 		d.LookNext = failedHints(r, cfg, p, name)
 	}
 	if kind == runtrace.KindWatchdog && (d.Cause != "" || r.Reason == runtrace.ReasonStartFailed || r.Reason == runtrace.ReasonSpawnError) {
@@ -507,11 +508,11 @@ func restartWho(by string) string {
 }
 
 // skippedWords is the answer for a skipped row.
-func skippedWords(r *runtrace.Run, x rowDetail, words string) string {
+func skippedWords(r *runtrace.Run, x rowDetail, why string) string {
 	switch r.Reason {
 	case runtrace.ReasonPaused:
 		if x.Pause == nil {
-			return "paused: " + words
+			return "paused: " + why
 		}
 		what := "paused"
 		if x.Pause.HeldState() == state.Stopped {
@@ -523,24 +524,24 @@ func skippedWords(r *runtrace.Run, x rowDetail, words string) string {
 		}
 		return fmt.Sprintf("%s by %s at %s, %s: %s", what, firstOf(x.Pause.By, "someone"), x.Pause.At.Format(time.RFC3339), until, firstOf(x.Pause.Reason, "no reason given"))
 	case runtrace.ReasonBackoff:
-		return fmt.Sprintf("not started: waiting after %d failed start(s) in a row (%s)", x.Failures, words)
+		return fmt.Sprintf("not started: waiting after %s in a row (%s)", words.Count(x.Failures, "failed start", "failed starts"), why)
 	case runtrace.ReasonGivenUp:
-		return fmt.Sprintf("given up after %d failed starts in a row: %s", x.Failures, words)
+		return fmt.Sprintf("given up after %d failed starts in a row: %s", x.Failures, why)
 	case runtrace.ReasonLockHeld:
 		return "skipped: another svc-ctl process was working on it at that moment (it held the service's lock)"
 	case runtrace.ReasonOverlap:
 		if x.Running > 0 {
 			return fmt.Sprintf("not run: run #%d was still going", x.Running)
 		}
-		return "not run: " + firstOf(words, "the previous run was still going")
+		return "not run: " + firstOf(why, "the previous run was still going")
 	case runtrace.ReasonDraining:
 		return "skipped: the agent was stopping"
 	}
-	return "skipped (" + string(r.Reason) + "): " + words
+	return "skipped (" + string(r.Reason) + "): " + why
 }
 
 // failedWords is the answer for a failed row.
-func failedWords(r *runtrace.Run, x rowDetail, words string) string {
+func failedWords(r *runtrace.Run, x rowDetail, why string) string {
 	switch r.Reason {
 	case runtrace.ReasonExitNonzero:
 		if x.ExitCode != nil {
@@ -549,19 +550,19 @@ func failedWords(r *runtrace.Run, x rowDetail, words string) string {
 	case runtrace.ReasonTimeout:
 		return "failed: it ran past its timeout " + firstOf(x.Timeout, "") + " and its process tree was killed"
 	case runtrace.ReasonStartFailed:
-		return "did not come up: " + strings.TrimPrefix(words, "start-failed: ")
+		return "did not come up: " + strings.TrimPrefix(why, "start-failed: ")
 	case runtrace.ReasonSpawnError:
-		return "could not be started: " + strings.TrimPrefix(words, "spawn-error: ")
+		return "could not be started: " + strings.TrimPrefix(why, "spawn-error: ")
 	case runtrace.ReasonDependencyFailed:
-		return "not run: a dependency is down: " + words
+		return "not run: a dependency is down: " + why
 	case runtrace.ReasonAbandoned:
-		return "abandoned: whatever ran it died before it ended (" + firstOf(x.Orphan, words, "no word of how") + ")"
+		return "abandoned: whatever ran it died before it ended (" + firstOf(x.Orphan, why, "no word of how") + ")"
 	case runtrace.ReasonInterrupted:
-		return "interrupted: " + firstOf(words, "the agent stopped while it ran")
+		return "interrupted: " + firstOf(why, "the agent stopped while it ran")
 	case runtrace.ReasonPanic:
-		return "svc-ctl itself failed while running it (a panic, recovered): " + words
+		return "svc-ctl itself failed while running it (a panic, recovered): " + why
 	}
-	return "failed (" + string(r.Reason) + "): " + words
+	return "failed (" + string(r.Reason) + "): " + why
 }
 
 func okHints(r *runtrace.Run, by string, cfg *config.Config, p state.Paths, name string) []string {

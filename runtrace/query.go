@@ -18,7 +18,14 @@ type Filter struct {
 	Until     time.Time
 	Outcome   Outcome
 	Reason    Reason
-	Limit     int
+	// HideRoutine leaves out the routine rows: a healthy cycle that found
+	// the service healthy (ok/already-running), as the status page's
+	// timeline does.
+	HideRoutine bool
+	// AfterID keeps only rows with a greater id (what `runs -f` has not
+	// printed yet).
+	AfterID int64
+	Limit   int
 }
 
 // DefaultLimit is the number of rows `svc-ctl runs` shows unless told.
@@ -187,6 +194,12 @@ func (f Filter) where() (string, []any, error) {
 	}
 	if f.Reason != "" {
 		add("reason = ?", f.Reason)
+	}
+	if f.HideRoutine {
+		add("NOT (" + routine + ")") // word for word the partial index's condition (timeline.go)
+	}
+	if f.AfterID != 0 {
+		add("id > ?", f.AfterID)
 	}
 	if len(conds) == 0 {
 		return "", nil, nil

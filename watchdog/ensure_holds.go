@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"fmt"
+	"svcctl/internal/words"
 	"time"
 
 	"svcctl/runtrace"
@@ -44,7 +45,7 @@ func (c *cycle) holdOff(p *state.Pause) *hold {
 	}
 	if until := c.st.BackoffUntil; c.s.now().Before(until) {
 		return &hold{reason: runtrace.ReasonBackoff, until: &until,
-			msg: fmt.Sprintf("in backoff until %s after %d failed start(s)", until.Format(time.RFC3339), c.st.Failures)}
+			msg: fmt.Sprintf("in backoff until %s after %s", until.Format(time.RFC3339), words.Count(c.st.Failures, "failed start", "failed starts"))}
 	}
 	return nil
 }

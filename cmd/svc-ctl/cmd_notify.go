@@ -37,8 +37,9 @@ func newNotifyTestCommand(g *globals) *cobra.Command {
 		Short:       "Send a test message through every channel (or NAME) now and say what happened (exit 1 on any failure)",
 		Example: `  svc-ctl notify test
   svc-ctl notify test phone`,
-		Args: usageArgs(cobra.MaximumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runNotifyTest(cmd.Context(), g, args) },
+		Args:              usageArgs(cobra.MaximumNArgs(1)),
+		ValidArgsFunction: first(completeFrom(g, channelNames)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runNotifyTest(cmd.Context(), g, args) },
 	}
 }
 
@@ -101,6 +102,15 @@ func recordTestResults(g *globals, cfg *config.Config, attempts []notify.Attempt
 			fmt.Fprintf(g.stderr, "svc-ctl: warning: result of %s not recorded: %v\n", a.Channel, err)
 		}
 	}
+}
+
+// channelNames are the [[notify]] channels, for completion.
+func channelNames(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Notify))
+	for _, n := range cfg.Notify {
+		out = append(out, n.Name)
+	}
+	return out
 }
 
 type notifyListOptions struct {

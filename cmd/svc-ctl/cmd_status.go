@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"svcctl/internal/words"
 	"text/tabwriter"
 	"time"
 
@@ -403,15 +404,7 @@ func printJobs(w io.Writer, r *report.StatusReport, utc bool) {
 }
 
 // processes says a count of processes in words: "1 process", "2 processes".
-func processes(n int) string { return plural(n, "process", "processes") }
-
-// plural is a count with its noun: "1 slot", "3 slots".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func processes(n int) string { return words.Count(n, "process", "processes") }
 
 func dash(s string) string {
 	if strings.TrimSpace(s) == "" {

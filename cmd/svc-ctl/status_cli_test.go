@@ -45,6 +45,9 @@ func TestStatusSaysWhatPeopleMean(t *testing.T) {
 	if !regexp.MustCompile(`\s\d+\.\d%\s+\d+(\.\d)? [KM]iB\s+0\s+-\s`).MatchString(line) {
 		t.Errorf("after a first start: %q; want CPU%%, RSS, 0 restarts, no last restart", line)
 	}
+	if r := svcctl(t, "status", "web", "--config", cfg); !strings.Contains(r.stdout, "(running), 1 process [") {
+		t.Errorf("status web does not count in words (before: \"1 process(es)\"):\n%s", r.stdout)
+	}
 	if r := svcctl(t, "restart", "web", "--config", cfg); r.code != 0 {
 		t.Fatalf("restart: %+v", r)
 	}
