@@ -133,3 +133,30 @@ func TestForegroundAgentTellsItsStory(t *testing.T) {
 	a2.Process.Signal(syscall.SIGINT)
 	a2.Wait()
 }
+
+// TestDemoWaitsForEnter: at a terminal the story waits for Enter between
+// its steps, so a person can try what a step shows (before: it moved on
+// every 3 s).
+func TestDemoWaitsForEnter(t *testing.T) {
+	master, slave := openPTY(t)
+	out := &ptyOutput{}
+	go out.read(master)
+	demo := exec.Command(svcctlBin, "demo")
+	demo.Stdin, demo.Stdout, demo.Stderr = slave, slave, slave
+	if err := demo.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		demo.Process.Signal(syscall.SIGTERM)
+		demo.Wait()
+	})
+	testutil.WaitForSaying(t, 60*time.Second, "the first step's end", func() bool {
+		return strings.Contains(out.String(), "[Enter: the next step]")
+	}, out.String)
+	time.Sleep(4 * time.Second) // longer than the 3 s the story used to wait on its own
+	if strings.Contains(out.String(), "2/5") {
+		t.Fatal("the story went on without Enter")
+	}
+	master.Write([]byte("\n"))
+	testutil.WaitForSaying(t, 10*time.Second, "the second step", func() bool { return strings.Contains(out.String(), "2/5") }, out.String)
+}
