@@ -173,3 +173,35 @@ func TestStatusLastRestartCountsAPersonsRestart(t *testing.T) {
 			s.Restarts24h, s.RequestedRestarts24h, s.LastRestartBy)
 	}
 }
+
+// TestStartingSaysWhenTheFirstCheckComes: while the running agent has not
+// checked a service yet, status says starting and by when its first check
+// comes (before: "unknown", with no word of when): at once for one with no
+// live instance, within its first stagger for a running one. A state a
+// check left stays.
+func TestStartingSaysWhenTheFirstCheckComes(t *testing.T) {
+	cfg := testutil.Config(t, "", testutil.Service{Name: "web", Addr: "127.0.0.1:1", Interval: "20s"}.TOML("/bin/true")+
+		testutil.Service{Name: "api", Addr: "127.0.0.1:2", Interval: "1h"}.TOML("/bin/true")+
+		testutil.Service{Name: "db", Addr: "127.0.0.1:3", Interval: "1h"}.TOML("/bin/true"))
+	started := time.Now().Add(-5 * time.Second).UTC()
+	r := &StatusReport{Agent: AgentStatus{State: "running", StartedAt: started}, Services: []ServiceStatus{
+		{Name: "web", State: state.Unknown, Instance: &Instance{LeaderPID: 42, Processes: 1}},
+		{Name: "api", State: state.Unknown},
+		{Name: "db", State: state.Healthy},
+	}}
+	markStarting(r, cfg)
+	if s := r.Services[0]; s.State != state.Starting || !s.FirstCheckBy.Equal(started.Add(20*time.Second)) {
+		t.Errorf("web (running, not checked): %s by %v; want starting by the agent's start + 20s", s.State, s.FirstCheckBy)
+	}
+	if s := r.Services[1]; s.State != state.Starting || !s.FirstCheckBy.Equal(started) {
+		t.Errorf("api (nothing running): %s by %v; want starting, checked at once", s.State, s.FirstCheckBy)
+	}
+	if s := r.Services[2]; s.State != state.Healthy || !s.FirstCheckBy.IsZero() {
+		t.Errorf("db (checked before): %s by %v; want healthy as it was", s.State, s.FirstCheckBy)
+	}
+	r.Agent.State = "stopped"
+	r.Services[1].State, r.Services[1].FirstCheckBy = state.Unknown, time.Time{}
+	if markStarting(r, cfg); r.Services[1].State != state.Unknown {
+		t.Errorf("with no agent running nothing is starting: %s", r.Services[1].State)
+	}
+}

@@ -93,3 +93,16 @@ func TestAgentChecksWhatIsNotRunningAtOnce(t *testing.T) {
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
 	testutil.WaitFor(t, 5*time.Second, "both services up", func() bool { return testutil.Healthy(a) && testutil.Healthy(b) })
 }
+
+// The starting state reads as when its first check comes.
+func TestStateWordsOfStarting(t *testing.T) {
+	now := time.Now()
+	s := report.ServiceStatus{State: "starting", FirstCheckBy: now.Add(12 * time.Second)}
+	if got := stateWords(s, now); got != "starting (first check in ~12s)" {
+		t.Errorf("%q", got)
+	}
+	s.FirstCheckBy = now
+	if got := stateWords(s, now); got != "starting (first check now)" {
+		t.Errorf("%q", got)
+	}
+}
