@@ -181,7 +181,7 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 	}
 	var w io.Writer = out
 	if hooks.Tee != nil {
-		w = io.MultiWriter(out, hooks.Tee) // neither fails a write: the job never dies of its log
+		w = io.MultiWriter(out, &teeWriter{w: hooks.Tee})
 	}
 	copied := make(chan struct{})
 	start("job-output:"+j.Name, func() {
@@ -207,6 +207,24 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		res.keepTail(tail, red)
 	}
 	return res
+}
+
+// teeWriter is the copy of a run's output for a person: a write it refuses
+// (a terminal closed, `| head` done reading) stops the copy, never the
+// run's own output, which its pipe would otherwise hold until the job
+// blocked on it.
+type teeWriter struct {
+	w      io.Writer
+	failed bool
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	if !t.failed {
+		if _, err := t.w.Write(p); err != nil {
+			t.failed = true
+		}
+	}
+	return len(p), nil
 }
 
 func rotateJobLog(logPath, prev string) error {

@@ -65,6 +65,7 @@ is not a job.`,
 }
 
 func runRun(ctx context.Context, g *globals, o runOptions, args []string) error {
+	keepRunningWhenReaderGoes()
 	name := args[0]
 	cfg, err := loadConfigToRun(g)
 	if err != nil {
@@ -154,7 +155,7 @@ func refusedRun(name string, resp control.Response) error {
 func followRun(ctx context.Context, g *globals, p state.Paths, name string, req control.Request, acc control.RunAccepted) (control.RunFinished, error) {
 	defer os.Remove(control.StreamPath(p, req.ID))
 	var in io.ReadCloser
-	interrupted := false
+	interrupted, readerGone := false, false
 	var deadline time.Time // set once the run is asked to end
 	lastAlive := time.Now()
 	for {
@@ -164,15 +165,17 @@ func followRun(ctx context.Context, g *globals, p state.Paths, name string, req 
 				defer f.Close()
 			}
 		}
-		if in != nil {
-			io.Copy(g.stdout, in)
+		if in != nil && !readerGone {
+			if _, err := io.Copy(g.stdout, in); err != nil {
+				readerGone = true // nobody reads our output any more: the run goes on
+			}
 		}
 		resp, ok, err := control.Poll(p, req, 2)
 		if err != nil {
 			return control.RunFinished{}, err
 		}
 		if ok {
-			if in != nil {
+			if in != nil && !readerGone {
 				io.Copy(g.stdout, in) // what came after the last look: the agent closed the stream first
 			}
 			var fin control.RunFinished

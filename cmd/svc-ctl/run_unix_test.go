@@ -3,7 +3,10 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,4 +58,41 @@ func TestRunCtrlCInterrupts(t *testing.T) {
 	startAgentProcess(t, cfg)
 	testutil.WaitFor(t, 10*time.Second, "the agent", func() bool { _, err := os.Stat(filepath.Join(state, "agent.pid")); return err == nil })
 	interrupt("through the agent")
+}
+
+// TestRunOutputReaderGone: `svc-ctl run JOB | head -1`: when whoever reads
+// the output stops, the run goes on to its end, its output kept in
+// last.log; the copy to the terminal stops, not the job (whose pipe would
+// fill, and block it until its timeout).
+func TestRunOutputReaderGone(t *testing.T) {
+	seq, err := exec.LookPath("seq")
+	if err != nil {
+		t.Skip("no seq here")
+	}
+	cfg, state := writeConfig(t, "", fmt.Sprintf("\n[[job]]\nname = \"big\"\nschedule = \"@every 1h\"\ntimezone = \"UTC\"\ncommand = [%q, \"1\", \"300000\"]\ntimeout = \"30s\"\n", seq))
+	headOne := func(how string) {
+		t.Helper()
+		cmd := exec.Command(svcctlBin, "run", "big", "--config", cfg)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		out.Close() // `head -1` is done
+		cmd.Wait()
+		if strings.TrimSpace(line) != "1" {
+			t.Fatalf("%s: first line %q", how, line)
+		}
+		rs := runsOf(t, state, "job:big")
+		if len(rs) == 0 || rs[0].Verdict() != "ok/completed" || rs[0].Duration > 10*time.Second {
+			t.Fatalf("%s: the run whose reader left: %s %s", how, rs[0].Verdict(), rs[0].Detail)
+		}
+	}
+	headOne("no agent")
+	startAgentProcess(t, cfg)
+	testutil.WaitFor(t, 10*time.Second, "the agent", func() bool { _, err := os.Stat(filepath.Join(state, "agent.pid")); return err == nil })
+	headOne("through the agent")
 }
