@@ -277,7 +277,7 @@
         n > 1 ? h('span', { class: 'k' }, ' · ' + n + ' in 24 h') : ''));
     }
     if (x.pause) {
-      lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'paused '),
+      lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, x.state === 'stopped' ? 'stopped ' : 'paused '),
         x.pause.until ? 'until ' + when(x.pause.until) : 'until resumed', ' — ', x.pause.reason, x.pause.by ? h('span', { class: 'k' }, ' (by ' + x.pause.by + ')') : ''));
     }
     if (x.state === 'given-up') {
@@ -286,7 +286,7 @@
       lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'last cycle '), verdict(x.last_cycle.outcome, x.last_cycle.reason), ' ', h('span', { class: 'k' }, ago(x.last_cycle.at, now)),
         x.last_cycle.message ? [' — ', x.last_cycle.message] : ''));
     }
-    const paused = x.state === 'paused' || x.state === 'given-up';
+    const paused = x.state === 'paused' || x.state === 'stopped' || x.state === 'given-up';
     return h('article', { class: 'item', 'data-key': 's:' + x.name },
       h('div', { class: 'item-head' },
         h('button', { type: 'button', class: 'item-name', 'data-detail': x.name }, x.name),
