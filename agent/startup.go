@@ -131,9 +131,12 @@ func (a *Agent) reportDeadAgents(ctx context.Context, crashed bool) {
 		detail := map[string]any{"pid": h.PID, "instance": h.InstanceID, "version": h.Version, "started_at": h.StartedAt,
 			"last_heartbeat": h.BeatAt, "mode": h.Mode}
 		prev := a.ledger.prev
-		drained := prev != nil && prev.Instance == h.InstanceID && prev.Draining
+		if prev != nil && prev.Instance != h.InstanceID {
+			prev = nil // agent.status was another agent's
+		}
+		drained := prev != nil && prev.Draining
 		switch {
-		case !h.BootTime.IsZero() && !a.boot.IsZero() && (h.BootTime.Sub(a.boot) > bootSlack || a.boot.Sub(h.BootTime) > bootSlack):
+		case a.anotherBoot(h, prev):
 			a.log.Info("agent.previous_host_down", "previous_pid", h.PID, "last_heartbeat", h.BeatAt, "previous_boot", h.BootTime, "boot", a.boot,
 				"hint", "the host went down (powered off, reset) while the previous agent ran: not an agent crash")
 		case drained:
@@ -148,6 +151,16 @@ func (a *Agent) reportDeadAgents(ctx context.Context, crashed bool) {
 			a.record(runtrace.AgentID, runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonAgentDied, detail)
 		}
 	}
+}
+
+// anotherBoot reports whether the previous agent of heartbeat h ran in
+// another boot than this one: by the boot id its agent.status named (a
+// clock step at boot cannot fool it), else by the host's boot time.
+func (a *Agent) anotherBoot(h runtrace.Heartbeat, prev *state.AgentReport) bool {
+	if now := proc.BootID(); prev != nil && prev.Boot != "" && now != "" {
+		return prev.Boot != now
+	}
+	return !h.BootTime.IsZero() && !a.boot.IsZero() && (h.BootTime.Sub(a.boot) > bootSlack || a.boot.Sub(h.BootTime) > bootSlack)
 }
 
 // forgetDeadAgents deletes, at start, the heartbeats of agents that stopped

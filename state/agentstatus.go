@@ -45,6 +45,10 @@ type AgentReport struct {
 	// Draining: the agent received its stop and is draining (no new
 	// cycles; in-flight runs finish up to drain_timeout).
 	Draining bool `json:"draining,omitempty"`
+	// Boot is the boot the agent runs in (proc.BootID; "" where the OS
+	// names none): the next agent tells a crash from a host that went
+	// down by it.
+	Boot string `json:"boot_id,omitempty"`
 }
 
 // LoadedConfig is the config file an agent loaded.

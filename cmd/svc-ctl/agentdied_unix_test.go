@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -79,7 +80,22 @@ func TestHostDownIsNoAgentCrash(t *testing.T) {
 	})
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
-	// The heartbeat says it beat in a boot a day earlier.
+	// The previous agent ran in another boot: its agent.status names
+	// another boot id, and its heartbeat a boot a day earlier (where the OS
+	// names no boot id, that is what tells).
+	b, err := os.ReadFile(filepath.Join(state, "agent.status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(b), &report); err != nil {
+		t.Fatal(err)
+	}
+	report["boot_id"] = "a-boot-before-this-one"
+	b, _ = json.Marshal(report)
+	if err := os.WriteFile(filepath.Join(state, "agent.status"), append(b, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	db, err := sql.Open("sqlite", filepath.Join(state, "svc-ctl.db"))
 	if err != nil {
 		t.Fatal(err)
