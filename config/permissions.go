@@ -38,6 +38,16 @@ func (c *Config) CheckTrusted() error {
 			errs = append(errs, checkPermissions("secret file", f, dirs))
 		}
 	}
+	// Whoever rewrites an otlp channel's CA chooses which server gets the
+	// events; its client certificate goes with the (secret) key.
+	for i := range c.Notify {
+		for _, f := range []string{c.Notify[i].OTLP.CAFile, c.Notify[i].OTLP.CertFile} {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				errs = append(errs, checkPermissions("tls file", f, dirs))
+			}
+		}
+	}
 	return errors.Join(errs...)
 }
 
