@@ -63,7 +63,8 @@ func (a *Agent) openLedger() {
 	a.ledger.queue = runtrace.NewQueue(st, runtrace.QueueOptions{OnChange: a.ledgerChanged, Emit: a.deriver.Emit})
 	a.funnel = notify.NewFunnel(st, a.deriver).Through(a.ledger.queue)
 	a.rec = a.funnel
-	a.sender = notify.NewSender(a.config(), st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped})
+	a.sender = notify.NewSender(a.config(), st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped,
+		OnUndelivered: a.recordUndelivered, Metrics: a.metrics.points, Started: a.started})
 	a.funnel.OnQueued(a.sender.Wake)
 	a.pinger = notify.NewPinger(a.config(), st, a.log)
 	a.pinger.Go = func(name string, fn func()) { a.goOnce(name, fn, nil) }

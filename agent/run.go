@@ -189,6 +189,7 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.lock = lock
 	a.setupLog()
+	a.setIdentity()
 	a.metrics = newMetrics(a.started)
 	a.metrics.ledger = a.ledgerHealth
 	a.openStatus()
@@ -206,6 +207,17 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.deriver.SetBootTime(a.boot) // the first start after a boot is not an outage
 	return a, nil
+}
+
+// setIdentity makes (the first time) and reads the ids an otlp channel
+// sends as its resource: service.instance.id and, where the OS has no
+// machine id, host.id, both kept in the state dir (docs/fleet.md).
+func (a *Agent) setIdentity() {
+	id, err := notify.IdentityOf(a.paths, a.o.Version, true)
+	if err != nil {
+		a.log.Warn("identity.incomplete", "err", err, "hint", "otlp exports go without the ids named")
+	}
+	notify.SetIdentity(id)
 }
 
 // config is the configuration in force. A reload replaces it; whoever

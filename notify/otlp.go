@@ -68,18 +68,24 @@ func currentIdentity() Identity {
 	return Identity{HostName: host}
 }
 
-// IdentityOf reads (and, the first time, makes) the ids kept under the
-// state dir of paths. Errors leave an id empty: a resource without it is
-// still worth sending, and the caller logs why.
-func IdentityOf(paths state.Paths, version string) (Identity, error) {
+// IdentityOf reads the ids kept under the state dir of paths; create (the
+// agent, which holds the agent lock) makes them the first time. Errors
+// leave an id empty: a resource without it is still worth sending, and
+// the caller logs why.
+func IdentityOf(paths state.Paths, version string, create bool) (Identity, error) {
 	host, _ := os.Hostname()
 	id := Identity{Version: version, HostName: host}
 	var errs []error
 	var err error
-	if id.InstanceID, err = hostid.Persisted(paths.ServiceInstanceID()); err != nil {
+	if create {
+		id.InstanceID, err = hostid.Persisted(paths.ServiceInstanceID())
+	} else {
+		id.InstanceID, err = hostid.Read(paths.ServiceInstanceID())
+	}
+	if err != nil {
 		errs = append(errs, fmt.Errorf("service.instance.id: %w", err))
 	}
-	if id.HostID, _, err = hostid.Get(paths.HostID()); err != nil {
+	if id.HostID, _, err = hostid.Get(paths.HostID(), create); err != nil {
 		errs = append(errs, fmt.Errorf("host.id: %w", err))
 	}
 	return id, errors.Join(errs...)

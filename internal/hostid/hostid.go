@@ -29,13 +29,33 @@ const (
 var osID = machineID
 
 // Get returns this machine's id and its source. Without an OS id it reads
-// fallback (a file svc-ctl keeps), creating it once with a random UUID.
-func Get(fallback string) (id, source string, err error) {
+// fallback (a file svc-ctl keeps), creating it once with a random UUID
+// when create is set (the agent); else a missing file is an empty id.
+func Get(fallback string, create bool) (id, source string, err error) {
 	if id, err := osID(); err == nil && id != "" {
 		return id, SourceOS, nil
 	}
+	if !create {
+		id, err = Read(fallback)
+		return id, SourceFallback, err
+	}
 	id, err = Persisted(fallback)
 	return id, SourceFallback, err
+}
+
+// Read returns the UUID kept in path, "" when there is none (yet).
+func Read(path string) (string, error) {
+	b, err := fsutil.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if id := strings.TrimSpace(string(b)); uuidLike.MatchString(id) {
+		return id, nil
+	}
+	return "", nil
 }
 
 var uuidLike = regexp.MustCompile(`^[0-9a-fA-F-]{32,36}$`)

@@ -15,7 +15,7 @@ func TestOSIDWhereThereIsOne(t *testing.T) {
 	if err != nil {
 		t.Skipf("no OS machine id here: %v", err)
 	}
-	got, src, err := Get(filepath.Join(t.TempDir(), "host-id"))
+	got, src, err := Get(filepath.Join(t.TempDir(), "host-id"), true)
 	if err != nil || got != id || src != SourceOS {
 		t.Fatalf("Get = %q %q %v, want %q from the OS", got, src, err, id)
 	}
@@ -32,14 +32,17 @@ func TestFallbackPersists(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	first, src, err := Get(path)
+	if id, _, err := Get(path, false); err != nil || id != "" {
+		t.Fatalf("Get without create on an empty file = %q, %v; want none", id, err)
+	}
+	first, src, err := Get(path, true)
 	if err != nil || src != SourceFallback || !uuidLike.MatchString(first) {
 		t.Fatalf("Get = %q %q %v", first, src, err)
 	}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if id, _, err := Get(path); err != nil || id != first {
+			if id, _, err := Get(path, true); err != nil || id != first {
 				t.Errorf("Get again = %q, %v; want %q", id, err, first)
 			}
 		})
