@@ -100,6 +100,8 @@ type Agent struct {
 	deriver *notify.Deriver
 	sender  *notify.Sender
 	pinger  *notify.Pinger
+	// self is the agent's own ping ([agent] ping); nil when none.
+	self *selfPinger
 	// missingEvery is the period of the job.missing check (a minute; tests
 	// shorten it through startAgentWith's tweak).
 	missingEvery time.Duration
@@ -317,6 +319,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.goSafe(loopCtx, "verify-at-start", a.verifyAtStart)
 	}
 	a.startNotify(loopCtx)
+	a.startSelfPing(loopCtx)
 	a.startJobs()
 	if a.config().Agent.MetricsListen != "" {
 		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {

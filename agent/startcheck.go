@@ -42,6 +42,7 @@ func (a *Agent) verifyAtStart(ctx context.Context) {
 	msg := fmt.Sprintf("verify at the agent's start: %d check(s) FAIL: %s ('svc-ctl verify' for the evidence)",
 		len(fails), strings.Join(names, ", "))
 	a.agentEvent(msg, strings.Join(fails, "\n"))
+	a.selfFail(msg+"\n\n"+strings.Join(fails, "\n"), false)
 }
 
 // agentEvent queues an `agent` event in the outbox as ledgerEvent does (a
