@@ -9,8 +9,6 @@ import (
 
 	"svcctl/internal/redact"
 
-	"golang.org/x/term"
-	"gopkg.in/natefinch/lumberjack.v2"
 )
 
 // LogLevel maps a validated config level to slog's.
@@ -67,35 +65,4 @@ func redactAttr(r *redact.Redactor, groups []string, a slog.Attr) slog.Attr {
 		return slog.Any(a.Key, r.Value(v))
 	}
 	return a
-}
-
-// agentLogWriter is agent.log, size-rotated by lumberjack (10 MB x 3), copied
-// to stderr when stderr is a terminal (a person is watching). A line that
-// agent.log refuses (its disk is full) goes to stderr instead, which the
-// service manager keeps (the journal): the line saying the disk is full
-// must reach somebody.
-func agentLogWriter(path string, stderr *os.File) (io.Writer, io.Closer) {
-	lj := &lumberjack.Logger{Filename: path, MaxSize: 10, MaxBackups: 3}
-	if stderr != nil && term.IsTerminal(int(stderr.Fd())) {
-		return io.MultiWriter(lj, stderr), lj
-	}
-	if stderr != nil {
-		return fallbackWriter{w: lj, alt: stderr}, lj
-	}
-	return lj, lj
-}
-
-// fallbackWriter writes to w, and a line w refuses to alt, whole (a line
-// cut where the disk filled would be unreadable in either place).
-type fallbackWriter struct{ w, alt io.Writer }
-
-func (f fallbackWriter) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err == nil {
-		return n, nil
-	}
-	if _, aerr := f.alt.Write(p); aerr != nil {
-		return n, err
-	}
-	return len(p), nil
 }

@@ -228,14 +228,19 @@ func (a *Agent) config() *config.Config { return a.cur.Load() }
 
 func (a *Agent) setupLog() {
 	w := a.o.LogWriter
+	var unavailable []error
 	if w == nil {
-		lw, c := agentLogWriter(a.paths.AgentLog(), a.o.Stderr)
-		w = lw
-		a.closers = append(a.closers, c)
+		ds, errs := openLogDestinations(a.config().Agent, a.paths.AgentLog())
+		f := newFanout(ds, a.o.Stderr)
+		w, unavailable = f, errs
+		a.closers = append(a.closers, f)
 	}
 	a.logLevel.Set(LogLevel(a.config().Agent.LogLevel))
 	a.logRed.Store(redact.New(a.config().SecretValues()...))
 	a.log = newLiveLogger(w, &a.logLevel, &a.logRed)
+	for _, err := range unavailable {
+		a.log.Error("log.destination_unavailable", "err", err, "destinations", a.config().Agent.LogDestinations)
+	}
 }
 
 func (a *Agent) closeAll() {
