@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"svcctl/internal/redact"
-
 )
 
 // LogLevel maps a validated config level to slog's.
