@@ -26,6 +26,17 @@ func (c *Config) CheckTrusted() error {
 			errs = append(errs, checkPermissions("env_file", p, dirs))
 		}
 	}
+	// Whoever can change an included file, or add one to a directory an
+	// include globs in, chooses what the agent runs too.
+	for _, f := range c.IncludedFiles() {
+		if !seen[f] {
+			seen[f] = true
+			errs = append(errs, checkPermissions("included file", f, dirs))
+		}
+	}
+	for _, d := range c.IncludeDirs() {
+		errs = append(errs, checkDirPermissions("include directory", d))
+	}
 	for i := range c.Services {
 		check(c.Services[i].EnvFile)
 	}

@@ -15,6 +15,7 @@ type durationText string
 type sizeText string
 
 type rawFile struct {
+	Include []string     `toml:"include"`
 	Agent   rawAgent     `toml:"agent"`
 	Service []rawService `toml:"service"`
 	Job     []rawJob     `toml:"job"`

@@ -22,13 +22,13 @@ type View struct {
 
 // AgentView is [agent] in a View.
 type AgentView struct {
-	StateDir      string `json:"state_dir" toml:"state_dir"`
-	LogLevel      string `json:"log_level" toml:"log_level"`
-	Retention     string `json:"retention" toml:"retention"`
-	DrainTimeout  string `json:"drain_timeout" toml:"drain_timeout"`
-	OnPanic       string `json:"on_panic" toml:"on_panic"`
-	Heartbeat     string `json:"heartbeat" toml:"heartbeat"`
-	MetricsListen string `json:"metrics_listen" toml:"metrics_listen"`
+	StateDir        string   `json:"state_dir" toml:"state_dir"`
+	LogLevel        string   `json:"log_level" toml:"log_level"`
+	Retention       string   `json:"retention" toml:"retention"`
+	DrainTimeout    string   `json:"drain_timeout" toml:"drain_timeout"`
+	OnPanic         string   `json:"on_panic" toml:"on_panic"`
+	Heartbeat       string   `json:"heartbeat" toml:"heartbeat"`
+	MetricsListen   string   `json:"metrics_listen" toml:"metrics_listen"`
 	Ping            string   `json:"ping,omitempty" toml:"ping,omitempty"`
 	PingFile        string   `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
 	PingEvery       string   `json:"ping_every,omitempty" toml:"ping_every,omitempty"`

@@ -23,6 +23,12 @@ type Config struct {
 	// read (LoadToRead only; Load and LoadToRun fail instead): their
 	// variables are missing from Env.
 	UnreadEnvFiles []string
+	// Includes are the main file's include patterns and what each matched;
+	// Files every file read, the main one first (include.go).
+	Includes []IncludeMatch
+	Files    []SourceFile
+	// sources: "service:NAME" (job, notify) -> the file defining it.
+	sources map[string]string
 }
 
 // Agent is the [agent] table.
