@@ -83,6 +83,9 @@ func (a *Agent) reload(ctx context.Context) {
 	}
 	old := a.config()
 	next, err := a.loadForReload(old)
+	if err == nil && !req.AllowMissingInclude {
+		err = missingIncludes(old, next)
+	}
 	if err != nil {
 		a.refuseReload(old, req, err)
 		return
@@ -153,6 +156,23 @@ func (a *Agent) loadForReload(old *config.Config) (*config.Config, error) {
 			"put it back, or restart the agent to use the new one", old.Path, old.Agent.StateDir, next.Agent.StateDir)
 	}
 	return next, nil
+}
+
+// missingIncludes refuses a file whose include matched files when the
+// config in force was loaded and matches none now: a half-finished deploy
+// (conf.d emptied before its new files arrive) must not read as every one
+// of its services removed. `svc-ctl reload --allow-missing-include` takes it.
+func missingIncludes(old, next *config.Config) error {
+	gone := next.MissingIncludes(old)
+	if len(gone) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, m := range gone {
+		parts = append(parts, fmt.Sprintf("include %q matched %d file(s) when the config in force was loaded and matches none now", m.Pattern, len(m.Files)))
+	}
+	return fmt.Errorf("%s: %s: finish the deploy, or run `svc-ctl reload --allow-missing-include` if their services and jobs are meant to go",
+		next.Path, strings.Join(parts, "; "))
 }
 
 // refuseReload records the refusal: failed/config-invalid with every error,

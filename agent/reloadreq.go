@@ -28,6 +28,10 @@ type ReloadRequest struct {
 	// has (identity-checked, the whole tree). Without it they keep running,
 	// no longer supervised.
 	StopRemoved bool `json:"stop_removed,omitempty"`
+	// AllowMissingInclude: take the file even when an include pattern that
+	// matched files matches none now (config/include.go; refused without
+	// it: a half-finished deploy must not read as removals).
+	AllowMissingInclude bool `json:"allow_missing_include,omitempty"`
 }
 
 // reloadRequestTTL: a request older than this is not the answer to a
@@ -36,10 +40,11 @@ const reloadRequestTTL = time.Minute
 
 // WriteReloadRequest writes a request with a fresh id for the agent of p
 // and returns it. Call RequestReload after.
-func WriteReloadRequest(p state.Paths, stopRemoved bool) (ReloadRequest, error) {
+func WriteReloadRequest(p state.Paths, stopRemoved, allowMissingInclude bool) (ReloadRequest, error) {
 	b := make([]byte, 8)
 	rand.Read(b)
-	r := ReloadRequest{ID: hex.EncodeToString(b), At: time.Now().UTC(), By: state.Who(), StopRemoved: stopRemoved}
+	r := ReloadRequest{ID: hex.EncodeToString(b), At: time.Now().UTC(), By: state.Who(), StopRemoved: stopRemoved,
+		AllowMissingInclude: allowMissingInclude}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return r, err

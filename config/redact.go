@@ -13,11 +13,18 @@ import (
 // and query values, and arguments of secret-looking flags are [redacted]
 // (internal/redact).
 type View struct {
-	Path     string        `json:"path,omitempty" toml:"-"`
-	Agent    AgentView     `json:"agent" toml:"agent"`
-	Services []ServiceView `json:"service" toml:"service,omitempty"`
-	Jobs     []JobView     `json:"job" toml:"job,omitempty"`
-	Notify   []NotifyView  `json:"notify" toml:"notify,omitempty"`
+	Path string `json:"path,omitempty" toml:"-"`
+	// Include are the main file's patterns, Files what each matched,
+	// Sources which file each table came from ("service proxy" -> file).
+	// The TOML form holds every table already (it loads as one file), so
+	// it leaves them out; `config check` prints them as comments.
+	Include  []string          `json:"include,omitempty" toml:"-"`
+	Files    []IncludeMatch    `json:"include_files,omitempty" toml:"-"`
+	Sources  map[string]string `json:"sources,omitempty" toml:"-"`
+	Agent    AgentView         `json:"agent" toml:"agent"`
+	Services []ServiceView     `json:"service" toml:"service,omitempty"`
+	Jobs     []JobView         `json:"job" toml:"job,omitempty"`
+	Notify   []NotifyView      `json:"notify" toml:"notify,omitempty"`
 }
 
 // AgentView is [agent] in a View.
@@ -180,6 +187,22 @@ func (c *Config) Redacted() View {
 	}
 	for i := range c.Notify {
 		v.Notify = append(v.Notify, notifyView(r, &c.Notify[i]))
+	}
+	for _, m := range c.Includes {
+		v.Include = append(v.Include, m.Pattern)
+		v.Files = append(v.Files, m)
+	}
+	if len(c.Includes) > 0 {
+		v.Sources = map[string]string{}
+		for _, s := range c.Services {
+			v.Sources["service "+s.Name] = c.Source("service", s.Name)
+		}
+		for _, j := range c.Jobs {
+			v.Sources["job "+j.Name] = c.Source("job", j.Name)
+		}
+		for _, n := range c.Notify {
+			v.Sources["notify "+n.Name] = c.Source("notify", n.Name)
+		}
 	}
 	for i := range c.Services {
 		v.Services = append(v.Services, serviceView(r, &c.Services[i]))

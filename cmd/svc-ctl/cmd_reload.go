@@ -19,13 +19,15 @@ import (
 )
 
 type reloadOptions struct {
-	stopRemoved bool
-	timeout     time.Duration
-	json        bool
+	stopRemoved         bool
+	allowMissingInclude bool
+	timeout             time.Duration
+	json                bool
 }
 
 func (o *reloadOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.stopRemoved, "stop-removed", false, "also stop the processes of services the file no longer has (default: they keep running, unsupervised)")
+	f.BoolVar(&o.allowMissingInclude, "allow-missing-include", false, "take the file even when an include that matched files matches none now (refused without it)")
 	f.DurationVar(&o.timeout, "timeout", time.Minute, "how long to wait for the agent's answer")
 	f.BoolVar(&o.json, "json", false, "print the agent's answer (its run_trace row) as JSON")
 }
@@ -61,7 +63,7 @@ func runReload(ctx context.Context, g *globals, o reloadOptions, _ []string) err
 	if err != nil {
 		return err
 	}
-	req, err := agent.WriteReloadRequest(p, o.stopRemoved)
+	req, err := agent.WriteReloadRequest(p, o.stopRemoved, o.allowMissingInclude)
 	if err != nil {
 		return err
 	}

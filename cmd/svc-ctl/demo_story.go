@@ -158,7 +158,7 @@ func (s *demoStory) reload(ctx context.Context) bool {
 	if err := os.WriteFile(s.cfgPath, b[:i], 0o600); err != nil {
 		return s.missed(ctx, "the demo's config: "+err.Error())
 	}
-	req, err := agent.WriteReloadRequest(p, false)
+	req, err := agent.WriteReloadRequest(p, false, false)
 	if err == nil {
 		err = agent.RequestReload(p)
 	}
