@@ -276,6 +276,15 @@ func planReload(old, next *config.Config) (reloadPlan, *config.Config) {
 		p.NeedsRestart = append(p.NeedsRestart, "agent.metrics_listen")
 		eff.Agent.MetricsListen = old.Agent.MetricsListen
 	}
+	// The agent's own ping and its log's destinations are set up at start.
+	if next.Agent.Ping != old.Agent.Ping || next.Agent.PingEvery != old.Agent.PingEvery {
+		p.NeedsRestart = append(p.NeedsRestart, "agent.ping")
+		eff.Agent.Ping, eff.Agent.PingFile, eff.Agent.PingEvery = old.Agent.Ping, old.Agent.PingFile, old.Agent.PingEvery
+	}
+	if !reflect.DeepEqual(next.Agent.LogDestinations, old.Agent.LogDestinations) {
+		p.NeedsRestart = append(p.NeedsRestart, "agent.log_destinations")
+		eff.Agent.LogDestinations = old.Agent.LogDestinations
+	}
 	if !reflect.DeepEqual(next.Notify, old.Notify) {
 		p.NeedsRestart = append(p.NeedsRestart, "[[notify]]")
 		eff.Notify = old.Notify
