@@ -26,16 +26,20 @@ import (
 //
 //	go test ./notify -run '^$' -bench OTLPDay -benchtime 1x
 func BenchmarkOTLPDay(b *testing.B) {
-	for range b.N {
-		rows, metrics, reqs := otlpDay(b)
-		b.ReportMetric(float64(rows), "row-bytes/day")
-		b.ReportMetric(float64(metrics), "metric-bytes/day")
-		b.ReportMetric(float64(rows+metrics), "bytes/day")
-		b.ReportMetric(float64(reqs), "row-requests/day")
+	for _, rows := range []string{config.OTLPRowsNotable, config.OTLPRowsAll} {
+		b.Run("rows="+rows, func(b *testing.B) {
+			for range b.N {
+				rowBytes, metrics, reqs := otlpDay(b, rows)
+				b.ReportMetric(float64(rowBytes), "row-bytes/day")
+				b.ReportMetric(float64(metrics), "metric-bytes/day")
+				b.ReportMetric(float64(rowBytes+metrics), "bytes/day")
+				b.ReportMetric(float64(reqs), "row-requests/day")
+			}
+		})
 	}
 }
 
-func otlpDay(b *testing.B) (rowBytes, metricBytes, requests int64) {
+func otlpDay(b *testing.B, rows string) (rowBytes, metricBytes, requests int64) {
 	var bytes, n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -50,7 +54,7 @@ func otlpDay(b *testing.B) (rowBytes, metricBytes, requests int64) {
 	}))
 	defer srv.Close()
 	SetIdentity(Identity{Version: "1.0.0", InstanceID: "0b5f6a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b", HostName: "ws-07", HostID: "3d1219c7c4c5404aaa1f6d2a48adfda4"})
-	n0 := otlpConf(srv.URL, config.OTLPRowsNotable)
+	n0 := otlpConf(srv.URL, rows)
 	n0.OTLP.MetricsEvery = time.Minute
 	cfg := &config.Config{Notify: []config.Notify{n0}}
 	for i := range 10 {
