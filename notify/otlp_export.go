@@ -29,6 +29,9 @@ const (
 	// outage: past it the oldest are skipped, with the same row. (The rows
 	// themselves are in the ledger anyway; this bounds the catch-up.)
 	otlpMaxRowBacklog = 100_000
+	// otlpCursorLead is how far the cursor may run ahead of the ledger's
+	// copy over rows that were not sent before it is written anyway.
+	otlpCursorLead = 1000
 )
 
 // Undelivered says that an exporting channel gave up on records: how many,
@@ -55,8 +58,11 @@ type otlpExporter struct {
 	// fails counts failed attempts in a row; until is when to try again.
 	fails int
 	until time.Time
-	// cursor is the rows' cursor as last read (-1: not read yet).
-	cursor int64
+	// cursor is the rows' cursor (-1: not read yet); stored is where the
+	// ledger has it. They differ while only rows that are not sent (routine
+	// cycles) were passed: that lead is kept in memory, so an idle channel
+	// writes nothing, and a restart only reads those rows again.
+	cursor, stored int64
 	// exported counts the records this process sent, by kind.
 	exported map[string]int64
 }
@@ -120,8 +126,20 @@ func (x *otlpExporter) pass(ctx context.Context) (more bool, due time.Time) {
 		}
 		x.ch = ch
 	}
-	x.trim(ctx)
-	moreEvents, due, err := x.events(ctx)
+	pending, head, err := x.s.store.PendingHead(ctx, x.conf.Name)
+	if err != nil {
+		x.failed(err, "events")
+		return false, time.Time{}
+	}
+	if pending > otlpMaxPending {
+		x.trim(ctx)
+	}
+	var moreEvents bool
+	if pending > 0 && !head.After(x.s.opts.Now()) { // an idle channel only reads
+		moreEvents, due, err = x.events(ctx)
+	} else {
+		due = head
+	}
 	if err != nil {
 		x.failed(err, "events")
 		return false, due
@@ -251,7 +269,7 @@ func (x *otlpExporter) rows(ctx context.Context) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		x.cursor = c
+		x.cursor, x.stored = c, c
 	}
 	rows, head, err := x.s.store.FinishedAfter(ctx, x.cursor, otlpBatch)
 	if err != nil {
@@ -304,14 +322,18 @@ func (x *otlpExporter) rows(ctx context.Context) (bool, error) {
 	if to == from {
 		return false, nil
 	}
-	if err := x.s.store.AdvanceExportCursor(bg, x.conf.Name, from, to, x.s.opts.Now()); err != nil {
+	if len(recs) == 0 && lost == 0 && to-x.stored < otlpCursorLead {
+		x.cursor = to // nothing sent: no write (see cursor)
+		return len(rows) == otlpBatch, nil
+	}
+	if err := x.s.store.AdvanceExportCursor(bg, x.conf.Name, x.stored, to, x.s.opts.Now()); err != nil {
 		x.cursor = -1 // read it again
 		if errors.Is(err, runtrace.ErrCursorMoved) {
 			x.log.Error("otlp.cursor_moved", "err", err, "hint", "two agents export through one state dir")
 		}
 		return false, err
 	}
-	x.cursor = to
+	x.cursor, x.stored = to, to
 	if lost > 0 {
 		x.undelivered("rows", lost, "they were pruned from the ledger (retention) or skipped (more than 100000 waited) before the collector took them")
 	}

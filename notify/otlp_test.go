@@ -330,3 +330,24 @@ func TestOTLPRowsCursor(t *testing.T) {
 		t.Fatalf("undelivered %+v, want 3 rows of otel", e.lost)
 	}
 }
+
+// TestOTLPIdleWritesNothing: rows that are not sent (routine cycles) move
+// the cursor in memory only: an idle channel takes no write transaction
+// (each is an fsync), and a restart reads those rows again, sending none.
+func TestOTLPIdleWritesNothing(t *testing.T) {
+	col := newCollector(t, nil)
+	e := newOTLPEnv(t, otlpConf(col.srv.URL, config.OTLPRowsNotable))
+	s := e.sender()
+	for i := range 5 {
+		okRun(t, e.store, e.d, "a", t0.Add(time.Duration(i)*time.Second))
+	}
+	s.Drain(ctxb)
+	if c, _ := e.store.ExportCursor(ctxb, "otel", t0); c != 0 || len(col.requests()) != 0 {
+		t.Fatalf("stored cursor %d, %d requests; want 0 and none (routine rows only)", c, len(col.requests()))
+	}
+	failRun(t, e.store, e.d, "a", t0.Add(time.Minute))
+	s.Drain(ctxb)
+	if c, _ := e.store.ExportCursor(ctxb, "otel", t0); c != 6 {
+		t.Fatalf("stored cursor %d after a sent row, want 6", c)
+	}
+}

@@ -247,3 +247,22 @@ WHERE channel = ? AND state = 'pending' AND event_id IN (
 	}
 	return int(n), nil
 }
+
+// PendingHead says, reading only, how many deliveries of channel are
+// pending and when the oldest may be tried (zero when none): an idle
+// exporter looks before it takes a write transaction.
+func (s *Store) PendingHead(ctx context.Context, channel string) (n int, due time.Time, err error) {
+	err = s.read(ctx, "pending deliveries", func(db *sql.DB) error {
+		var head *int64
+		err := db.QueryRowContext(ctx, `SELECT COUNT(*), (SELECT MAX(d.next_at, COALESCE(d.claimed_until, 0))
+  FROM deliveries d JOIN outbox o ON o.id = d.event_id WHERE d.state = 'pending' AND d.channel = ?1
+  ORDER BY o.created_at, d.event_id LIMIT 1)
+FROM deliveries WHERE state = 'pending' AND channel = ?1`, channel).Scan(&n, &head)
+		due = fromMS(head)
+		return err
+	})
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("pending deliveries of %s: %w", channel, err)
+	}
+	return n, due, nil
+}
