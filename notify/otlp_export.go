@@ -312,10 +312,10 @@ func (x *otlpExporter) rows(ctx context.Context) (bool, error) {
 			x.undelivered("rows", len(recs), "the collector refused them: "+err.Error())
 		} else {
 			x.exported["run"] += int64(len(recs))
-			x.partial(p, "rows")
 			if cerr := x.s.store.ChannelResult(bg, x.conf.Name, x.s.opts.Now(), lat, ""); cerr != nil {
 				x.log.Warn("notify.record_failed", "err", cerr)
 			}
+			x.partial(p, "rows") // after the success: its words stay the channel's last error
 			x.log.Info("otlp.exported", "what", "rows", "count", len(recs), "latency_ms", lat.Milliseconds())
 		}
 	}
