@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"svcctl/internal/testutil"
+	"svcctl/runtrace"
 )
 
 // pingServer records the path and body of every ping.
@@ -68,4 +69,38 @@ func TestAgentSelfPing(t *testing.T) {
 	if got := ps.pings(); len(got) != n {
 		t.Fatalf("pings after the stop: %q", got[n:])
 	}
+}
+
+// TestAgentSelfPingLedger: while the ledger refuses writes, the agent's
+// check gets /fail with the cause at once and at every period; once it
+// takes them again, the periods ping success.
+func TestAgentSelfPingLedger(t *testing.T) {
+	ps := newPingServer(t)
+	e := jobEnv(t, "")
+	e.cfg.Agent.Ping = ps.srv.URL + "/p"
+	e.cfg.Agent.PingEvery = 200 * time.Millisecond
+	var a *Agent
+	startAgentWith(t, e, Options{}, func(ag *Agent) { a = ag })
+	testutil.WaitFor(t, 10*time.Second, "the start ping", func() bool { return len(ps.pings()) > 0 })
+	a.ledgerChanged(runtrace.Health{Up: false, Cause: runtrace.CauseDiskFull, Since: time.Now(), Dir: "/var/lib/svc-ctl"})
+	mark := len(ps.pings())
+	testutil.WaitFor(t, 10*time.Second, "two /fail pings naming the full disk", func() bool {
+		n := 0
+		for _, p := range ps.pings()[mark:] {
+			if strings.HasPrefix(p, "/p/fail svc-ctl cannot write its ledger") && strings.Contains(p, "full") {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	a.ledgerChanged(runtrace.Health{Up: true, Cause: runtrace.CauseDiskFull, Since: time.Now().Add(-time.Second), RecoveredAt: time.Now()})
+	mark = len(ps.pings())
+	testutil.WaitFor(t, 10*time.Second, "a success ping after the ledger is back", func() bool {
+		for _, p := range ps.pings()[mark:] {
+			if strings.HasPrefix(p, "/p svc-ctl test: ") {
+				return true
+			}
+		}
+		return false
+	})
 }
