@@ -10,7 +10,7 @@ import (
 
 // The export feed: what an exporting channel (otlp) reads besides the
 // outbox. Finished rows are numbered in the order they were finished (seq,
-// schema v6); a channel keeps a cursor, the seq of the last row the
+// schema v7); a channel keeps a cursor, the seq of the last row the
 // receiver accepted, and moves it only after that. So a crash between a
 // send and the cursor's move sends that batch again (at least once), and
 // nothing else; rows finished while the receiver was down wait in the
