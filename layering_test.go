@@ -23,6 +23,7 @@ var floors = map[string]int{
 
 	"svcctl/watchdog": 2,
 	"svcctl/notify":   2,
+	"svcctl/control":  2, // the command line's requests to the running agent
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,
@@ -33,6 +34,8 @@ var floors = map[string]int{
 	"svcctl/winsvc":   3, // Windows-only pieces of L1, below install
 
 	"svcctl/config": 4,
+
+	"svcctl/contrib": 5, // the example config, embedded: imports nothing of svc-ctl
 }
 
 // sideways are the arrows between packages of one floor that the design
@@ -63,8 +66,10 @@ var thirdParty = map[string][]string{
 	"svcctl/proc":     {"golang.org/x/sys/", "github.com/shirou/gopsutil/v4/", "github.com/tklauser/go-sysconf"},
 	"svcctl/state":    {"github.com/gofrs/flock"},
 	"svcctl/watchdog": nil,
+	"svcctl/control":  {"golang.org/x/sys/"},
 	"svcctl/winsvc":   {"golang.org/x/sys/"},
 	"svcctl/config":   {"github.com/pelletier/go-toml/v2", "github.com/robfig/cron/v3", "github.com/dustin/go-humanize", "golang.org/x/sys/"},
+	"svcctl/contrib":  nil,
 }
 
 // TestArrowsPointDown holds the import graph of every package, on every OS

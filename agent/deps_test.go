@@ -19,6 +19,7 @@ func TestAgentLinksOnlyTheLoop(t *testing.T) {
 	allowed := []string{
 		"svcctl/agent", "svcctl/watchdog", "svcctl/notify", "svcctl/probe", "svcctl/proc", "svcctl/snapshot",
 		"svcctl/runtrace", "svcctl/schedule", "svcctl/state", "svcctl/config", "svcctl/internal/",
+		"svcctl/control", // the requests it answers (reload, run a job now)
 		// ledger: pure-Go SQLite and its runtime
 		"modernc.org/", "github.com/google/uuid", "github.com/dustin/go-humanize", "github.com/mattn/go-isatty",
 		"github.com/ncruces/go-strftime", "github.com/remyoudompheng/bigfft",

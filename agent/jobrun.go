@@ -116,6 +116,15 @@ func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
 // starter starts a goroutine: the agent's goOnce, so the L2 net covers it.
 type starter func(name string, fn func(), onPanic func(p any, stack string))
 
+// runHooks are what one run adds to a job's run: who is told of its
+// process as soon as it runs (its running row names it), and where its
+// output is copied as it comes besides last.log (a person's `svc-ctl run`
+// prints it). Either may be nil.
+type runHooks struct {
+	Spawned func(proc.Instance)
+	Tee     io.Writer
+}
+
 // outputDrain is how long a run's output may go on after its command exited:
 // a daemon it left behind that keeps the pipe open is cut off then (it gets
 // EPIPE on its next write), so the run ends.
@@ -127,9 +136,9 @@ const outputDrain = 2 * time.Second
 // the timeout. The output is read through a pipe by a goroutine that start
 // starts.
 //
-// spawned (may be nil) is told of the job's process as soon as it runs, so
-// its running row can name it.
-func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, start starter, spawned func(proc.Instance)) JobResult {
+// hooks say who is told of the job's process and where its output is
+// copied besides last.log.
+func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, start starter, hooks runHooks) JobResult {
 	began := time.Now()
 	if res, failed := jobDepends(ctx, j); failed {
 		return res
@@ -167,13 +176,17 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		result.read()
 		return jobSpawnFailed(err, red)
 	}
-	if spawned != nil {
-		spawned(child.Instance)
+	if hooks.Spawned != nil {
+		hooks.Spawned(child.Instance)
+	}
+	var w io.Writer = out
+	if hooks.Tee != nil {
+		w = io.MultiWriter(out, &teeWriter{w: hooks.Tee})
 	}
 	copied := make(chan struct{})
 	start("job-output:"+j.Name, func() {
 		defer close(copied)
-		io.Copy(out, pr)
+		io.Copy(w, pr)
 	}, nil)
 	res := waitJob(ctx, child, j.Timeout)
 	line, rerr := result.read()
@@ -194,6 +207,24 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		res.keepTail(tail, red)
 	}
 	return res
+}
+
+// teeWriter is the copy of a run's output for a person: a write it refuses
+// (a terminal closed, `| head` done reading) stops the copy, never the
+// run's own output, which its pipe would otherwise hold until the job
+// blocked on it.
+type teeWriter struct {
+	w      io.Writer
+	failed bool
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	if !t.failed {
+		if _, err := t.w.Write(p); err != nil {
+			t.failed = true
+		}
+	}
+	return len(p), nil
 }
 
 func rotateJobLog(logPath, prev string) error {

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -25,16 +27,18 @@ type jobRunner struct {
 	loops    map[string]*loopHandle
 	running  map[string]int64 // job -> run id in flight
 	inflight sync.Map         // run id -> job
+	// manual holds the runs a person asked for (`svc-ctl run`), by request
+	// id: the cancel that ends one (its interrupt request).
+	manual sync.Map // request id -> context.CancelCauseFunc
 	// run runs one job run (runJob, its goroutines under L2); a test may
-	// replace it (before the loops start) to plant a fault. spawned is told
-	// of the job's process as soon as it runs.
-	run func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, spawned func(proc.Instance)) JobResult
+	// replace it (before the loops start) to plant a fault.
+	run func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, hooks runHooks) JobResult
 }
 
 func newJobRunner(a *Agent) *jobRunner {
 	r := &jobRunner{a: a, wake: map[string]chan struct{}{}, loops: map[string]*loopHandle{}, running: map[string]int64{}}
-	r.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, spawned func(proc.Instance)) JobResult {
-		return runJob(ctx, p, j, red, a.goOnce, spawned)
+	r.run = func(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, hooks runHooks) JobResult {
+		return runJob(ctx, p, j, red, a.goOnce, hooks)
 	}
 	return r
 }
@@ -251,13 +255,60 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 		r.skip(id, trigger, slot, runtrace.ReasonDraining, nil)
 		return
 	}
+	if busy := r.launch(j, launch{ctx: ctx, slot: slot, trigger: trigger, extra: extra}); busy != nil {
+		r.skip(id, trigger, slot, runtrace.ReasonOverlap, busy.detail())
+	}
+}
+
+// launch is one run of a job, however it came (a slot, a catch-up, a
+// person's `svc-ctl run`).
+type launch struct {
+	ctx     context.Context // the run's: the agent's run context, or one a person may cancel
+	slot    time.Time
+	trigger runtrace.Trigger
+	extra   map[string]any // added to the verdict's detail
+	tee     io.Writer      // a copy of the output as it comes (a person's run)
+	// began is told the run's id once its row is begun, before anything
+	// runs; ended, its verdict once the row is finished.
+	began func(runID int64)
+	ended func(runID int64, res JobResult)
+}
+
+// busyRun says why a job could not run now: one of its runs is in flight.
+type busyRun struct {
+	runID int64  // the run in flight (0: unknown, another process runs it)
+	why   string // the words for a person
+}
+
+func (b *busyRun) detail() map[string]any {
+	d := map[string]any{"why": b.why}
+	if b.runID != 0 {
+		d["running_run_id"] = b.runID
+	}
+	return d
+}
+
+// launch starts one run of j unless one is in flight: in this agent (a slot
+// or a person's run), or in another process (`svc-ctl run` when no agent
+// ran, which holds the job's lock). The row is begun before anything runs
+// and the run goes on its own goroutine under L2. It returns why not, or
+// nil once the run is under way.
+func (r *jobRunner) launch(j *config.Job, l launch) *busyRun {
+	id := runtrace.JobID(j.Name)
 	r.mu.Lock()
 	if prev, busy := r.running[j.Name]; busy {
 		r.mu.Unlock()
-		r.skip(id, trigger, slot, runtrace.ReasonOverlap, map[string]any{"running_run_id": prev})
-		return
+		return &busyRun{runID: prev, why: fmt.Sprintf("run #%d of %s is still going", prev, j.Name)}
 	}
-	runID, err := r.a.rec.Begin(context.Background(), id, trigger, slot, time.Now().UTC())
+	lock, ok, err := state.TryLock(r.a.paths.JobLock(j.Name))
+	switch {
+	case err != nil:
+		r.a.log.Warn("job.lock_failed", "job", j.Name, "err", err) // runs anyway: the agent's own map still holds overlap off
+	case !ok:
+		r.mu.Unlock()
+		return &busyRun{why: "a run of " + j.Name + " started by 'svc-ctl run' in another process is still going"}
+	}
+	runID, err := r.a.rec.Begin(context.Background(), id, l.trigger, l.slot, time.Now().UTC())
 	if err != nil {
 		r.a.log.Warn("ledger.write_failed", "job", j.Name, "err", err)
 	}
@@ -268,28 +319,38 @@ func (r *jobRunner) fire(ctx context.Context, j *config.Job, slot time.Time, tri
 	}
 	r.wg.Add(1)
 	var once sync.Once
-	done := func() {
+	done := func(res JobResult) {
 		once.Do(func() {
+			lock.Unlock()
 			r.mu.Lock()
 			delete(r.running, j.Name)
 			r.mu.Unlock()
 			r.inflight.Delete(runID)
+			if l.ended != nil {
+				l.ended(runID, res)
+			}
 			r.wg.Done()
 		})
 	}
+	if l.began != nil {
+		l.began(runID)
+	}
+	hooks := runHooks{Spawned: func(inst proc.Instance) { r.noteProcess(j, runID, inst) }, Tee: l.tee}
 	r.a.goOnce(id, func() {
-		res := r.run(ctx, r.a.paths, j, r.a.sup.Redactor(), func(inst proc.Instance) { r.noteProcess(j, runID, inst) })
-		for k, v := range extra {
+		res := r.run(l.ctx, r.a.paths, j, r.a.sup.Redactor(), hooks)
+		for k, v := range l.extra {
 			res.Detail[k] = v
 		}
 		r.finish(j, runID, res)
-		done()
+		done(res)
 	}, func(p any, stack string) {
 		// The run's row is still open: it is this panic's to finish, before
 		// the job may run again (done) and before a drain may close the ledger.
-		r.finish(j, runID, jobPanicked(p, stack, r.a.sup.Redactor()))
-		done()
+		res := jobPanicked(p, stack, r.a.sup.Redactor())
+		r.finish(j, runID, res)
+		done(res)
 	})
+	return nil
 }
 
 // noteProcess records the job's process in its running row (run_trace

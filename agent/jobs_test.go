@@ -187,5 +187,5 @@ grace = "1s"
 // runJobT runs a job as the agent does, its output reader on a plain
 // goroutine (the agent's own runs start it under L2).
 func runJobT(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
-	return runJob(ctx, p, j, red, func(_ string, fn func(), _ func(any, string)) { go fn() }, nil)
+	return runJob(ctx, p, j, red, func(_ string, fn func(), _ func(any, string)) { go fn() }, runHooks{})
 }

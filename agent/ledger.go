@@ -214,7 +214,7 @@ func (a *Agent) writeReport() {
 		return
 	}
 	r := state.AgentReport{Instance: a.instance, PID: os.Getpid(), StartedAt: a.started, UpdatedAt: time.Now().UTC(),
-		Ledger: a.ledgerHealth(), Config: a.loaded.Load()}
+		Ledger: a.ledgerHealth(), Config: a.loaded.Load(), Serves: a.serves(), Draining: a.draining.Load(), Boot: proc.BootID()}
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
 	if s := a.ledger.stop; s != nil {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/term"
 	"gopkg.in/natefinch/lumberjack.v2"
 
 	"svcctl/config"
@@ -18,8 +17,9 @@ import (
 // Where the agent's log goes ([agent] log_destinations): agent.log (file),
 // journald's native protocol (journal, Linux), the Windows Event Log
 // through the svc-ctl source that `svc-ctl install` registers (eventlog).
-// Every destination gets each line, redacted once by the logger. stderr
-// gets a line only when a person is watching (a terminal) or when no
+// Every destination gets each line, redacted once by the logger. A
+// person's agent copies each line to its console (Options.Console: the
+// human lines on a terminal); otherwise stderr gets a line only when no
 // destination took it: so under the systemd unit, whose stderr is the
 // journal, no line reaches the journal twice, and a line the disk refused
 // still reaches somebody.
@@ -59,24 +59,27 @@ func openLogDestinations(a config.Agent, agentLog string) (ds []logDestination, 
 	return ds, errs
 }
 
-// fanout writes each line to every destination; stderr gets it too when it
-// is a terminal, or when no destination took it.
+// fanout writes each line to every destination and to the console when
+// there is one; stderr gets it when there is no console and no destination
+// took it.
 type fanout struct {
-	ds       []logDestination
-	stderr   io.Writer
-	terminal bool
+	ds      []logDestination
+	console io.Writer
+	stderr  io.Writer
 }
 
-func newFanout(ds []logDestination, stderr *os.File) *fanout {
-	f := &fanout{ds: ds}
+func newFanout(ds []logDestination, stderr *os.File, console io.Writer) *fanout {
+	f := &fanout{ds: ds, console: console}
 	if stderr != nil {
 		f.stderr = stderr
-		f.terminal = term.IsTerminal(int(stderr.Fd()))
 	}
 	return f
 }
 
 func (f *fanout) Write(p []byte) (int, error) {
+	if f.console != nil {
+		f.console.Write(p)
+	}
 	took := 0
 	var errs []error
 	for _, d := range f.ds {
@@ -86,12 +89,15 @@ func (f *fanout) Write(p []byte) (int, error) {
 		}
 		took++
 	}
-	if f.stderr != nil && (f.terminal || took == 0) {
+	if took > 0 || f.console != nil {
+		return len(p), nil // a person saw a line no destination took; their trouble is told elsewhere (ledger, agent.status)
+	}
+	if f.stderr != nil {
 		if _, err := f.stderr.Write(p); err == nil {
 			return len(p), nil
 		}
 	}
-	if took == 0 && len(errs) > 0 {
+	if len(errs) > 0 {
 		return 0, errors.Join(errs...)
 	}
 	return len(p), nil

@@ -39,9 +39,21 @@ func TestFanoutStderrOnlyWhenNobodyTookIt(t *testing.T) {
 	if journal.String() != "a\n" || stderr.Len() != 0 {
 		t.Fatalf("journal %q, stderr %q: want the line in the journal once, nothing on stderr", journal.String(), stderr.String())
 	}
-	w.terminal = true // a person watching gets every line
+	var console bytes.Buffer
+	w.console = &console // a person's agent: its console gets every line, stderr none
 	w.Write([]byte("b\n"))
-	if stderr.String() != "b\n" {
-		t.Fatalf("stderr on a terminal %q", stderr.String())
+	if console.String() != "b\n" || journal.String() != "a\nb\n" || stderr.Len() != 0 {
+		t.Fatalf("console %q, journal %q, stderr %q", console.String(), journal.String(), stderr.String())
+	}
+}
+
+// A person's agent whose every destination refuses a line still shows it
+// on the console, and the write succeeds (the trouble is told elsewhere).
+func TestFanoutConsoleSeesWhatNoDestinationTook(t *testing.T) {
+	var console, stderr bytes.Buffer
+	w := &fanout{ds: []logDestination{{name: "file", w: &refusing{}}}, console: &console, stderr: &stderr}
+	n, err := w.Write([]byte("ledger.write_failing\n"))
+	if err != nil || n != 21 || console.String() != "ledger.write_failing\n" || stderr.Len() != 0 {
+		t.Fatalf("Write = %d, %v; console %q, stderr %q", n, err, console.String(), stderr.String())
 	}
 }

@@ -80,6 +80,9 @@ func (a *Agent) stopService(name string, removed bool) {
 func (a *Agent) serviceLoop(ctx, runCtx context.Context, svc *config.Service, triggers <-chan watchdog.Request) {
 	name := svc.Name
 	stagger := a.stagger(svc.Interval)
+	if !a.instanceLives(name) {
+		stagger = 0 // nothing runs: the first check is now, not after a stagger meant for healthy services
+	}
 	timer := time.NewTimer(stagger)
 	defer timer.Stop()
 	for {
@@ -109,6 +112,17 @@ func (a *Agent) serviceLoop(ctx, runCtx context.Context, svc *config.Service, tr
 		a.adopt(name)
 		timer.Reset(svc.Interval)
 	}
+}
+
+// instanceLives reports whether some process of the service's recorded
+// instance runs.
+func (a *Agent) instanceLives(name string) bool {
+	inst, err := a.sup.Instance(name)
+	if err != nil {
+		return false
+	}
+	t, err := proc.Members(inst)
+	return err != nil || t.Len() > 0 // a tree that cannot be listed is given the benefit of the doubt
 }
 
 // stagger spreads the first cycles: at most min(interval, 30s), so services
@@ -381,8 +395,8 @@ func every(ctx context.Context, period time.Duration, fn func(context.Context)) 
 // line reads when the row cannot be renewed.
 func (a *Agent) beat(ctx context.Context) {
 	defer a.writeReport()
-	if a.ledger.queue == nil {
-		return
+	if a.ledger.queue == nil || a.draining.Load() {
+		return // draining: the drain deletes the heartbeat at its end; nothing renews it after
 	}
 	host, _ := os.Hostname()
 	err := a.ledger.queue.Beat(ctx, runtrace.Heartbeat{InstanceID: a.instance, PID: os.Getpid(), Version: a.o.Version,

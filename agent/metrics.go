@@ -28,6 +28,7 @@ type metrics struct {
 	mu         sync.Mutex
 	started    time.Time
 	cycles     map[[3]string]float64 // service, outcome, reason
+	restarts   map[[2]string]float64 // service, by (restart_by: watchdog, person, reload)
 	jobRuns    map[[3]string]float64 // job, outcome, reason
 	lastCycle  map[string]time.Time
 	state      map[string]string
@@ -36,7 +37,7 @@ type metrics struct {
 }
 
 func newMetrics(started time.Time) *metrics {
-	return &metrics{started: started, cycles: map[[3]string]float64{}, jobRuns: map[[3]string]float64{},
+	return &metrics{started: started, cycles: map[[3]string]float64{}, restarts: map[[2]string]float64{}, jobRuns: map[[3]string]float64{},
 		lastCycle: map[string]time.Time{}, state: map[string]string{}, jobSuccess: map[string]time.Time{}}
 }
 
@@ -52,6 +53,9 @@ func (m *metrics) RunFinished(r runtrace.Run) {
 	switch kind {
 	case runtrace.KindWatchdog:
 		m.cycles[[3]string{name, string(r.Outcome), string(r.Reason)}]++
+		if by := runtrace.RestartBy(r); by != "" {
+			m.restarts[[2]string{name, by}]++
+		}
 		m.lastCycle[name] = time.Now()
 		var d struct {
 			State string `json:"state"`
@@ -76,6 +80,10 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# HELP svcctl_cycles_total Watchdog cycles by outcome and reason.\n# TYPE svcctl_cycles_total counter")
 	for _, k := range sortedKeys(m.cycles) {
 		fmt.Fprintf(w, "svcctl_cycles_total{service=%q,outcome=%q,reason=%q} %g\n", k[0], k[1], k[2], m.cycles[k])
+	}
+	fmt.Fprintln(w, "# HELP svcctl_service_restarts_total Restarts: an instance that had been healthy replaced, by whom (watchdog, person, reload).\n# TYPE svcctl_service_restarts_total counter")
+	for _, k := range sortedKeys2(m.restarts) {
+		fmt.Fprintf(w, "svcctl_service_restarts_total{service=%q,by=%q} %g\n", k[0], k[1], m.restarts[k])
 	}
 	fmt.Fprintln(w, "# HELP svcctl_service_state The state of each service (1 for the current one).\n# TYPE svcctl_service_state gauge")
 	for _, svc := range sortedNames(m.state) {
@@ -161,6 +169,15 @@ func sortedKeys(m map[[3]string]float64) [][3]string {
 		ks = append(ks, k)
 	}
 	sort.Slice(ks, func(i, j int) bool { return strings.Join(ks[i][:], "\x00") < strings.Join(ks[j][:], "\x00") })
+	return ks
+}
+
+func sortedKeys2(m map[[2]string]float64) [][2]string {
+	ks := make([][2]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i][0]+"\x00"+ks[i][1] < ks[j][0]+"\x00"+ks[j][1] })
 	return ks
 }
 

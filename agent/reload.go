@@ -4,53 +4,40 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
 	"time"
 
 	"svcctl/config"
+	"svcctl/control"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 	"svcctl/watchdog"
 )
 
-// Reload (DESIGN.md, "Stopping and reloading the agent"): SIGHUP or `svc-ctl
-// reload` makes the agent re-read its config file, through the same checked
+// Reload (docs/architecture.md, "The agent"): SIGHUP or `svc-ctl reload` makes the agent re-read its config file, through the same checked
 // load as at start. It never stops the agent.
 //
 //   - An invalid file (or one that moves the state dir) is refused: one
 //     failed/config-invalid agent row with the errors (and an `agent` event);
 //     the config in force stays.
 //   - Services and jobs the file adds start their loops; removed ones stop
-//     theirs (a removed service's processes keep running, no longer
-//     supervised, unless the request says stop_removed); changed ones
-//     restart their loop with the new definition, and only when what the
-//     instance runs changed (command, env and env_file, dir, user, group,
-//     log, limits) is the service itself replaced, at the new loop's first
-//     cycle, at once (ok/restarted, cause manual). Unchanged ones are not
-//     touched: same loop, same instance.
+//     theirs, and a removed service's instance is stopped (identity-checked,
+//     the whole tree, recorded ok/stopped) unless the request says
+//     keep_removed; a removed job's run in flight finishes and is recorded.
+//     Changed ones restart their loop with the new definition, and only
+//     when what the instance runs changed (command, env and env_file, dir,
+//     user, group, log, limits) is the service itself replaced, at the new
+//     loop's first cycle, at once (ok/restarted, cause manual). Unchanged
+//     ones are not touched: same loop, same instance.
 //   - [agent] log_level, retention, drain_timeout and on_panic apply at
 //     once; heartbeat and metrics_listen, and [[notify]] channels, need an
 //     agent restart: the reloaded row and agent.status list them.
 //
 // One ok/reloaded agent row says what was done, with the request's id.
-
-// reloadLoop answers the requests to re-read the config (SIGHUP through
-// Options.Reload, the Windows reload event) one at a time, for as long as
-// the loops run. A request never stops the agent, whatever comes of it.
-func (a *Agent) reloadLoop(ctx context.Context) {
-	osReq := a.osReloadRequests(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-a.o.Reload:
-		case <-osReq:
-		}
-		a.reload(ctx)
-	}
-}
 
 // instanceKeys are the keys of a service whose change needs a new
 // instance: what the running one was started with.
@@ -75,20 +62,16 @@ func (p *reloadPlan) empty() bool {
 		len(p.RemovedJobs)+len(p.ChangedJobs) == 0
 }
 
-// reload re-reads the config once.
-func (a *Agent) reload(ctx context.Context) {
-	req, reqErr := takeReloadRequest(a.paths, time.Now())
-	if reqErr != nil {
-		a.log.Warn("reload.request_ignored", "err", reqErr)
-	}
+// reload re-reads the config once, as req asks (the zero request: a bare
+// SIGHUP, the defaults), and returns its row as recorded.
+func (a *Agent) reload(ctx context.Context, req control.Request, args control.ReloadArgs) control.ReloadDone {
 	old := a.config()
 	next, err := a.loadForReload(old)
-	if err == nil && !req.AllowMissingInclude {
+	if err == nil && !args.AllowMissingInclude {
 		err = missingIncludes(old, next)
 	}
 	if err != nil {
-		a.refuseReload(old, req, err)
-		return
+		return a.refuseReload(old, req, err)
 	}
 	plan, eff := planReload(old, next)
 	a.log.Info("agent.reloading", "config", old.Path, "request_id", req.ID)
@@ -108,17 +91,22 @@ func (a *Agent) reload(ctx context.Context) {
 	for name := range plan.ChangedJobs {
 		a.jobs.stop(name, false)
 	}
-	if req.StopRemoved && len(plan.RemovedServices) > 0 {
-		detail["stopped"] = a.stopRemoved(ctx, old, plan.RemovedServices)
+	if len(plan.RemovedServices) > 0 {
+		if args.KeepRemoved {
+			detail["kept"] = a.keepRemoved(old, plan.RemovedServices)
+		} else {
+			detail["stopped"] = a.stopRemoved(ctx, old, plan.RemovedServices)
+		}
 	}
 	a.putInForce(old, eff, plan)
 	for _, name := range plan.AddedServices {
+		state.ForgetRemoved(a.paths, name) // supervised again: it adopts what runs
 		a.startService(eff.Service(name), nil)
 	}
 	for name, keys := range plan.ChangedServices {
 		var first *watchdog.Request
 		if replaced(keys) {
-			first = &watchdog.Request{Trigger: runtrace.TriggerManual, Replace: true, Cause: watchdog.CauseManual,
+			first = &watchdog.Request{Trigger: runtrace.TriggerManual, Replace: true, Reload: true, Cause: watchdog.CauseManual,
 				Why: "config reloaded: " + strings.Join(keys, ", ") + " changed"}
 		}
 		a.startService(eff.Service(name), first)
@@ -135,6 +123,7 @@ func (a *Agent) reload(ctx context.Context) {
 		"replaced", plan.Replaced, "unchanged", plan.Unchanged, "needs_restart", plan.NeedsRestart)
 	detail["message"] = plan.summary()
 	a.record(runtrace.AgentID, runtrace.TriggerManual, runtrace.OutcomeOK, runtrace.ReasonReloaded, detail)
+	return reloadDone(runtrace.OutcomeOK, runtrace.ReasonReloaded, detail)
 }
 
 // loadForReload reads the config file again through the load the agent
@@ -146,6 +135,12 @@ func (a *Agent) loadForReload(old *config.Config) (*config.Config, error) {
 	load := a.o.Load
 	if load == nil {
 		load = config.LoadToRun
+	}
+	if fi, err := os.Stat(old.Path); err == nil && fi.Size() == 0 && (len(old.Services) > 0 || len(old.Jobs) > 0) {
+		// An editor that truncates then writes, caught in between: read
+		// as a config, it would remove everything.
+		return nil, fmt.Errorf("%s is empty (a save in progress?): a reload never reads an empty file as \"every service and job removed\"; "+
+			"to remove them all, leave a comment line in the file", old.Path)
 	}
 	next, err := load(old.Path)
 	if err != nil {
@@ -177,7 +172,7 @@ func missingIncludes(old, next *config.Config) error {
 
 // refuseReload records the refusal: failed/config-invalid with every error,
 // and the config in force stays.
-func (a *Agent) refuseReload(old *config.Config, req ReloadRequest, err error) {
+func (a *Agent) refuseReload(old *config.Config, req control.Request, err error) control.ReloadDone {
 	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
 	in := a.loaded.Load()
 	kept := "the config loaded at " + in.LoadedAt.Format(time.RFC3339) + " stays in force"
@@ -187,19 +182,58 @@ func (a *Agent) refuseReload(old *config.Config, req ReloadRequest, err error) {
 		detail["request_id"] = req.ID
 	}
 	a.record(runtrace.AgentID, runtrace.TriggerManual, runtrace.OutcomeFailed, runtrace.ReasonConfigInvalid, detail)
+	return reloadDone(runtrace.OutcomeFailed, runtrace.ReasonConfigInvalid, detail)
 }
 
-// stopRemoved stops the instances of removed services (the whole tree,
-// identity-checked) and says how each ended.
+// stopRemoved stops the instance of each removed service (the whole tree,
+// identity-checked, under the service's lock) and records it: ok/stopped
+// with the pid and how each process ended, or failed/interrupted when it
+// could not be stopped. It says how each ended, for the reload's row.
 func (a *Agent) stopRemoved(ctx context.Context, old *config.Config, names []string) map[string]string {
 	out := map[string]string{}
 	for _, name := range names {
-		rep, err := a.sup.StopInstance(ctx, old.Service(name))
-		if err != nil {
+		svc := old.Service(name)
+		rep, err := a.sup.StopInstance(ctx, svc)
+		detail := map[string]any{"why": "removed from the config by a reload", "pid": rep.PID, "members": rep.Members}
+		switch {
+		case err != nil:
 			out[name] = "not stopped: " + err.Error()
+			detail["error"] = err.Error()
+			a.record(runtrace.WatchdogID(name), runtrace.TriggerManual, runtrace.OutcomeFailed, runtrace.ReasonInterrupted, detail)
+			continue
+		case rep.PID == 0:
+			out[name] = rep.Result // no instance recorded: nothing ran, nothing to record
 			continue
 		}
 		out[name] = rep.Result
+		detail["message"] = "removed from the config: " + rep.Result
+		a.record(runtrace.WatchdogID(name), runtrace.TriggerManual, runtrace.OutcomeOK, runtrace.ReasonStopped, detail)
+		state.ForgetRemoved(a.paths, name)
+	}
+	return out
+}
+
+// keepRemoved leaves the instances of removed services running
+// (reload --keep-removed) and says, for each, which pid is left and how to
+// stop it; the record it writes lets `svc-ctl stop NAME` do so later.
+func (a *Agent) keepRemoved(old *config.Config, names []string) map[string]string {
+	out := map[string]string{}
+	for _, name := range names {
+		inst, err := a.sup.Instance(name)
+		if err != nil {
+			out[name] = "no instance recorded"
+			continue
+		}
+		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
+			out[name] = fmt.Sprintf("pid %d: no process of the instance was running", inst.PID)
+			continue
+		}
+		svc := old.Service(name)
+		r := state.Removed{At: time.Now().UTC(), Config: old.Path, PID: inst.PID, StopTimeout: svc.StopTimeout.String()}
+		if err := state.WriteRemoved(a.paths, name, r); err != nil {
+			a.log.Warn("reload.keep_record_failed", "service", name, "err", err)
+		}
+		out[name] = fmt.Sprintf("left running, no longer supervised: pid %d ('svc-ctl stop %s' stops it)", inst.PID, name)
 	}
 	return out
 }

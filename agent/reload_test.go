@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/control"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -80,8 +81,9 @@ func quickJob(name, schedule string) string {
 // their instance (the same pid); a change of the loop alone (interval)
 // keeps it too; a change of what the instance runs replaces it at once
 // (ok/restarted, cause manual, the new command in force); an added service
-// starts; a removed one is no longer cycled but its process keeps running;
-// an added job runs, a removed one no more.
+// starts; a removed one is no longer cycled and its instance is stopped,
+// recorded ok/stopped with its pid (a bare SIGHUP takes the defaults); an
+// added job runs, a removed one no more.
 func TestReloadAddsChangesRemoves(t *testing.T) {
 	addr := map[string]string{}
 	for _, n := range []string{"keep", "retime", "rerun", "gone", "fresh"} {
@@ -145,8 +147,19 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 		!strings.Contains(string(restarted[0].Detail), `"cause":"manual: config reloaded: command changed"`) {
 		t.Fatalf("rerun's replacement: %+v", restarted)
 	}
-	if ok, _ := proc.Match(mustIdentity(t, e, "gone")); !ok || !testutil.Healthy(addr["gone"]) {
-		t.Fatal("the removed service's process was stopped without --stop-removed")
+	if !strings.Contains(d.Message, "services removed: gone") {
+		t.Errorf("reload message %q does not name the removed service", d.Message)
+	}
+	var stopped []runtrace.Run
+	testutil.WaitFor(t, 10*time.Second, "gone's stopped row", func() bool {
+		stopped, _ = e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at, Reason: runtrace.ReasonStopped})
+		return len(stopped) > 0
+	})
+	if !strings.Contains(string(stopped[0].Detail), fmt.Sprintf(`"pid":%d`, pids["gone"])) || stopped[0].Outcome != runtrace.OutcomeOK {
+		t.Errorf("the removed service's stop: %s %s, want ok/stopped naming pid %d", stopped[0].Verdict(), stopped[0].Detail, pids["gone"])
+	}
+	if ok, _ := proc.Match(mustIdentity(t, e, "gone")); ok || testutil.Healthy(addr["gone"]) {
+		t.Fatal("the removed service's process still runs after the reload: a reload orphaned it")
 	}
 	// The removed job's loop was stopped before the reload's row was
 	// written. The job that arrived has the same schedule: two of its runs
@@ -158,11 +171,9 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:leaves", Since: row.StartedAt}); len(rs) > 0 {
 		t.Fatalf("the removed job still runs: %d runs after the reload", len(rs))
 	}
-	// gone is no longer supervised: killed, nobody brings it back.
-	testutil.KillPID(t, int(pids["gone"]))
-	testutil.WaitFor(t, 5*time.Second, "gone is down", func() bool { return !testutil.Healthy(addr["gone"]) })
-	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at}); len(rs) > 0 {
-		t.Fatalf("the removed service still has cycles: %+v", rs)
+	// gone is no longer supervised: nobody brings it back.
+	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at}); len(rs) != 1 {
+		t.Fatalf("the removed service has cycles after its stop: %+v", rs)
 	}
 }
 
@@ -178,7 +189,7 @@ func mustIdentity(t *testing.T, e *testEnv, name string) proc.Identity {
 // TestReloadRefusesInvalidFile: a file that does not load is refused as
 // failed/config-invalid with its errors, and the config in force goes on:
 // its service is still supervised (killed, it is back). A reload asked to
-// stop removed services stops them.
+// keep removed services leaves their instance running, and says so.
 func TestReloadRefusesInvalidFile(t *testing.T) {
 	a, b := testutil.FreeAddr(t), testutil.FreeAddr(t)
 	e := newEnv(t)
@@ -210,18 +221,23 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 		return r.pid("web") != killed && testutil.Healthy(a)
 	})
 
-	// Remove "old", asking for its processes to be stopped.
+	// Remove "old", asking for its processes to be kept.
 	r.write(web)
-	if _, err := WriteReloadRequest(state.PathsOf(e.cfg), true, false); err != nil {
+	oldPID := r.pid("old")
+	if _, err := control.Post(state.PathsOf(e.cfg), control.KindReload, control.ReloadArgs{KeepRemoved: true}); err != nil {
 		t.Fatal(err)
 	}
 	at = time.Now().UTC()
 	row = r.reloadNow(at)
-	if row.Reason != runtrace.ReasonReloaded || !strings.Contains(string(row.Detail), `"stopped":{"old":"stopped (`) || !strings.Contains(string(row.Detail), `"request_id"`) {
-		t.Fatalf("reload --stop-removed: %s %s", row.Verdict(), row.Detail)
+	if row.Reason != runtrace.ReasonReloaded || !strings.Contains(string(row.Detail), fmt.Sprintf(`"kept":{"old":"left running, no longer supervised: pid %d`, oldPID)) ||
+		!strings.Contains(string(row.Detail), `"request_id"`) {
+		t.Fatalf("reload --keep-removed: %s %s", row.Verdict(), row.Detail)
 	}
-	if testutil.Healthy(b) {
-		t.Fatal("the removed service still answers after --stop-removed")
+	if !testutil.Healthy(b) {
+		t.Fatal("the removed service was stopped though the reload asked to keep it")
+	}
+	if rec, err := state.ReadRemoved(state.PathsOf(e.cfg), "old"); err != nil || rec == nil || rec.PID != oldPID || rec.StopTimeout != "2s" {
+		t.Fatalf("the record that lets 'svc-ctl stop old' stop it later: %+v, %v", rec, err)
 	}
 }
 
@@ -252,7 +268,7 @@ func TestReloadRefusesAnIncludeThatEmptied(t *testing.T) {
 		!strings.Contains(string(row.Detail), "--allow-missing-include") {
 		t.Fatalf("reload with an emptied include: %s %s", row.Verdict(), row.Detail)
 	}
-	if _, err := WriteReloadRequest(state.PathsOf(e.cfg), false, true); err != nil {
+	if _, err := control.Post(state.PathsOf(e.cfg), control.KindReload, control.ReloadArgs{AllowMissingInclude: true}); err != nil {
 		t.Fatal(err)
 	}
 	row = r.reloadNow(time.Now().UTC())

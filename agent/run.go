@@ -31,7 +31,11 @@ type Options struct {
 	Config  *config.Config
 	Version string
 	Mode    string   // service | user-service | foreground
-	Stderr  *os.File // copy of the log when it is a terminal; nil = none
+	Stderr  *os.File // where a line agent.log refuses goes (a full disk); nil = none
+	// Console gets a copy of every log line (a person's agent: cmd gives
+	// it the human lines on a terminal, the JSON lines otherwise); nil =
+	// none.
+	Console io.Writer
 	// LogWriter replaces agent.log (tests, demo); nil = agent.log via lumberjack.
 	LogWriter io.Writer
 	Clock     Clock
@@ -49,10 +53,13 @@ type Options struct {
 	LogCheckEvery time.Duration
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
-	// Reload delivers requests to re-read the config (SIGHUP, `svc-ctl
-	// reload`); nil = none (on Windows the agent listens for `svc-ctl
-	// reload` itself). A request never stops the agent.
-	Reload <-chan struct{}
+	// Reload delivers SIGHUP: a reload, with `svc-ctl reload`'s request
+	// or with the defaults. Requests delivers the wake of the other
+	// requests of the command line (SIGUSR1: `svc-ctl run`). nil = none
+	// (on Windows the agent listens for its wake event itself). A request
+	// never stops the agent (requests.go).
+	Reload   <-chan struct{}
+	Requests <-chan struct{}
 	// Load re-reads the config file on a reload; nil = config.LoadToRun,
 	// the load of everything that runs what the config names.
 	Load func(path string) (*config.Config, error)
@@ -231,7 +238,7 @@ func (a *Agent) setupLog() {
 	var unavailable []error
 	if w == nil {
 		ds, errs := openLogDestinations(a.config().Agent, a.paths.AgentLog())
-		f := newFanout(ds, a.o.Stderr)
+		f := newFanout(ds, a.o.Stderr, a.o.Console)
 		w, unavailable = f, errs
 		a.closers = append(a.closers, f)
 	}
@@ -273,7 +280,8 @@ func (a *Agent) run(ctx context.Context) error {
 	a.importSpills(ctx)
 	a.recordStartup()
 	a.recordPreviousLoss()
-	a.reportCrash()
+	crashed := a.reportCrash()
+	a.reportDeadAgents(ctx, crashed)
 	a.forgetDeadAgents(ctx)
 	a.housekeeping(ctx)
 	loopCtx, stopLoops := context.WithCancel(ctx)
@@ -315,7 +323,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	// reload may add some.
 	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
 	a.goSafe(loopCtx, "prune", a.pruneLoop)
-	a.goSafe(loopCtx, "reload", a.reloadLoop)
+	a.goSafe(loopCtx, "requests", a.requestLoop)
 	if a.o.Lean {
 		a.goSafe(loopCtx, "trim", a.trimLoop)
 	}

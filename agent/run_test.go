@@ -349,11 +349,25 @@ func TestMetricsEndpoint(t *testing.T) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
+	if strings.Contains(body, "svcctl_service_restarts_total{") {
+		t.Errorf("the first start counted as a restart:\n%s", body)
+	}
 	r, err := http.Get("http://" + maddr + "/healthz")
 	if err != nil || r.StatusCode != 200 {
 		t.Fatalf("/healthz: %v %v", r, err)
 	}
 	r.Body.Close()
+	// A crash replaced is the watchdog's restart, counted by whom.
+	testutil.KillPID(t, int(e.pid("web").PID))
+	testutil.WaitFor(t, 10*time.Second, "the restart in /metrics", func() bool {
+		r, err := http.Get("http://" + maddr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return strings.Contains(string(b), `svcctl_service_restarts_total{service="web",by="watchdog"} 1`)
+	})
 }
 
 func TestMetricsPortTakenIsLoud(t *testing.T) {

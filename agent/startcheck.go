@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"svcctl/internal/words"
 	"time"
 )
 
@@ -39,8 +40,8 @@ func (a *Agent) verifyAtStart(ctx context.Context) {
 	for i, f := range fails {
 		names[i], _, _ = strings.Cut(f, ":")
 	}
-	msg := fmt.Sprintf("verify at the agent's start: %d check(s) FAIL: %s ('svc-ctl verify' for the evidence)",
-		len(fails), strings.Join(names, ", "))
+	msg := fmt.Sprintf("verify at the agent's start: %s FAIL: %s ('svc-ctl verify' for the evidence)",
+		words.Count(len(fails), "check", "checks"), strings.Join(names, ", "))
 	a.agentEvent(msg, strings.Join(fails, "\n"))
 	a.selfFail(msg+"\n\n"+strings.Join(fails, "\n"), false)
 }

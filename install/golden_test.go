@@ -161,7 +161,7 @@ func TestSystemdUnitSettings(t *testing.T) {
 			wantBy = "WantedBy=default.target"
 		}
 		for _, want := range []string{"Restart=always\n", "RestartSec=5\n", "KillMode=process\n", "Delegate=yes\n", "TimeoutStopSec=135\n", wantBy + "\n",
-			"ExecStart=" + s.Exe + " agent --config " + s.ConfigPath + " --mode " + string(s.Mode()) + "\n"} {
+			"ExecStart=" + s.Exe + " agent --managed --config " + s.ConfigPath + " --mode " + string(s.Mode()) + "\n"} {
 			if !strings.Contains(u.Content, want) {
 				t.Errorf("%s unit lacks %q:\n%s", s.Scope(), want, u.Content)
 			}

@@ -271,7 +271,7 @@ func TestKardianosConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := kardianosConfig(u, s)
-	if c.Name != ServiceName || c.Executable != s.Exe || strings.Join(c.Arguments, " ") != "agent --config /etc/svc-ctl/svc-ctl.toml --mode service" {
+	if c.Name != ServiceName || c.Executable != s.Exe || strings.Join(c.Arguments, " ") != "agent --managed --config /etc/svc-ctl/svc-ctl.toml --mode service" {
 		t.Errorf("config = %+v", c)
 	}
 	if c.Option["SystemdScript"] != u.Content || c.Option["UserService"] != false {

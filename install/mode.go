@@ -1,6 +1,6 @@
 package install
 
-import "strings"
+import "svcctl/config"
 
 // Mode is how the agent process was started.
 type Mode string
@@ -32,50 +32,41 @@ func ParseMode(s string) (Mode, bool) {
 
 // facts are what Detect looks at, gathered per OS (mode_*.go).
 type facts struct {
-	getenv   func(string) string
-	euid     int  // -1 where there is none (Windows)
-	ppid     int  // parent process id
-	stdinTTY bool // stdin is a terminal
-	// sessionLeader: this process leads its own session (sid == pid), as a
-	// daemon that init, start-stop-daemon or daemon(8) started does; a
-	// command a person put in the background stays in their session.
-	sessionLeader bool
-	winService    bool // started by the Windows service control manager
+	getenv     func(string) string
+	winService bool // started by the Windows service control manager
+	managed    bool // `svc-ctl agent --managed`: the definition install rendered
+	user       bool // a per-user agent (config.UserMode)
 }
 
 // Detect says how this process was started. The agent command calls it when
-// no --mode flag was given, and records the answer with its start.
+// no --mode flag was given, and records the answer with its start. managed
+// is --managed, which every definition `svc-ctl install` renders (the
+// systemd unit, the launchd plist, the Windows service's arguments).
 //
-// In order: the Windows SCM started it (service); $SVC_CTL_MODE names a mode;
-// systemd started it ($INVOCATION_ID is set for every unit; root: service,
-// else user-service); launchd started it ($XPC_SERVICE_NAME is the job's
-// label, but "0" or "application.*" in a terminal); init started it (parent
-// pid 1, no terminal, and a session of its own: SysV, OpenRC, rc.d); else
-// foreground. Parent pid 1 and no terminal alone is also what `svc-ctl agent &`
-// becomes once the shell that started it exits: that is a person's agent.
-func Detect() Mode { return decideMode(gatherFacts()) }
+// In order: the Windows SCM started it (service); --managed (service, or
+// user-service for a per-user agent); $SVC_CTL_MODE names a mode (a
+// hand-written unit); else foreground, whatever its session: an agent
+// started with setsid or nohup, reparented to init, is a person's agent.
+// (Before, such an agent was taken for an init-started service by its
+// parent pid and session, and its verify at start paged every channel with
+// "agent installed FAIL" each time it started.)
+func Detect(managed bool) Mode {
+	f := gatherFacts()
+	f.managed, f.user = managed, config.UserMode()
+	return decideMode(f)
+}
 
 func decideMode(f facts) Mode {
-	if f.winService {
+	switch {
+	case f.winService:
+		return ModeService
+	case f.managed && f.user:
+		return ModeUserService
+	case f.managed:
 		return ModeService
 	}
 	if m, ok := ParseMode(f.getenv(ModeEnv)); ok {
 		return m
-	}
-	byRoot := func() Mode {
-		if f.euid == 0 {
-			return ModeService
-		}
-		return ModeUserService
-	}
-	if f.getenv("INVOCATION_ID") != "" {
-		return byRoot()
-	}
-	if x := f.getenv("XPC_SERVICE_NAME"); x != "" && x != "0" && !strings.HasPrefix(x, "application.") {
-		return byRoot()
-	}
-	if f.ppid == 1 && !f.stdinTTY && f.sessionLeader && f.euid >= 0 {
-		return byRoot()
 	}
 	return ModeForeground
 }

@@ -19,21 +19,17 @@ func TestDecideMode(t *testing.T) {
 		f    facts
 		want Mode
 	}{
-		{"windows scm", facts{getenv: env(), euid: -1, ppid: 600, winService: true}, ModeService},
-		{"env says user-service", facts{getenv: env(ModeEnv, "user-service"), euid: 0, ppid: 1}, ModeUserService},
-		{"env nonsense is ignored", facts{getenv: env(ModeEnv, "daemon"), euid: 1000, ppid: 4000, stdinTTY: true}, ModeForeground},
-		{"systemd system unit", facts{getenv: env("INVOCATION_ID", "a1b2"), euid: 0, ppid: 1}, ModeService},
-		{"systemd user unit", facts{getenv: env("INVOCATION_ID", "a1b2"), euid: 1000, ppid: 900}, ModeUserService},
-		{"launchd daemon", facts{getenv: env("XPC_SERVICE_NAME", "svc-ctl"), euid: 0, ppid: 1}, ModeService},
-		{"launchd agent", facts{getenv: env("XPC_SERVICE_NAME", "svc-ctl"), euid: 501, ppid: 1}, ModeUserService},
-		{"macOS Terminal", facts{getenv: env("XPC_SERVICE_NAME", "0"), euid: 501, ppid: 700, stdinTTY: true}, ModeForeground},
-		{"iTerm", facts{getenv: env("XPC_SERVICE_NAME", "application.com.googlecode.iterm2.1"), euid: 501, ppid: 700, stdinTTY: true}, ModeForeground},
-		{"sysv init", facts{getenv: env(), euid: 0, ppid: 1, sessionLeader: true}, ModeService},
-		// `svc-ctl agent &` whose shell has exited: reparented to init, no
-		// terminal, but still in the person's session (review1, F13).
-		{"backgrounded by hand", facts{getenv: env(), euid: 0, ppid: 1}, ModeForeground},
-		{"nohup from a shell that exited", facts{getenv: env(), euid: 1000, ppid: 1, stdinTTY: true}, ModeForeground},
-		{"terminal as root", facts{getenv: env(), euid: 0, ppid: 4000, stdinTTY: true}, ModeForeground},
+		{"windows scm", facts{getenv: env(), winService: true}, ModeService},
+		{"--managed, system", facts{getenv: env(), managed: true}, ModeService},
+		{"--managed, per user", facts{getenv: env(), managed: true, user: true}, ModeUserService},
+		{"env says user-service", facts{getenv: env(ModeEnv, "user-service")}, ModeUserService},
+		{"env nonsense is ignored", facts{getenv: env(ModeEnv, "daemon")}, ModeForeground},
+		// Whatever started it, an agent without --managed is a person's:
+		// a systemd unit or launchd job written by hand, setsid, nohup
+		// (before: setsid from a shell that exited read as an init service).
+		{"systemd unit without --managed", facts{getenv: env("INVOCATION_ID", "a1b2")}, ModeForeground},
+		{"launchd job without --managed", facts{getenv: env("XPC_SERVICE_NAME", "svc-ctl")}, ModeForeground},
+		{"setsid or nohup", facts{getenv: env()}, ModeForeground},
 	}
 	for _, c := range cases {
 		if got := decideMode(c.f); got != c.want {
@@ -44,7 +40,7 @@ func TestDecideMode(t *testing.T) {
 
 func TestDetectInATestIsNotWindowsService(t *testing.T) {
 	t.Setenv(ModeEnv, "foreground")
-	if got := Detect(); got != ModeForeground {
+	if got := Detect(false); got != ModeForeground {
 		t.Errorf("Detect with %s=foreground: %s", ModeEnv, got)
 	}
 }

@@ -72,9 +72,11 @@ func (s Spec) Mode() Mode {
 	return ModeService
 }
 
-// AgentArgs are the arguments the service runs the agent with.
+// AgentArgs are the arguments the service runs the agent with: --managed
+// says the OS service manager runs it (an agent without it is a person's,
+// whatever its session), and --mode records which kind.
 func (s Spec) AgentArgs() []string {
-	return []string{"agent", "--config", s.ConfigPath, "--mode", string(s.Mode())}
+	return []string{"agent", "--managed", "--config", s.ConfigPath, "--mode", string(s.Mode())}
 }
 
 // BackstopArgs are the arguments the backstop runs svc-ctl with. --scheduled:

@@ -161,15 +161,13 @@ func holdListener(t *testing.T) string {
 }
 
 // closedAddr is a loopback address where nothing listens.
+// closedAddr is a loopback address where nothing listens. The port is held
+// by a socket that is bound but never listening (holdClosedPort), so no
+// listener of a test running in parallel can be given it while this test
+// expects "connection refused" from it.
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	return holdClosedPort(t)
 }
 
 // trust makes the probe trust srv's certificate until the test ends. Tests

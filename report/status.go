@@ -17,6 +17,7 @@ import (
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
+	"svcctl/watchdog"
 )
 
 // StatusReport is what `svc-ctl status` shows and `verify` judges.
@@ -29,7 +30,10 @@ type StatusReport struct {
 	Ledger   LedgerStatus    `json:"ledger"`
 	Services []ServiceStatus `json:"services"`
 	Jobs     []JobStatus     `json:"jobs,omitempty"`
-	Channels []ChannelStatus `json:"channels,omitempty"`
+	// Removed are services a reload removed from the config whose
+	// processes it left running (reload --keep-removed): unsupervised.
+	Removed  []RemovedService `json:"removed,omitempty"`
+	Channels []ChannelStatus  `json:"channels,omitempty"`
 	// ConfigDrift: the running agent's config differs from the file on disk.
 	ConfigDrift *ConfigDrift `json:"config_drift,omitempty"`
 	// ConfigBroken: the file does not load; the report comes from the state
@@ -47,6 +51,11 @@ type ChannelStatus struct {
 	LastErrorAt  time.Time `json:"last_error_at,omitzero"`
 	FailingSince time.Time `json:"failing_since,omitzero"` // zero: the last attempt worked
 	Pending      int       `json:"pending"`
+	// Held of them wait only for the channel's min_interval (not failures,
+	// not retries); the first goes out at HeldUntil.
+	Held        int           `json:"held"`
+	HeldUntil   time.Time     `json:"held_until,omitzero"`
+	MinInterval time.Duration `json:"min_interval_ns,omitempty"`
 }
 
 // AgentStatus is the agent as its heartbeat and its lock show it.
@@ -89,13 +98,22 @@ type ServiceStatus struct {
 	HealthAt time.Time `json:"health_at,omitzero"` // when that verdict was taken (never presented as current)
 	// AnsweredBy: the last probe passed, but a stranger answered it (no
 	// process of the service's instance lived): who holds its port.
-	AnsweredBy    string         `json:"answered_by,omitempty"`
-	LatencyMS     float64        `json:"latency_ms,omitempty"`
-	Instance      *Instance      `json:"instance,omitempty"`
-	Probe         []probe.Result `json:"probe,omitempty"`
-	LastCycle     *CycleBrief    `json:"last_cycle,omitempty"`
-	LastRestart   time.Time      `json:"last_restart,omitzero"`
-	Restarts24h   int            `json:"restarts_24h"`
+	AnsweredBy string         `json:"answered_by,omitempty"`
+	LatencyMS  float64        `json:"latency_ms,omitempty"`
+	Instance   *Instance      `json:"instance,omitempty"`
+	Probe      []probe.Result `json:"probe,omitempty"`
+	LastCycle  *CycleBrief    `json:"last_cycle,omitempty"`
+	// LastRestart is the newest restart (restart_by: the watchdog's, a
+	// person's or a reload's; a first start is none); Restarts24h counts
+	// the watchdog's in 24 h (a health signal), RequestedRestarts24h the
+	// ones people and reloads asked for.
+	LastRestart          time.Time `json:"last_restart,omitzero"`
+	LastRestartBy        string    `json:"last_restart_by,omitempty"`
+	Restarts24h          int       `json:"restarts_24h"`
+	RequestedRestarts24h int       `json:"requested_restarts_24h"`
+	// FirstCheckBy: the service has not been checked since the running
+	// agent started (State "starting"): its first check comes by then.
+	FirstCheckBy  time.Time      `json:"first_check_by,omitzero"`
 	Failures      int            `json:"consecutive_failures"`
 	Pause         *state.Pause   `json:"pause,omitempty"`
 	Interval      string         `json:"interval"`
@@ -115,11 +133,41 @@ type Instance struct {
 	UptimeS     int64     `json:"uptime_s,omitempty"`
 	RSSBytes    uint64    `json:"rss_bytes,omitempty"`   // resident memory of the whole tree
 	CPUSeconds  float64   `json:"cpu_seconds,omitempty"` // user+system CPU of the live processes
-	PIDs        []int32   `json:"pids,omitempty"`
-	Via         []string  `json:"via,omitempty"` // what owns the tree: session, cgroup, job
-	Cgroup      string    `json:"cgroup,omitempty"`
-	Job         string    `json:"job,omitempty"`
-	Error       string    `json:"error,omitempty"`
+	// CPUPercent is the tree's CPU use over a short sample (SampleCPU), in
+	// percent of one core; nil when not sampled or not readable.
+	CPUPercent *float64 `json:"cpu_pct,omitempty"`
+	PIDs       []int32  `json:"pids,omitempty"`
+	Via        []string `json:"via,omitempty"` // what owns the tree: session, cgroup, job
+	Cgroup     string   `json:"cgroup,omitempty"`
+	Job        string   `json:"job,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// RemovedService is a service the config no longer has whose processes a
+// reload left running: `svc-ctl stop NAME` stops them.
+type RemovedService struct {
+	Name      string    `json:"name"`
+	PID       int32     `json:"pid"`
+	Processes int       `json:"processes"` // live now; 0: it has ended by itself
+	At        time.Time `json:"removed_at"`
+}
+
+// removedServices lists the services a reload left running, as their
+// records and process trees say now.
+func removedServices(p state.Paths, now time.Time) []RemovedService {
+	var out []RemovedService
+	for _, name := range state.RemovedServices(p) {
+		rec, err := state.ReadRemoved(p, name)
+		if err != nil || rec == nil {
+			continue
+		}
+		r := RemovedService{Name: name, PID: rec.PID, At: rec.At}
+		if in := instanceOf(p, name, now); in != nil {
+			r.Processes = in.Processes
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // instanceOf reads the recorded instance and its tree now.
@@ -145,6 +193,49 @@ func instanceOf(p state.Paths, name string, now time.Time) *Instance {
 		in.UptimeS = int64(now.Sub(inst.StartedAt).Seconds())
 	}
 	return in
+}
+
+// Readable reports whether this process could read the tree's resource
+// use: the OS hides another user's from a normal user on some systems (a
+// live process never has zero resident memory).
+func (in *Instance) Readable() bool {
+	return in != nil && in.Processes > 0 && in.RSSBytes > 0 && in.Error == ""
+}
+
+// SampleCPU measures each live instance's CPU use over wait (as `top`
+// does: the CPU time its tree used in that window), so that a one-shot
+// `status` can show CPU% beside RSS.
+func SampleCPU(ctx context.Context, r *StatusReport, wait time.Duration) {
+	p := state.Paths{State: r.StateDir}
+	before := map[string]float64{}
+	for _, s := range r.Services {
+		if s.Instance.Readable() {
+			before[s.Name] = s.Instance.CPUSeconds
+		}
+	}
+	if len(before) == 0 {
+		return
+	}
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(wait):
+	}
+	took := time.Since(start).Seconds()
+	for i := range r.Services {
+		s := &r.Services[i]
+		cpu0, ok := before[s.Name]
+		if !ok {
+			continue
+		}
+		now := instanceOf(p, s.Name, time.Now())
+		if !now.Readable() || now.LeaderPID != s.Instance.LeaderPID || now.CPUSeconds < cpu0 {
+			continue
+		}
+		pct := (now.CPUSeconds - cpu0) / took * 100
+		s.Instance.CPUPercent = &pct
+	}
 }
 
 // CycleBrief is a cycle's verdict in short.
@@ -178,7 +269,7 @@ func (r *StatusReport) Healthy() bool {
 		return false // a ledger that refuses writes is a failed check too
 	}
 	for _, s := range r.Services {
-		if s.State != state.Healthy && s.State != state.Paused {
+		if s.State != state.Healthy && !state.Held(s.State) {
 			return false
 		}
 	}
@@ -223,7 +314,13 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 	for i := range cfg.Services {
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
 	}
+	markStarting(r, cfg)
 	r.Jobs = jobStatuses(ctx, cfg, p, store, now)
+	for _, rs := range removedServices(p, now) {
+		if cfg.Service(rs.Name) == nil {
+			r.Removed = append(r.Removed, rs)
+		}
+	}
 	r.Channels = channelStatuses(ctx, cfg, store)
 	return r, nil
 }
@@ -233,7 +330,7 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 func channelStatuses(ctx context.Context, cfg *config.Config, store *runtrace.Store) []ChannelStatus {
 	var out []ChannelStatus
 	for _, n := range cfg.Notify {
-		out = append(out, ChannelStatus{Name: n.Name, Kind: n.Kind})
+		out = append(out, ChannelStatus{Name: n.Name, Kind: n.Kind, MinInterval: n.MinInterval})
 	}
 	for _, s := range cfg.Services {
 		if s.Ping != "" {
@@ -256,16 +353,23 @@ func channelStatuses(ctx context.Context, cfg *config.Config, store *runtrace.St
 	for _, c := range states {
 		byName[c.Channel] = c
 	}
-	pending := map[string]int{}
+	pending, held, heldUntil := map[string]int{}, map[string]int{}, map[string]time.Time{}
+	now := time.Now()
 	if ds, err := store.Deliveries(ctx, 100000, runtrace.DeliveryPending); err == nil {
 		for _, d := range ds {
 			pending[d.Channel]++
+			if d.Deferred(now) {
+				held[d.Channel]++
+				if u := heldUntil[d.Channel]; u.IsZero() || d.NextAt.Before(u) {
+					heldUntil[d.Channel] = d.NextAt
+				}
+			}
 		}
 	}
 	for i := range out {
 		c := byName[out[i].Name]
 		out[i].LastOK, out[i].LastError, out[i].LastErrorAt, out[i].FailingSince = c.LastOK, c.LastError, c.LastErrorAt, c.FailingSince
-		out[i].Pending = pending[out[i].Name]
+		out[i].Pending, out[i].Held, out[i].HeldUntil = pending[out[i].Name], held[out[i].Name], heldUntil[out[i].Name]
 	}
 	return out
 }
@@ -320,6 +424,8 @@ func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *
 			a.HeartbeatAgo = age.Round(time.Second).String()
 			a.UptimeS = int64(now.Sub(h.StartedAt).Seconds())
 			switch {
+			case live != nil && live.Draining:
+				a.State, a.Why = "draining", "received its stop: in-flight runs finish (up to drain_timeout), nothing new starts; services keep running"
 			case age > 3*cfg.Agent.Heartbeat+5*time.Second && cannotBeat(live) != "":
 				a.State, a.Condition = "running", cannotBeat(live)
 				a.Why = fmt.Sprintf("heartbeat is %s old, but the agent (pid %d) holds its lock and renewed agent.status %s ago",
@@ -349,7 +455,7 @@ func agentStatus(ctx context.Context, cfg *config.Config, p state.Paths, store *
 
 func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, store *runtrace.Store, last *state.LastFile, now time.Time) ServiceStatus {
 	st, _ := state.LoadService(p.StateFile(svc.Name))
-	s := ServiceStatus{Name: svc.Name, State: st.State, Probe: st.LastProbe, LastRestart: st.LastRestart,
+	s := ServiceStatus{Name: svc.Name, State: st.State, Probe: st.LastProbe,
 		Failures: st.Failures, Interval: svc.Interval.String(), Log: p.RuntimeLog(svc), PrevLog: p.PrevLog(svc)}
 	if len(st.LastProbe) > 0 {
 		s.Health = probe.Summary(st.LastProbe)
@@ -368,7 +474,11 @@ func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, stor
 	}
 	s.Instance = instanceOf(p, svc.Name, now)
 	if pz, _ := state.ReadPause(p.Paused(svc.Name)); pz.Active(now) {
-		s.Pause, s.State = pz, state.Paused
+		s.Pause, s.State = pz, pz.HeldState()
+	}
+	if s.State == state.Stopped {
+		// Its last verdict is from before the stop: not shown as if current.
+		s.Health, s.HealthAt, s.LatencyMS, s.Probe, s.AnsweredBy = HealthNotChecked, time.Time{}, 0, nil, ""
 	}
 	if lr := last.Services[svc.Name]; lr != nil {
 		s.LastCycle = &CycleBrief{At: lr.Time, Trigger: lr.Trigger, Outcome: lr.Outcome, Reason: lr.Reason, Message: lr.Message, RunID: lr.RunID}
@@ -399,17 +509,41 @@ func fillFromLedger(ctx context.Context, s *ServiceStatus, store *runtrace.Store
 			s.LastCycle = &CycleBrief{At: r.FinishedAt, Trigger: r.Trigger, Outcome: r.Outcome, Reason: r.Reason, RunID: r.ID, Message: msg}
 		}
 	}
-	// The last restart is any: the watchdog's (ok/started) or a person's
-	// (ok/restarted: `svc-ctl restart`, the page, a reload that replaced
-	// it), as state.json and the status page have it; RESTARTS 24H below
-	// counts the watchdog's only, a health signal.
-	for _, reason := range []runtrace.Reason{runtrace.ReasonStarted, runtrace.ReasonRestarted} {
-		rs, err := store.Runs(ctx, runtrace.Filter{JobID: job, Reason: reason, Limit: 1})
-		if err == nil && len(rs) > 0 && rs[0].StartedAt.After(s.LastRestart) {
-			s.LastRestart = rs[0].StartedAt
-		}
+	// Restarts as runtrace counts them (restart_by): one definition.
+	if r, err := store.LastRestart(ctx, job); err == nil && r != nil {
+		s.LastRestart, s.LastRestartBy = r.StartedAt, runtrace.RestartBy(*r)
 	}
-	if n, err := store.Count(ctx, runtrace.Filter{JobID: job, Reason: runtrace.ReasonStarted, Since: now.Add(-24 * time.Hour)}); err == nil {
-		s.Restarts24h = n
+	if n, err := store.RestartCounts(ctx, job, now.Add(-24*time.Hour)); err == nil {
+		s.Restarts24h = n[watchdog.RestartByWatchdog]
+		s.RequestedRestarts24h = n[watchdog.RestartByPerson] + n[watchdog.RestartByReload]
+	}
+}
+
+// HealthNotChecked is a stopped service's health: nothing checks it until
+// it is started again.
+const HealthNotChecked = "not checked since the stop"
+
+// markStarting says, of each service no cycle has judged yet (state
+// unknown) while an agent runs, when its first check comes: at once for one
+// with no live instance, within its first stagger (min(interval, 30s)) for
+// the others. A state a previous check left (healthy, ...) stays, with its age.
+func markStarting(r *StatusReport, cfg *config.Config) {
+	if r.Agent.State != "running" || r.Agent.StartedAt.IsZero() {
+		return
+	}
+	for i := range r.Services {
+		s := &r.Services[i]
+		if s.State != state.Unknown && s.State != "" {
+			continue
+		}
+		svc := cfg.Service(s.Name)
+		if svc == nil {
+			continue
+		}
+		s.State = state.Starting
+		s.FirstCheckBy = r.Agent.StartedAt.Add(min(svc.Interval, 30*time.Second))
+		if s.Instance == nil || s.Instance.Processes == 0 {
+			s.FirstCheckBy = r.Agent.StartedAt // checked at once
+		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"svcctl/watchdog"
 )
 
-// TestStatusHealthAgeIsTheProbesNotTheCycles: a service stopped by hand is
+// TestStatusHealthAgeIsTheProbesNotTheCycles: a service paused by hand is
 // cycled (skipped/paused) without being probed. Its status must show the
 // last probe with that probe's age, never the age of the last cycle, which
 // presented a verdict from before the stop as taken just now (issue 10,
@@ -35,7 +35,7 @@ func TestStatusHealthAgeIsTheProbesNotTheCycles(t *testing.T) {
 	if err != nil || r.Outcome != runtrace.OutcomeOK {
 		t.Fatalf("start: %+v, %v", r, err)
 	}
-	if _, err := sup.Stop(ctx, "web"); err != nil {
+	if _, err := sup.PauseTarget("web", 0, "by hand"); err != nil {
 		t.Fatal(err)
 	}
 	now = probed.Add(10 * time.Minute)
@@ -53,6 +53,17 @@ func TestStatusHealthAgeIsTheProbesNotTheCycles(t *testing.T) {
 	if !s.HealthAt.Equal(probed) {
 		t.Errorf("health %q shown as taken at %v (%v ago); the last probe was at %v (10m ago)",
 			s.Health, s.HealthAt, now.Sub(s.HealthAt), probed)
+	}
+	// Stopped by hand, it is "stopped", and its health is not shown as a
+	// verdict at all: nothing checks it (before: "paused", "http 200").
+	if _, err := sup.Stop(ctx, "web"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = BuildStatus(ctx, e.cfg, now); err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Services[0]; s.State != state.Stopped || s.Health != HealthNotChecked || !s.HealthAt.IsZero() {
+		t.Errorf("a stopped service: state %q, health %q at %v; want stopped, %q, no time", s.State, s.Health, s.HealthAt, HealthNotChecked)
 	}
 }
 
@@ -122,12 +133,13 @@ func TestStatusAndVerifyNameTheStrangerOnTheHealthPort(t *testing.T) {
 	}
 }
 
-// TestStatusLastRestartCountsAPersonsRestart (review2): right after
-// `svc-ctl restart web` (or a reload that replaced it) the instance is
-// seconds old; status said LAST RESTART was the watchdog's last start, long
-// before, because it read only ok/started rows — while state.json and the
-// status page count ok/restarted too. RESTARTS 24H stays the watchdog's
-// own restarts (a health signal a person's restart must not inflate).
+// TestStatusLastRestartCountsAPersonsRestart: right after `svc-ctl restart
+// web` (or a reload that replaced it) the instance is seconds old, and
+// LAST RESTART says so, by a person. RESTARTS 24H counts the watchdog's own
+// restarts (a health signal a person's restart must not inflate), and the
+// first start is no restart at all: it replaced nothing (before, it counted
+// one, "cause connection refused", on every fresh install). The person's
+// restart is counted apart.
 func TestStatusLastRestartCountsAPersonsRestart(t *testing.T) {
 	e := newEnv(t, "1h")
 	sup := watchdog.NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -156,7 +168,40 @@ func TestStatusLastRestartCountsAPersonsRestart(t *testing.T) {
 		t.Errorf("last restart %v; want the person's restart at %v (the watchdog's start was at %v)",
 			s.LastRestart, rs[0].StartedAt, started)
 	}
-	if s.Restarts24h != 1 {
-		t.Errorf("restarts in 24 h: %d; want 1 (the watchdog's start; a person's restart is not counted)", s.Restarts24h)
+	if s.Restarts24h != 0 || s.RequestedRestarts24h != 1 || s.LastRestartBy != watchdog.RestartByPerson {
+		t.Errorf("restarts in 24 h: %d by the watchdog, %d asked for, last by %q; want 0 (a first start is none), 1, person",
+			s.Restarts24h, s.RequestedRestarts24h, s.LastRestartBy)
+	}
+}
+
+// TestStartingSaysWhenTheFirstCheckComes: while the running agent has not
+// checked a service yet, status says starting and by when its first check
+// comes (before: "unknown", with no word of when): at once for one with no
+// live instance, within its first stagger for a running one. A state a
+// check left stays.
+func TestStartingSaysWhenTheFirstCheckComes(t *testing.T) {
+	cfg := testutil.Config(t, "", testutil.Service{Name: "web", Addr: "127.0.0.1:1", Interval: "20s"}.TOML("/bin/true")+
+		testutil.Service{Name: "api", Addr: "127.0.0.1:2", Interval: "1h"}.TOML("/bin/true")+
+		testutil.Service{Name: "db", Addr: "127.0.0.1:3", Interval: "1h"}.TOML("/bin/true"))
+	started := time.Now().Add(-5 * time.Second).UTC()
+	r := &StatusReport{Agent: AgentStatus{State: "running", StartedAt: started}, Services: []ServiceStatus{
+		{Name: "web", State: state.Unknown, Instance: &Instance{LeaderPID: 42, Processes: 1}},
+		{Name: "api", State: state.Unknown},
+		{Name: "db", State: state.Healthy},
+	}}
+	markStarting(r, cfg)
+	if s := r.Services[0]; s.State != state.Starting || !s.FirstCheckBy.Equal(started.Add(20*time.Second)) {
+		t.Errorf("web (running, not checked): %s by %v; want starting by the agent's start + 20s", s.State, s.FirstCheckBy)
+	}
+	if s := r.Services[1]; s.State != state.Starting || !s.FirstCheckBy.Equal(started) {
+		t.Errorf("api (nothing running): %s by %v; want starting, checked at once", s.State, s.FirstCheckBy)
+	}
+	if s := r.Services[2]; s.State != state.Healthy || !s.FirstCheckBy.IsZero() {
+		t.Errorf("db (checked before): %s by %v; want healthy as it was", s.State, s.FirstCheckBy)
+	}
+	r.Agent.State = "stopped"
+	r.Services[1].State, r.Services[1].FirstCheckBy = state.Unknown, time.Time{}
+	if markStarting(r, cfg); r.Services[1].State != state.Unknown {
+		t.Errorf("with no agent running nothing is starting: %s", r.Services[1].State)
 	}
 }

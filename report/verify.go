@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"svcctl/internal/words"
 	"time"
 
 	"svcctl/config"
@@ -101,6 +102,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.backstop()
 	v.pauses()
 	v.givenUp()
+	v.removedRunning()
 	v.strangers()
 	v.crashLog()
 	v.configInForce()
@@ -459,6 +461,23 @@ func (v *verifier) givenUp() {
 	v.add("no given-up service", Pass, "none")
 }
 
+// removedRunning WARNs of a service a reload removed from the config while
+// its processes were kept: it runs unsupervised, and nothing else says so.
+func (v *verifier) removedRunning() {
+	bad := ""
+	for _, r := range removedServices(v.p, v.env.Now) {
+		if r.Processes > 0 && v.cfg.Service(r.Name) == nil {
+			bad += fmt.Sprintf("%s (pid %d) was removed from the config by a reload at %s and still runs, unsupervised; ",
+				r.Name, r.PID, r.At.Format(time.RFC3339))
+		}
+	}
+	if bad != "" {
+		v.add("no unsupervised leftovers", Warn, bad+"'svc-ctl stop NAME' stops it")
+		return
+	}
+	v.add("no unsupervised leftovers", Pass, "no removed service left running")
+}
+
 // checkStrangers is the name of the check that no service's health check
 // was last answered by a process that is not the service (watchdog,
 // stranger.go).
@@ -507,7 +526,7 @@ func (v *verifier) missing(ctx context.Context, store *runtrace.Store) {
 	case err != nil:
 		v.add("no missing runs (24 h)", Fail, err.Error())
 	case len(ms) > 0:
-		v.add("no missing runs (24 h)", Fail, fmt.Sprintf("%d slot(s) with no row, first %s at %s: 'svc-ctl missing'", len(ms), ms[0].Job, ms[0].Slot.Format(time.RFC3339)))
+		v.add("no missing runs (24 h)", Fail, fmt.Sprintf("%s with no row, first %s at %s: 'svc-ctl missing'", words.Count(len(ms), "slot", "slots"), ms[0].Job, ms[0].Slot.Format(time.RFC3339)))
 	default:
 		v.add("no missing runs (24 h)", Pass, "every due slot has a row")
 	}

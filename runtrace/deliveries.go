@@ -29,6 +29,13 @@ type Delivery struct {
 	LastSent time.Time
 }
 
+// Deferred reports whether the delivery waits only for its channel's
+// min_interval: pending, never tried, not due before NextAt (the sender's
+// Defer). A retry has attempts; a new event is due at once.
+func (d Delivery) Deferred(now time.Time) bool {
+	return d.State == DeliveryPending && d.Attempts == 0 && d.LastError == "" && d.NextAt.After(now)
+}
+
 // ErrClaimLost: a delivery's claim expired and was taken by someone else
 // (or it is no longer pending) before its attempt was reported.
 var ErrClaimLost = errors.New("delivery claim lost")

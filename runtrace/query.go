@@ -18,7 +18,14 @@ type Filter struct {
 	Until     time.Time
 	Outcome   Outcome
 	Reason    Reason
-	Limit     int
+	// HideRoutine leaves out the routine rows: a healthy cycle that found
+	// the service healthy (ok/already-running), as the status page's
+	// timeline does.
+	HideRoutine bool
+	// AfterID keeps only rows with a greater id (what `runs -f` has not
+	// printed yet).
+	AfterID int64
+	Limit   int
 }
 
 // DefaultLimit is the number of rows `svc-ctl runs` shows unless told.
@@ -188,6 +195,12 @@ func (f Filter) where() (string, []any, error) {
 	if f.Reason != "" {
 		add("reason = ?", f.Reason)
 	}
+	if f.HideRoutine {
+		add("NOT (" + routine + ")") // word for word the partial index's condition (timeline.go)
+	}
+	if f.AfterID != 0 {
+		add("id > ?", f.AfterID)
+	}
 	if len(conds) == 0 {
 		return "", nil, nil
 	}
@@ -237,4 +250,29 @@ func scanRun(sc scanner) (Run, error) {
 		r.Detail = []byte(detail.String)
 	}
 	return r, nil
+}
+
+// RunByID returns the run with id, or nil, nil when there is none.
+func (s *Store) RunByID(ctx context.Context, id int64) (*Run, error) {
+	var out *Run
+	err := s.read(ctx, "read a run", func(db *sql.DB) error {
+		out = nil
+		rows, err := db.QueryContext(ctx, `SELECT `+runColumns+` FROM run_trace WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if rows.Next() {
+			r, err := scanRun(rows)
+			if err != nil {
+				return err
+			}
+			out = &r
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run #%d: %w", id, err)
+	}
+	return out, nil
 }

@@ -38,6 +38,10 @@ const (
 	ReasonCompleted      Reason = "completed"
 	ReasonResumed        Reason = "resumed"
 	ReasonReloaded       Reason = "reloaded" // the agent took a new config (SIGHUP, svc-ctl reload)
+	// ReasonStopped: an instance stopped on purpose and not started again
+	// (a reload that removed its service; detail names the pid and how
+	// each process ended).
+	ReasonStopped Reason = "stopped"
 
 	ReasonPaused   Reason = "paused"
 	ReasonLockHeld Reason = "lock-held"
@@ -64,15 +68,19 @@ const (
 	// that no queue or spill file kept (the count and the cause are in its
 	// detail).
 	ReasonRowsLost Reason = "rows-lost"
+	// ReasonAgentDied is an agent row: the previous agent of the state dir
+	// ended without a clean stop in this boot (killed or crashed); its
+	// detail names its pid and last heartbeat.
+	ReasonAgentDied Reason = "agent-died"
 )
 
 // Reasons maps each outcome to the reason codes it accepts.
 var Reasons = map[Outcome][]Reason{
-	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonRestarted, ReasonCompleted, ReasonResumed, ReasonReloaded},
+	OutcomeOK:      {ReasonAlreadyRunning, ReasonStarted, ReasonRestarted, ReasonCompleted, ReasonResumed, ReasonReloaded, ReasonStopped},
 	OutcomeSkipped: {ReasonPaused, ReasonLockHeld, ReasonGivenUp, ReasonBackoff, ReasonOverlap, ReasonDraining},
 	OutcomeFailed: {ReasonStartFailed, ReasonSpawnError, ReasonExitNonzero, ReasonTimeout,
 		ReasonDependencyFailed, ReasonAbandoned, ReasonInterrupted, ReasonPanic, ReasonUndelivered, ReasonRowsLost,
-		ReasonConfigInvalid},
+		ReasonConfigInvalid, ReasonAgentDied},
 }
 
 // JobReasonPrefix begins the reason of a verdict a job reported itself

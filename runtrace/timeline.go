@@ -96,3 +96,17 @@ SELECT i FROM b WHERE EXISTS (SELECT 1 FROM run_trace
 	}
 	return out, nil
 }
+
+// FirstRunSince is when the first run that started at or after since
+// started (zero when none did): the status page's timeline opens on the
+// history there is.
+func (s *Store) FirstRunSince(ctx context.Context, since time.Time) (time.Time, error) {
+	var ms sql.NullInt64
+	err := s.read(ctx, "find the first run", func(db *sql.DB) error {
+		return db.QueryRowContext(ctx, `SELECT min(started_at) FROM run_trace WHERE started_at >= ?`, since.UnixMilli()).Scan(&ms)
+	})
+	if err != nil || !ms.Valid {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(ms.Int64).UTC(), nil
+}

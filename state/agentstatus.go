@@ -37,6 +37,18 @@ type AgentReport struct {
 	// loaded (at start or by the last reload that took it): `status` and
 	// `verify` compare it with the file on disk now.
 	Config *LoadedConfig `json:"config,omitempty"`
+	// Serves lists the kinds of request (package control) this agent
+	// answers: the command line hands over only what the running agent
+	// says it takes, so an agent older than the command is never sent a
+	// wake it does not know.
+	Serves []string `json:"serves,omitempty"`
+	// Draining: the agent received its stop and is draining (no new
+	// cycles; in-flight runs finish up to drain_timeout).
+	Draining bool `json:"draining,omitempty"`
+	// Boot is the boot the agent runs in (proc.BootID; "" where the OS
+	// names none): the next agent tells a crash from a host that went
+	// down by it.
+	Boot string `json:"boot_id,omitempty"`
 }
 
 // LoadedConfig is the config file an agent loaded.

@@ -30,9 +30,9 @@ const (
 	StdioLogFile = "agent.stdio.log"
 	// BackstopLogFile receives the launchd backstop job's output.
 	BackstopLogFile = "backstop.log"
-	// ReloadRequestFile is `svc-ctl reload`'s request to the running agent
-	// (its id and options), read and removed by the agent when it reloads.
-	ReloadRequestFile = "reload.request"
+	// RequestsDir holds the command line's requests to the running agent
+	// and the agent's answers (package control).
+	RequestsDir = "requests"
 	// ServiceInstanceIDFile keeps the OpenTelemetry service.instance.id of
 	// this agent install (a UUID made once), HostIDFile the host.id where
 	// the OS has no machine id of its own (docs/fleet.md, "Attributes").
@@ -71,9 +71,10 @@ func (p Paths) CrashPrevLog() string { return filepath.Join(p.State, CrashPrevLo
 func (p Paths) WatchdogLast() string { return filepath.Join(p.State, WatchdogLastFile) }
 func (p Paths) StdioLog() string     { return filepath.Join(p.State, StdioLogFile) }
 func (p Paths) BackstopLog() string  { return filepath.Join(p.State, BackstopLogFile) }
-func (p Paths) ReloadRequest() string {
-	return filepath.Join(p.State, ReloadRequestFile)
-}
+
+// Requests is the directory of the command line's requests to the running
+// agent and of its answers (package control names the files in it).
+func (p Paths) Requests() string { return filepath.Join(p.State, RequestsDir) }
 
 func (p Paths) ServiceDir(name string) string { return filepath.Join(p.State, "services", name) }
 func (p Paths) JobDir(name string) string     { return filepath.Join(p.State, "jobs", name) }
@@ -82,6 +83,11 @@ func (p Paths) Lock(name string) string      { return filepath.Join(p.ServiceDir
 func (p Paths) Paused(name string) string    { return filepath.Join(p.ServiceDir(name), "paused") }
 func (p Paths) Pid(name string) string       { return filepath.Join(p.ServiceDir(name), "pid") }
 func (p Paths) StateFile(name string) string { return filepath.Join(p.ServiceDir(name), "state.json") }
+
+// Removed is the record of a service a reload removed from the config
+// while its instance ran on (reload --keep-removed).
+func (p Paths) Removed(name string) string { return filepath.Join(p.ServiceDir(name), "removed.json") }
+
 func (p Paths) Snapshots(name string) string {
 	return filepath.Join(p.ServiceDir(name), "snapshots.jsonl")
 }
@@ -111,6 +117,10 @@ func (p Paths) RotatedLog(svc *config.Service) string { return snapshot.RotatedP
 
 // JobPaused is the pause sentinel of a job.
 func (p Paths) JobPaused(name string) string { return filepath.Join(p.JobDir(name), "paused") }
+
+// JobLock is held by whoever runs the job (the agent, or `svc-ctl run`
+// with no agent running): two runs of one job never overlap.
+func (p Paths) JobLock(name string) string { return filepath.Join(p.JobDir(name), "lock") }
 
 // JobLog is the output of a job's last run; JobPrevLog the run's before.
 func (p Paths) JobLog(name string) string     { return filepath.Join(p.JobDir(name), "last.log") }

@@ -20,6 +20,18 @@ type Pause struct {
 	By     string     `json:"by"`
 }
 
+// StopReason is the reason of the pause `svc-ctl stop` writes.
+const StopReason = "stopped"
+
+// HeldState is the service state a pause in force puts it in: Stopped
+// for a person's stop, Paused for any other pause.
+func (p *Pause) HeldState() string {
+	if p != nil && p.Reason == StopReason {
+		return Stopped
+	}
+	return Paused
+}
+
 // Active reports whether the pause still holds at now.
 func (p *Pause) Active(now time.Time) bool {
 	return p != nil && (p.Until == nil || now.Before(*p.Until))

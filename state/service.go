@@ -21,10 +21,17 @@ const (
 	Backoff   = "backoff"
 	GivenUp   = "given-up"
 	Paused    = "paused"
+	// Stopped is a person's `svc-ctl stop`: paused with reason "stopped"
+	// and its instance stopped. Nothing checks it until it is started.
+	Stopped = "stopped"
 )
 
 // All is every service state, in the order metrics list them.
-var All = []string{Unknown, Healthy, Unhealthy, Starting, Backoff, GivenUp, Paused}
+var All = []string{Unknown, Healthy, Unhealthy, Starting, Backoff, GivenUp, Paused, Stopped}
+
+// Held reports whether st is a state a person chose (paused or stopped):
+// the watchdog holds off, and nothing is wrong.
+func Held(st string) bool { return st == Paused || st == Stopped }
 
 const maxTransitions = 12
 
@@ -33,15 +40,20 @@ const maxTransitions = 12
 // survive an agent restart. It lives in a plain file, not in the database:
 // supervision must keep working when the ledger is damaged.
 type Service struct {
-	State        string         `json:"state"`
-	Failures     int            `json:"consecutive_failures"`
-	BackoffUntil time.Time      `json:"backoff_until,omitzero"`
-	GivenUpAt    time.Time      `json:"given_up_at,omitzero"`
-	LastHealthy  time.Time      `json:"last_healthy,omitzero"`
-	LastRestart  time.Time      `json:"last_restart,omitzero"`
-	LastStartTry time.Time      `json:"last_start_try,omitzero"`
-	LastCycle    time.Time      `json:"last_cycle,omitzero"`
-	LastProbe    []probe.Result `json:"last_probe,omitempty"`
+	State        string    `json:"state"`
+	Failures     int       `json:"consecutive_failures"`
+	BackoffUntil time.Time `json:"backoff_until,omitzero"`
+	GivenUpAt    time.Time `json:"given_up_at,omitzero"`
+	LastHealthy  time.Time `json:"last_healthy,omitzero"`
+	// InstanceHealthyAt is when what serves the service now last passed its
+	// health check: zeroed when an instance is spawned (or stopped by a
+	// person), so that replacing it counts as a restart only if it had
+	// been healthy (watchdog/cause.go, restartBy).
+	InstanceHealthyAt time.Time      `json:"instance_healthy_at,omitzero"`
+	LastRestart       time.Time      `json:"last_restart,omitzero"`
+	LastStartTry      time.Time      `json:"last_start_try,omitzero"`
+	LastCycle         time.Time      `json:"last_cycle,omitzero"`
+	LastProbe         []probe.Result `json:"last_probe,omitempty"`
 	// LastProbeAt is when LastProbe was taken. A cycle that does not probe
 	// (paused, backoff, lock held) moves LastCycle, never this: status
 	// shows a verdict with its own age, not the age of the last cycle.

@@ -47,10 +47,9 @@ func causeOf(r runtrace.Run, snapReasons map[int64]string) string {
 	return kind
 }
 
-// isRestart: a watchdog cycle stopped (or found gone) an instance and
-// started a new one that came up. (The agent's own ok/started is its start.)
+// isRestart: the row is a restart as status counts it (restart_by: an
+// instance that had been healthy replaced); a first start is not one.
 func isRestart(r runtrace.Run) bool {
 	kind, _ := runtrace.SplitID(r.JobID)
-	return kind == runtrace.KindWatchdog && r.Outcome == runtrace.OutcomeOK &&
-		(r.Reason == runtrace.ReasonStarted || r.Reason == runtrace.ReasonRestarted)
+	return kind == runtrace.KindWatchdog && runtrace.RestartBy(r) != ""
 }

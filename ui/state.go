@@ -140,9 +140,8 @@ func (s *Server) page(ctx context.Context) (*Page, error) {
 	for _, sv := range st.Services {
 		v := ServiceView{ServiceStatus: sv, CPUPercent: s.cpu.percent(sv.Name, sv.Instance, now)}
 		if store != nil {
-			if r := lastRestart(ctx, store, sv.Name); r != nil {
-				// The last restart, the watchdog's or a person's (as
-				// status has it), with its cause.
+			if r, err := store.LastRestart(ctx, runtrace.WatchdogID(sv.Name)); err == nil && r != nil {
+				// The last restart, as status counts it, with its cause.
 				v.LastRestart, v.RestartCause = r.StartedAt, causeOf(*r, snaps.of(sv.Name))
 			}
 		}
@@ -209,19 +208,6 @@ func (s *Server) verifySummary(ctx context.Context, cfg *config.Config, now time
 		v.Issues = append(v.Issues, c)
 	}
 	return v
-}
-
-// lastRestart is the newest restart of a service, the watchdog's or a
-// person's, or nil.
-func lastRestart(ctx context.Context, store *runtrace.Store, name string) *runtrace.Run {
-	var newest *runtrace.Run
-	for _, reason := range []runtrace.Reason{runtrace.ReasonStarted, runtrace.ReasonRestarted} {
-		rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: reason, Limit: 1})
-		if err == nil && len(rs) > 0 && (newest == nil || rs[0].StartedAt.After(newest.StartedAt)) {
-			newest = &rs[0]
-		}
-	}
-	return newest
 }
 
 // detailMessage is the row's own short words (detail.message, else error).

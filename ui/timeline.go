@@ -18,6 +18,7 @@ import (
 // Timeline is what /api/timeline answers: one strip per service and job
 // (and one for the agent) over [From, To).
 type Timeline struct {
+	Range    string    `json:"range"` // fit | 1h | 24h | 7d
 	From     time.Time `json:"from"`
 	To       time.Time `json:"to"`
 	BucketMS int64     `json:"bucket_ms"` // width of one Ran bucket
@@ -53,8 +54,9 @@ type Mark struct {
 	Outcome    runtrace.Outcome `json:"outcome"`
 	Reason     runtrace.Reason  `json:"reason,omitempty"`
 	DurationMS int64            `json:"duration_ms,omitempty"`
-	Restart    bool             `json:"restart,omitempty"` // a new instance came up
-	Cause      string           `json:"cause,omitempty"`   // why the old one was stopped (restarts and failed restarts)
+	Restart    bool             `json:"restart,omitempty"`    // an instance that had been healthy was replaced
+	RestartBy  string           `json:"restart_by,omitempty"` // by whom: watchdog, person, reload
+	Cause      string           `json:"cause,omitempty"`      // why the old one was stopped (restarts and failed restarts)
 	Message    string           `json:"message,omitempty"`
 	By         string           `json:"by,omitempty"`      // who asked, for manual runs that say
 	AwayMS     int64            `json:"away_ms,omitempty"` // the agent's wake rows: how long the host was away
@@ -72,9 +74,14 @@ type Sleep struct {
 	To   time.Time `json:"to"`
 }
 
-// ranges the page offers: a day (the default), a week, and the last hour
-// (what a host that just started has). Each is cut into 288 buckets.
-var ranges = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
+// ranges the page offers: the history there is ("fit", the default: from
+// the first run, at least 5 minutes and at most a day, so a fresh agent's
+// first minute is not a sliver at the edge of a day), the last hour, a
+// day, a week. Each is cut into 288 buckets.
+var ranges = map[string]time.Duration{"fit": 24 * time.Hour, "1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
+
+// fitMin is the shortest span "fit" shows.
+const fitMin = 5 * time.Minute
 
 const (
 	buckets  = 288
@@ -84,19 +91,48 @@ const (
 func (s *Server) handleTimeline(w http.ResponseWriter, r *http.Request) {
 	rg := r.URL.Query().Get("range")
 	if rg == "" {
-		rg = "24h"
+		rg = "fit"
 	}
 	span, ok := ranges[rg]
 	if !ok {
-		fail(w, http.StatusBadRequest, fmt.Errorf("range %q: want 1h, 24h or 7d", rg))
+		fail(w, http.StatusBadRequest, fmt.Errorf("range %q: want fit, 1h, 24h or 7d", rg))
 		return
 	}
 	c, _ := s.timeline.LoadOrStore(rg, &cached[*Timeline]{})
 	now := s.opts.Now()
 	tl := c.(*cached[*Timeline]).get(now, 2*time.Second, func() *Timeline {
-		return buildTimeline(context.WithoutCancel(r.Context()), s.Config(), now, span)
+		ctx := context.WithoutCancel(r.Context())
+		if rg == "fit" {
+			span = fitSpan(ctx, s.Config(), now)
+		}
+		t := buildTimeline(ctx, s.Config(), now, span)
+		t.Range = rg
+		return t
 	})
 	writeJSON(w, http.StatusOK, tl)
+}
+
+// fitSpan is the span that shows the history there is: since the first run
+// of the last day, at least fitMin.
+func fitSpan(ctx context.Context, cfg *config.Config, now time.Time) time.Duration {
+	store, err := openLedger(cfg)
+	if err != nil {
+		return roundSpan(fitMin)
+	}
+	defer store.Close()
+	first, err := store.FirstRunSince(ctx, now.Add(-24*time.Hour))
+	if err != nil || first.IsZero() {
+		return roundSpan(fitMin)
+	}
+	// A little room before the first run, so its mark is not on the edge.
+	return roundSpan(min(max(now.Sub(first)*11/10, fitMin), 24*time.Hour))
+}
+
+// roundSpan rounds a span up so that each of its buckets is a whole number
+// of 10 ms: bucket_ms, which the page draws with, is then exact.
+func roundSpan(d time.Duration) time.Duration {
+	unit := buckets * 10 * time.Millisecond
+	return (d + unit - 1) / unit * unit
 }
 
 // buildTimeline reads the window's runs from the ledger (read-only). A
@@ -172,6 +208,9 @@ func fillStrip(ctx context.Context, store *runtrace.Store, st *Strip, from, to t
 func markOf(r runtrace.Run, snapReasons map[int64]string) Mark {
 	m := Mark{ID: r.ID, At: r.StartedAt, End: r.FinishedAt, Slot: r.ScheduledAt, Trigger: r.Trigger,
 		Outcome: r.Outcome, Reason: r.Reason, DurationMS: r.Duration.Milliseconds(), Restart: isRestart(r)}
+	if m.Restart {
+		m.RestartBy = runtrace.RestartBy(r)
+	}
 	var d struct {
 		Message string `json:"message"`
 		Error   string `json:"error"`

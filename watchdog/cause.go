@@ -5,6 +5,7 @@ import (
 
 	"svcctl/runtrace"
 	"svcctl/snapshot"
+	"svcctl/state"
 )
 
 // A run's cause says why the watchdog (or a person) stopped and started a
@@ -53,4 +54,32 @@ func (c *cycle) cause() string {
 		words = strings.TrimPrefix(words, "exited ") // "exited: with code 3", not "exited: exited with code 3"
 	}
 	return kind + ": " + words
+}
+
+// Who a restart is by: the row's detail `restart_by`, which status,
+// --json, /metrics, the runbook's SQL and the status page all count by.
+const (
+	RestartByWatchdog = "watchdog" // a crash, a hang, a resource limit: the watchdog replaced it
+	RestartByPerson   = "person"   // svc-ctl restart, the page's restart, a start of a crashed service
+	RestartByReload   = "reload"   // a reload changed what the instance runs
+)
+
+// restartBy says whose restart this cycle's start is, or "" when it is not
+// a restart. One definition (docs/runbook.md, "What counts as a restart"):
+// a restart replaces an instance that had been healthy. A first start (no
+// instance recorded), a start after a person's stop, and the retry after a
+// start that failed (its instance never passed the health check) are
+// starts, not restarts. Read before the old instance is stopped.
+func (c *cycle) restartBy() string {
+	switch {
+	case c.prevState == state.Stopped:
+		return "" // a person stopped it; starting it again is no restart
+	case c.st.InstanceHealthyAt.IsZero():
+		return "" // nothing that served it ever passed: a first start, or a failed start's retry
+	case c.req.Reload:
+		return RestartByReload
+	case c.req.Manual:
+		return RestartByPerson
+	}
+	return RestartByWatchdog
 }

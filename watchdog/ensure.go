@@ -2,7 +2,9 @@ package watchdog
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -105,6 +107,8 @@ type Request struct {
 	// (a reload that changed what the service runs), ok/restarted; without
 	// Manual it respects a pause and a backoff like any cycle.
 	Replace bool
+	// Reload: the cycle is a reload's replace (restart_by "reload").
+	Reload bool
 	// SkipConfirm: the caller already has the second look (the process we
 	// spawned exited), so an unhealthy first probe is final.
 	SkipConfirm bool
@@ -140,6 +144,7 @@ type Result struct {
 type Detail struct {
 	Message        string           `json:"message,omitempty"`
 	Cause          string           `json:"cause,omitempty"`      // why the service was stopped and started (cause.go)
+	RestartBy      string           `json:"restart_by,omitempty"` // who the start is a restart by; "" for a start that is none (cause.go)
 	Limit          *Breach          `json:"limit,omitempty"`      // the limit a resource-limit restart acted on
 	LimitHeld      string           `json:"limit_held,omitempty"` // a breach left alone while its restart backoff runs
 	State          string           `json:"state"`
@@ -213,6 +218,9 @@ type cycle struct {
 	// notOurs: the probe passed, but a stranger answered it (stranger.go);
 	// the cycle goes on as for an unhealthy service.
 	notOurs *PortHolder
+	// replacing: whose restart the start is if it comes up (restartBy,
+	// judged before the old instance is stopped); "" for a plain start.
+	replacing string
 }
 
 // mustSync reports whether this cycle's bookkeeping must survive a power loss:
@@ -249,7 +257,7 @@ func (c *cycle) run(ctx context.Context) {
 		c.clearHolds()
 	} else {
 		p := c.currentPause()
-		if p == nil && c.st.State == state.Paused {
+		if p == nil && state.Held(c.st.State) {
 			c.st.MoveTo(state.Unknown, "pause ended", c.s.now())
 		}
 		if h := c.holdOff(p); h != nil {
@@ -368,10 +376,15 @@ func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
 	if c.req.SkipConfirm || c.svc.Health.Confirm <= 0 {
 		return nil, false
 	}
-	// No process of the recorded instance is left: that is the second look
-	// (as on the agent's fast path), and waiting `confirm` would only delay
-	// a start.
-	if inst, err := c.s.Instance(c.svc.Name); err == nil {
+	// No process of the recorded instance is left, or nothing was ever
+	// recorded nor seen healthy (a first start): that is the second look
+	// (as on the agent's fast path), and waiting `confirm` would only
+	// delay a start. A service svc-ctl adopted healthy keeps its confirm.
+	inst, err := c.s.Instance(c.svc.Name)
+	if errors.Is(err, fs.ErrNotExist) && c.st.InstanceHealthyAt.IsZero() {
+		return nil, false
+	}
+	if err == nil {
 		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
 			return nil, false
 		}
@@ -390,6 +403,7 @@ func (c *cycle) healthy(ctx context.Context, flap bool) {
 	now := c.s.now()
 	wasGivenUp := c.st.State == state.GivenUp
 	c.st.LastHealthy = now
+	c.st.InstanceHealthyAt = now
 	if c.stable(now) {
 		c.st.Failures = 0
 	}

@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"fmt"
+	"svcctl/internal/words"
 	"time"
 
 	"svcctl/runtrace"
@@ -44,7 +45,7 @@ func (c *cycle) holdOff(p *state.Pause) *hold {
 	}
 	if until := c.st.BackoffUntil; c.s.now().Before(until) {
 		return &hold{reason: runtrace.ReasonBackoff, until: &until,
-			msg: fmt.Sprintf("in backoff until %s after %d failed start(s)", until.Format(time.RFC3339), c.st.Failures)}
+			msg: fmt.Sprintf("in backoff until %s after %s", until.Format(time.RFC3339), words.Count(c.st.Failures, "failed start", "failed starts"))}
 	}
 	return nil
 }
@@ -53,7 +54,7 @@ func (c *cycle) holdOff(p *state.Pause) *hold {
 func (c *cycle) skip(h *hold) {
 	if h.pause != nil {
 		c.res.Detail.Pause = h.pause
-		c.st.MoveTo(state.Paused, "paused: "+h.pause.Reason, c.s.now())
+		c.st.MoveTo(h.pause.HeldState(), "paused: "+h.pause.Reason, c.s.now())
 	}
 	c.res.Detail.BackoffUntil = h.until
 	c.set(runtrace.OutcomeSkipped, h.reason, h.msg)
@@ -86,7 +87,7 @@ func (c *cycle) clearHolds() {
 	}
 	c.st.BackoffUntil = time.Time{}
 	c.st.LimitRestarts = 0 // a person's start or restart: the resource-limit backoff starts over
-	if c.st.State == state.Paused || c.st.State == state.Backoff {
+	if state.Held(c.st.State) || c.st.State == state.Backoff {
 		c.st.MoveTo(state.Unknown, "manual start", c.s.now())
 	}
 }

@@ -27,6 +27,7 @@ import (
 func (c *cycle) restart(ctx context.Context) {
 	now := c.s.now()
 	c.res.Detail.Cause = c.cause()
+	c.replacing = c.restartBy() // before the stop: it judges the instance being replaced
 	c.evidence(ctx)
 	c.stopOld(ctx)
 	if c.crashLoop(now) {
@@ -46,6 +47,7 @@ func (c *cycle) restart(ctx context.Context) {
 	c.res.Detail.PID = child.PID
 	c.res.Detail.Ownership = child.Notes
 	c.s.savePid(c.svc.Name, child.Instance)
+	c.st.InstanceHealthyAt = time.Time{} // a new instance: healthy once its check passes
 	if c.s.OnSpawn != nil {
 		c.s.OnSpawn(c.svc.Name, child)
 	}
@@ -285,6 +287,7 @@ func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Durati
 	c.st.GivenUpAt = time.Time{}
 	c.st.AnsweredBy = ""
 	c.st.LastHealthy = now
+	c.st.InstanceHealthyAt = now
 	c.st.LastRestart = now
 	c.st.MoveTo(state.Healthy, "started", now)
 	c.res.Detail.HealthyAfterMS = took.Milliseconds()
@@ -292,6 +295,9 @@ func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Durati
 	if c.req.Replace {
 		verb, reason = "restarted", runtrace.ReasonRestarted
 	}
+	// Only a start that came up counts as a restart: one that failed is
+	// counted by its failure.
+	c.res.Detail.RestartBy = c.replacing
 	how := fmt.Sprintf("pid %d, healthy after %s", child.PID, took.Round(time.Millisecond))
 	before := c.res.Detail.PortHolder // the old instance's, from the evidence step
 	if note := c.instanceNote(ctx, child); note != "" {

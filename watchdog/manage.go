@@ -98,11 +98,11 @@ func (s *Supervisor) Stop(ctx context.Context, name string) (StopReport, error) 
 		return rep, fmt.Errorf("service %s is locked by another svc-ctl process for too long; try again", name)
 	}
 	defer lock.Unlock()
-	if err := state.WritePause(s.Paths.Paused(name), state.Pause{At: s.now(), Reason: "stopped", By: s.by()}); err != nil {
+	if err := state.WritePause(s.Paths.Paused(name), state.Pause{At: s.now(), Reason: state.StopReason, By: s.by()}); err != nil {
 		return rep, fmt.Errorf("pause %s: %w", name, err)
 	}
 	rep.Paused = true
-	s.markState(name, state.Paused, "stopped by hand")
+	s.markStopped(name)
 	return rep, s.stopRecorded(ctx, svc, &rep)
 }
 
@@ -234,6 +234,18 @@ func (s *Supervisor) pausePath(name string) (string, error) {
 		return s.Paths.JobPaused(name), nil
 	}
 	return "", UnknownTarget(s.Config(), name)
+}
+
+// markStopped records a person's stop: the service is stopped, and what
+// served it is gone on purpose (starting it again is no restart).
+func (s *Supervisor) markStopped(name string) {
+	path := s.Paths.StateFile(name)
+	st, _ := state.LoadService(path)
+	st.MoveTo(state.Stopped, "stopped by hand", s.now())
+	st.InstanceHealthyAt = time.Time{}
+	if err := state.SaveService(path, st, true); err != nil {
+		s.Log.Warn("state.write_failed", "service", name, "err", err)
+	}
 }
 
 // markState records a state change made by hand (caller holds the lock or

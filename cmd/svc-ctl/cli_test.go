@@ -68,8 +68,10 @@ func TestStartFailedExitsOne(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "bad: start-failed: new instance exited with code 4") {
 		t.Fatalf("%+v", r)
 	}
+	// why says the answer it holds and, a failure, exits 1 (before: 0).
 	r = svcctl(t, "why", "bad", "--config", cfg)
-	if r.code != 0 || !strings.Contains(r.stdout, "failed/start-failed") || !strings.Contains(r.stdout, "runtime.prev.log") {
+	if r.code != 1 || !strings.Contains(r.stdout, "failed/start-failed") || !strings.Contains(r.stdout, "answer: did not come up: new instance exited with code 4") ||
+		!strings.Contains(r.stdout, "runtime.prev.log") {
 		t.Fatalf("why: %+v", r)
 	}
 }
@@ -172,7 +174,7 @@ func TestSecondAgentIsRefused(t *testing.T) {
 // below; a trustRun verb without an entry fails it.
 var sampleArgs = map[string][]string{
 	"agent": {}, "start": {"web"}, "stop": {"web"}, "restart": {"web"}, "drill": {"web"},
-	"exec": {"x", "--", "/bin/true"}, "pause": {"web"}, "resume": {"web"}, "reload": {},
+	"exec": {"x", "--", "/bin/true"}, "run": {"x"}, "pause": {"web"}, "resume": {"web"}, "reload": {},
 	"ui": {"--listen", "127.0.0.1:0"}, "notify test": {},
 }
 

@@ -64,9 +64,19 @@ url  = "http://%s/events"
 min_interval = "0s"
 `
 
-// storyJobsMarker begins the story's jobs in the demo's config: its last
-// step removes them (a reload).
-const storyJobsMarker = "# The story's jobs (its last step reloads the config without them):"
+// storyJobsMarker begins the story's jobs in the demo's config.
+const storyJobsMarker = "# The story's jobs:"
+
+// demoReloadJob is what the story's last step adds to the file, and the
+// agent takes without a restart.
+const demoReloadJob = `
+# Added by the story's reload step:
+[[job]]
+name     = "hello"
+schedule = "@every 1m"
+timezone = "Local"
+command  = [%q, "demo-job", "ok"]
+`
 
 // demoStoryJobs are the jobs of the story: one that fails, one that
 // reports its own skip (SVCCTL_RESULT), and one that another scheduler is
@@ -110,12 +120,15 @@ func newDemoCommand(g *globals) *cobra.Command {
 		Short:       "Run a self-contained demo: the agent, a demo service and jobs, and a one-minute story",
 		Long: `Start the agent in the foreground on a temporary state dir with an embedded
 config that supervises a demo service built into this binary, 5 s cycles. In
-its first minute it plays a story, each step with the command that shows it:
+its first minute it plays a story, each step with the commands that show it:
 a crash restored at once (the fast path), a hang replaced at the next cycle, a
 job that fails, one that reports its own skip, a slot of an external job that
-never ran, and the events a notification channel would get (NOTIFY lines).
-Then it keeps running for you to try things. --quiet skips the story.
-Ctrl-C stops the agent cleanly and the demo service too.`,
+never ran, a reload, and the events a notification channel would get (NOTIFY
+lines). At a terminal each step waits for Enter; otherwise the story runs
+straight through. Then the agent keeps running, with everything the story
+showed, for you to try the commands it suggested (it prints the
+'export SVC_CTL_CONFIG=...' line that lets you type them bare). --quiet skips
+the story. Ctrl-C stops the agent cleanly and the demo service too.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(cmd.Context(), g, o, args) },
 	}
@@ -201,10 +214,10 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
 	if !o.quiet {
 		opts.MaxStagger = 500 * time.Millisecond // the story starts at once
 	}
-	err = untilSecondSignal(ctx, g, func(ctx context.Context, reload <-chan struct{}) error {
-		opts.Reload = reload
+	err = untilSecondSignal(ctx, g, func(ctx context.Context, w wakes) error {
+		opts.Reload, opts.Requests = w.reload, w.requests
 		if !o.quiet {
-			story := &demoStory{out: out, cfg: cfg, cfgPath: cfgPath, addr: addr}
+			story := &demoStory{out: out, cfg: cfg, cfgPath: cfgPath, addr: addr, enter: enterKey(ctx, g)}
 			go func() {
 				select {
 				case <-ready:
@@ -221,6 +234,31 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, _ []string) error {
 		fmt.Fprintf(out, "state kept in %s\n", dir)
 	}
 	return err
+}
+
+// enterKey is how the story waits for a person between its steps: a line
+// on stdin, when stdin and stdout are a terminal; nil (no waiting) when the
+// demo runs with no one at a terminal (a script, a test).
+func enterKey(ctx context.Context, g *globals) <-chan struct{} {
+	if !isTerminal(os.Stdin) || !isTerminal(g.stdout) {
+		return nil
+	}
+	ch := make(chan struct{})
+	go func() {
+		r := bufio.NewReader(os.Stdin)
+		for {
+			if _, err := r.ReadString('\n'); err != nil {
+				close(ch)
+				return
+			}
+			select {
+			case ch <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
 }
 
 // registerMissedBackup registers the story's external job as loaded 90 s
@@ -290,24 +328,24 @@ func writeDemoConfig(eventsAddr string, story bool) (dir, cfgPath, addr string, 
 }
 
 func printDemoIntro(w io.Writer, cfgPath, addr string) {
-	c := "--config " + cfgPath
 	fmt.Fprintf(w, `svc-ctl demo: the agent supervises "demo" (http://%s/health), cycling every 5 s.
 
 Try in another terminal:
-  svc-ctl status %s
-  curl -s http://%s/control/crash       # kill it: the agent restarts it at once (fast path)
-  curl -s http://%s/control/hang        # hang its /health: replaced at the next cycle
-  svc-ctl runs %s
-  svc-ctl why watchdog:demo %s
-  svc-ctl snapshot demo %s
-  svc-ctl pause demo --for 1m %s
-  svc-ctl notify list %s
+  $ export SVC_CTL_CONFIG=%s
+  $ svc-ctl status
+  $ curl -s http://%s/control/crash       # kill it: the agent restarts it at once (fast path)
+  $ curl -s http://%s/control/hang        # hang its /health: replaced at the next cycle
+  $ svc-ctl runs --hide-routine
+  $ svc-ctl why demo
+  $ svc-ctl snapshot demo
+  $ svc-ctl pause demo --for 1m
+  $ svc-ctl notify list
 
 Lines marked NOTIFY are the events a [[notify]] channel would send.
 (If you use 'go run', build once instead: go build ./cmd/svc-ctl && ./svc-ctl ...)
 Ctrl-C stops the agent and the demo service.
 
-`, addr, c, addr, addr, c, c, c, c, c)
+`, addr, cfgPath, addr, addr)
 }
 
 // storyLog is what the story shows of agent.log: what happened to the

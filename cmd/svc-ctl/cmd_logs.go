@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,9 +25,9 @@ import (
 )
 
 type logsOptions struct {
-	follow, prev, raw, utc bool
-	lines                  int
-	since                  string
+	follow, prev, raw, utc, all bool
+	lines                       int
+	since                       string
 }
 
 func (o *logsOptions) addFlags(f *pflag.FlagSet) {
@@ -35,12 +37,13 @@ func (o *logsOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.since, "since", "", "only lines stamped since: a duration back (30m, 2h) or a time")
 	f.BoolVar(&o.raw, "raw", false, "agent: print agent.log's JSON lines as they are, even on a terminal")
 	f.BoolVar(&o.utc, "utc", false, "agent: print times in UTC")
+	f.BoolVar(&o.all, "all", false, "every service's and job's log and agent.log at once, each line prefixed with its name")
 }
 
 func newLogsCommand(g *globals) *cobra.Command {
 	var o logsOptions
 	cmd := &cobra.Command{
-		Use:         "logs NAME|agent [-f] [-n N] [--prev] [--since D]",
+		Use:         "logs NAME|agent|--all [-f] [-n N] [--prev] [--since D]",
 		Annotations: trust(trustRead),
 		Short:       "Print a service's output (runtime.log), a job's last run (last.log) or agent.log",
 		Long: `Print the end of a log:
@@ -58,11 +61,26 @@ run, and agent.log's own rotation. Notes about the file itself go to stderr.
 
 --since keeps lines stamped since then: agent.log's times, and a service's own
 timestamps where its lines start with one (RFC 3339, "2006-01-02 15:04:05" or
-a JSON "time"); a log whose lines carry none is printed whole, and says so.`,
+a JSON "time"); a log whose lines carry none is printed whole, and says so.
+
+--all prints every service's runtime.log, every job's last.log and
+agent.log at once, as 'pm2 logs' does: each line prefixed with its name,
+the last N lines of each interleaved by their times (lines without a time of
+their own follow the line before them), then with -f every new line as it
+comes.`,
 		Example: `  svc-ctl logs proxy -f
   svc-ctl logs proxy --prev -n 200
-  svc-ctl logs agent --since 1h | jq -c 'select(.level=="WARN")'`,
-		Args:              usageArgs(cobra.ExactArgs(1)),
+  svc-ctl logs agent --since 1h | jq -c 'select(.level=="WARN")'
+  svc-ctl logs --all -f`,
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if o.all {
+				if len(args) > 0 {
+					return fmt.Errorf("--all and a name (%s) were both given: pass one or the other", strings.Join(args, " "))
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		}),
 		ValidArgsFunction: completeLogNames(g),
 		RunE:              func(cmd *cobra.Command, args []string) error { return runLogs(cmd.Context(), g, o, args) },
 	}
@@ -84,6 +102,9 @@ func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) erro
 	cfg, err := loadConfigOrState(ctx, g)
 	if err != nil {
 		return err
+	}
+	if o.all {
+		return allLogs(ctx, g, o, cfg, since)
 	}
 	l, err := report.LogOf(cfg, args[0], o.prev)
 	if errors.Is(err, watchdog.ErrUnknownName) {
@@ -211,4 +232,82 @@ func plainValue(v json.RawMessage) string {
 		return string(v)
 	}
 	return b.String()
+}
+
+// allLogs is `logs --all`: every log at once, each line prefixed with its
+// name; the tails interleaved by their lines' times, then -f follows them
+// all.
+func allLogs(ctx context.Context, g *globals, o logsOptions, cfg *config.Config, since time.Time) error {
+	var logs []report.Log
+	for _, n := range append(allNames(cfg), report.LogAgent) {
+		l, err := report.LogOf(cfg, n, o.prev)
+		if err != nil {
+			continue // agent has no --prev
+		}
+		logs = append(logs, l)
+	}
+	width := 0
+	for _, l := range logs {
+		width = max(width, len(l.Name))
+	}
+	on := colourOn(g.stdout)
+	var mu sync.Mutex
+	prefix := func(l report.Log) string {
+		return paint(fmt.Sprintf("%-*s |", width, l.Name), cyan, on) + " "
+	}
+	text := func(l report.Log, line string) string {
+		if l.Kind == report.LogAgent && !o.raw {
+			return paintLogLine(prettyAgentLine(line, o.utc), on)
+		}
+		return line
+	}
+	type stamped struct {
+		at   time.Time
+		seq  int
+		line string
+	}
+	var all []stamped
+	results := make([]*report.TailResult, len(logs))
+	seq := 0
+	for i, l := range logs {
+		res, err := report.TailLog(l, report.TailOptions{Lines: o.lines, Since: since, Stamp: report.LineTime})
+		if err != nil {
+			results[i] = &report.TailResult{}
+			continue
+		}
+		results[i] = res
+		var at time.Time // a line without a time follows the one before it
+		for _, line := range res.Lines {
+			if t, ok := report.LineTime([]byte(line)); ok {
+				at = t
+			}
+			all = append(all, stamped{at: at, seq: seq, line: prefix(l) + text(l, line)})
+			seq++
+		}
+	}
+	slices.SortStableFunc(all, func(a, b stamped) int { return a.at.Compare(b.at) })
+	for _, s := range all {
+		fmt.Fprintln(g.stdout, s.line)
+	}
+	if !o.follow {
+		return nil
+	}
+	var wg sync.WaitGroup
+	for i, l := range logs {
+		wg.Go(func() {
+			report.FollowLog(ctx, l, results[i], 250*time.Millisecond, func(line report.LogLine) {
+				mu.Lock()
+				defer mu.Unlock()
+				if line.Note {
+					if !strings.HasPrefix(line.Text, "waiting for ") {
+						fmt.Fprintf(g.stderr, "svc-ctl logs: %s: %s\n", l.Name, line.Text)
+					}
+					return
+				}
+				fmt.Fprintln(g.stdout, prefix(l)+text(l, line.Text))
+			})
+		})
+	}
+	wg.Wait()
+	return nil
 }

@@ -37,8 +37,9 @@ func newNotifyTestCommand(g *globals) *cobra.Command {
 		Short:       "Send a test message through every channel (or NAME) now and say what happened (exit 1 on any failure)",
 		Example: `  svc-ctl notify test
   svc-ctl notify test phone`,
-		Args: usageArgs(cobra.MaximumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runNotifyTest(cmd.Context(), g, args) },
+		Args:              usageArgs(cobra.MaximumNArgs(1)),
+		ValidArgsFunction: first(completeFrom(g, channelNames)),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runNotifyTest(cmd.Context(), g, args) },
 	}
 }
 
@@ -106,6 +107,15 @@ func recordTestResults(g *globals, cfg *config.Config, attempts []notify.Attempt
 	}
 }
 
+// channelNames are the [[notify]] channels, for completion.
+func channelNames(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Notify))
+	for _, n := range cfg.Notify {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
 type notifyListOptions struct {
 	all, json bool
 	limit     int
@@ -146,6 +156,9 @@ type deliveryView struct {
 	HeldBack  int       `json:"held_back,omitempty"`
 	LastError string    `json:"last_error,omitempty"`
 	Message   string    `json:"message"`
+	// Held: the delivery waits for its channel's min_interval (not a
+	// failure, not a retry): it goes out at NextAt, or with an escalation.
+	Held string `json:"held,omitempty"` // "min_interval 5m"
 }
 
 type notifyListView struct {
@@ -186,8 +199,9 @@ func runNotifyList(ctx context.Context, g *globals, o notifyListOptions, _ []str
 		return err
 	}
 	v := notifyListView{Channels: channelViews(cfg, cs), Deliveries: []deliveryView{}}
+	now := time.Now()
 	for _, d := range ds {
-		v.Deliveries = append(v.Deliveries, viewDelivery(d))
+		v.Deliveries = append(v.Deliveries, viewDelivery(cfg, d, now))
 	}
 	if o.json {
 		return writeJSON(g.stdout, v)
@@ -214,11 +228,17 @@ func channelViews(cfg *config.Config, cs []runtrace.ChannelState) []channelView 
 	return out
 }
 
-func viewDelivery(d runtrace.Delivery) deliveryView {
+func viewDelivery(cfg *config.Config, d runtrace.Delivery, now time.Time) deliveryView {
 	v := deliveryView{Event: d.EventID, Channel: d.Channel, Kind: d.Kind, Subject: d.Subject, Created: d.CreatedAt,
 		State: d.State, Attempts: d.Attempts, HeldBack: d.HeldBack, LastError: d.LastError}
 	if d.State == runtrace.DeliveryPending {
 		v.NextAt = d.NextAt
+	}
+	if d.Deferred(now) {
+		v.Held = "min_interval"
+		if n := cfg.NotifyChannel(d.Channel); n != nil {
+			v.Held += " " + config.FormatDuration(n.MinInterval)
+		}
 	}
 	if e, err := notify.DecodeEvent(d.Payload); err == nil {
 		v.Message = e.Message
@@ -245,7 +265,11 @@ func printNotifyList(w io.Writer, v notifyListView) {
 		if d.LastError != "" {
 			what += " — " + d.LastError
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", stamp(d.Created), d.Channel, d.Kind, d.State, d.Attempts, stamp(d.NextAt), what)
+		st := d.State
+		if d.Held != "" {
+			st = fmt.Sprintf("held (%s, next at %s)", d.Held, stamp(d.NextAt))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", stamp(d.Created), d.Channel, d.Kind, st, d.Attempts, stamp(d.NextAt), what)
 	}
 	tw.Flush()
 }

@@ -5,28 +5,28 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"svcctl/agent"
-	"svcctl/config"
+	"svcctl/control"
 	"svcctl/runtrace"
-	"svcctl/state"
 )
 
 type reloadOptions struct {
-	stopRemoved         bool
-	allowMissingInclude bool
-	timeout             time.Duration
-	json                bool
+	keepRemoved, stopRemoved bool
+	allowMissingInclude      bool
+	timeout                  time.Duration
+	json                     bool
 }
 
 func (o *reloadOptions) addFlags(f *pflag.FlagSet) {
-	f.BoolVar(&o.stopRemoved, "stop-removed", false, "also stop the processes of services the file no longer has (default: they keep running, unsupervised)")
+	f.BoolVar(&o.keepRemoved, "keep-removed", false, "leave running the processes of services the file no longer has, unsupervised (default: they are stopped)")
+	f.BoolVar(&o.stopRemoved, "stop-removed", false, "stop the processes of services the file no longer has (the default; kept for scripts)")
+	f.MarkHidden("stop-removed")
 	f.BoolVar(&o.allowMissingInclude, "allow-missing-include", false, "take the file even when an include that matched files matches none now (refused without it)")
 	f.DurationVar(&o.timeout, "timeout", time.Minute, "how long to wait for the agent's answer")
 	f.BoolVar(&o.json, "json", false, "print the agent's answer (its run_trace row) as JSON")
@@ -35,20 +35,37 @@ func (o *reloadOptions) addFlags(f *pflag.FlagSet) {
 func newReloadCommand(g *globals) *cobra.Command {
 	var o reloadOptions
 	cmd := &cobra.Command{
-		Use:         "reload [--stop-removed]",
+		Use:         "reload [--keep-removed]",
 		Annotations: trust(trustRun),
 		Short:       "Make the running agent re-read its config, and print what it did",
 		Long: `Ask the running agent to re-read its config file (SIGHUP on Linux and macOS,
-a control request on Windows) and wait for its answer, a row in run_trace:
+its wake event on Windows) and wait for its answer, also a row in run_trace:
 
-  reloaded: services added: cache; replaced: proxy; 3 unchanged
+  reloaded: services added: cache; services removed: sync; replaced: proxy; 3 unchanged
+    sync: stopped (2 processes: 2 on SIGTERM, in 35ms)
   config-invalid: svc-ctl.toml:12: service "cache".command: empty command ...
 
-Services and jobs the file adds are started, removed ones are no longer
-supervised (their processes keep running unless --stop-removed), changed ones
-get their new definition; a service is replaced only when what it runs changed
-(command, env, env_file, dir, user, group, log, limits). Unchanged ones are not
-touched. An invalid file is refused and the config in force stays.
+Services and jobs the file adds are started; services it removes are stopped,
+every process of their tree, each identity-checked (recorded ok/stopped with
+the pid), as supervisord's update does; a removed job's run in flight
+finishes and is recorded. Changed ones get their new definition; a service is
+replaced only when what it runs changed (command, env, env_file, dir, user,
+group, log, limits). Unchanged ones are not touched. A file that cannot be
+read or is invalid is refused as a whole (never read as "everything was
+removed") and the config in force stays.
+
+A file whose include matched files when the config in force was loaded and
+matches none now is refused too: a deploy caught between emptying conf.d and
+filling it again must not read as its services and jobs removed.
+--allow-missing-include takes it, when they are meant to go.
+
+--keep-removed leaves the removed services' processes running, unsupervised,
+and prints each pid left and how to stop it: 'svc-ctl stop NAME' still stops
+it (identity-checked) until it is gone, across an agent restart.
+
+Changed default: removed services used to keep running unless --stop-removed
+was given; they are now stopped unless --keep-removed is. --stop-removed is
+still accepted and changes nothing.
 
 Exit status: 0 reloaded, 2 refused (config-invalid), 1 no agent or no answer.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -59,65 +76,39 @@ Exit status: 0 reloaded, 2 refused (config-invalid), 1 no agent or no answer.`,
 }
 
 func runReload(ctx context.Context, g *globals, o reloadOptions, _ []string) error {
-	p, invalid, err := reloadTarget(g)
+	if o.keepRemoved && o.stopRemoved {
+		return usageError{errors.New("--keep-removed and --stop-removed contradict each other: pass one (stopping is the default)")}
+	}
+	p, invalid, err := agentTarget(g)
 	if err != nil {
 		return err
 	}
-	req, err := agent.WriteReloadRequest(p, o.stopRemoved, o.allowMissingInclude)
+	_, resp, err := control.Send(ctx, p, control.KindReload,
+		control.ReloadArgs{KeepRemoved: o.keepRemoved, AllowMissingInclude: o.allowMissingInclude}, o.timeout)
+	if errors.Is(err, control.ErrNoAgent) {
+		return fmt.Errorf("%w: nothing to reload (the agent reads the file when it starts)%s", err, invalidNote(invalid))
+	}
 	if err != nil {
 		return err
 	}
-	if err := agent.RequestReload(p); err != nil {
-		os.Remove(p.ReloadRequest())
-		if errors.Is(err, agent.ErrNoAgent) {
-			return fmt.Errorf("%w: nothing to reload (the agent reads the file when it starts)%s", err, invalidNote(invalid))
-		}
-		return err
+	if resp.Refused != "" {
+		return fmt.Errorf("the agent refused the reload: %s", resp.Refused)
 	}
-	row, err := waitReloadRow(ctx, p, req, o.timeout)
-	if err != nil {
-		return err
+	var done control.ReloadDone
+	if err := resp.Decode(&done); err != nil {
+		return fmt.Errorf("the agent's answer: %w", err)
 	}
 	if o.json {
-		if err := writeJSON(g.stdout, row); err != nil {
+		if err := writeJSON(g.stdout, done); err != nil {
 			return err
 		}
 	} else {
-		printReloadRow(g, row)
+		printReload(g, done)
 	}
-	if row.Reason == runtrace.ReasonConfigInvalid {
+	if done.Reason == string(runtrace.ReasonConfigInvalid) {
 		return exitStatus{code: exitUsage}
 	}
 	return nil
-}
-
-// reloadTarget finds the agent's state dir. The file is loaded as
-// everything that runs loads it (a config others can write is refused, and
-// so is its state dir), but a file that is merely invalid is not refused
-// here: the agent must see it, refuse it and say so in run_trace; its state
-// dir is then read as leniently as can be.
-func reloadTarget(g *globals) (p state.Paths, invalid error, err error) {
-	cfg, err := loadConfigToRun(g)
-	if err == nil {
-		return state.PathsOf(cfg), nil, nil
-	}
-	var ce configError
-	if !errors.As(err, &ce) || errors.Is(err, config.ErrInsecurePermissions) || errors.Is(err, fs.ErrNotExist) {
-		return p, nil, err
-	}
-	path, _, rerr := config.Resolve(g.configPath)
-	if rerr != nil {
-		return p, nil, err
-	}
-	if perr := config.CheckPermissions(path); perr != nil && !config.UserMode() {
-		return p, nil, configError{perr}
-	}
-	dir, _ := config.PeekStateDir(path)
-	p = state.Paths{State: dir}
-	if cerr := state.Check(p, !config.UserMode()); cerr != nil {
-		return p, nil, configError{cerr}
-	}
-	return p, err, nil
 }
 
 func invalidNote(invalid error) string {
@@ -127,56 +118,19 @@ func invalidNote(invalid error) string {
 	return "; and the file does not load: " + invalid.Error()
 }
 
-// waitReloadRow waits for the agent row that answers req (it names the
-// request's id), reading the ledger read-only.
-func waitReloadRow(ctx context.Context, p state.Paths, req agent.ReloadRequest, timeout time.Duration) (*runtrace.Run, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		if row := findReloadRow(ctx, p, req); row != nil {
-			return row, nil
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the agent did not answer the reload within %s: see 'svc-ctl logs agent' (its reload may still be waiting for a cycle in progress)", timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func findReloadRow(ctx context.Context, p state.Paths, req agent.ReloadRequest) *runtrace.Run {
-	st, err := runtrace.Open(p.DB(), runtrace.Options{ReadOnly: true, BusyTimeout: time.Second})
-	if err != nil {
-		return nil
-	}
-	defer st.Close()
-	rs, err := st.Runs(ctx, runtrace.Filter{JobID: runtrace.AgentID, Since: req.At.Add(-time.Second), Limit: 20})
-	if err != nil {
-		return nil
-	}
-	for i := range rs {
-		var d struct {
-			RequestID string `json:"request_id"`
-		}
-		if json.Unmarshal(rs[i].Detail, &d) == nil && d.RequestID == req.ID && rs[i].Outcome != runtrace.OutcomeRunning {
-			return &rs[i]
-		}
-	}
-	return nil
-}
-
-func printReloadRow(g *globals, r *runtrace.Run) {
+// printReload prints the agent's answer: its summary, then what became of
+// each removed service's processes.
+func printReload(g *globals, r control.ReloadDone) {
 	var d struct {
 		Message string            `json:"message"`
 		Errors  []string          `json:"errors"`
 		InForce string            `json:"in_force"`
 		Stopped map[string]string `json:"stopped"`
+		Kept    map[string]string `json:"kept"`
 		Config  string            `json:"config"`
 	}
 	json.Unmarshal(r.Detail, &d)
-	if r.Reason == runtrace.ReasonConfigInvalid {
+	if r.Reason == string(runtrace.ReasonConfigInvalid) {
 		fmt.Fprintf(g.stdout, "config-invalid: the agent refused %s; %s:\n", d.Config, d.InForce)
 		for _, e := range d.Errors {
 			fmt.Fprintf(g.stdout, "  %s\n", e)
@@ -184,7 +138,9 @@ func printReloadRow(g *globals, r *runtrace.Run) {
 		return
 	}
 	fmt.Fprintln(g.stdout, d.Message)
-	for name, how := range d.Stopped {
-		fmt.Fprintf(g.stdout, "  %s: %s\n", name, how)
+	for _, m := range []map[string]string{d.Stopped, d.Kept} {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			fmt.Fprintf(g.stdout, "  %s: %s\n", name, m[name])
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"svcctl/control"
 	"svcctl/watchdog"
 )
 
@@ -33,7 +34,9 @@ stopped (each identity-checked: a reused PID is never signalled; SIGTERM,
 SIGKILL after stop_timeout), a new instance spawned, and its health awaited
 up to start_timeout. It runs under the service's lock, shared with the agent,
 so the agent never starts a second instance meanwhile. Like start, it clears
-a pause, backoff and given-up.
+a pause, backoff and given-up. When the config file does not load, the
+running agent (which still runs the config it loaded before) does the
+restart, and the command says so.
 
   proxy: restarted (pid 4250, healthy after 1.3s); before: pid 4242 stopped (...)
   proxy: start-failed: <why>
@@ -51,6 +54,13 @@ Exit status: 0 when every service is running again, 1 when any is not.`,
 func runRestart(ctx context.Context, g *globals, o restartOptions, names []string) error {
 	sup, closeRec, err := newSupervisor(g)
 	if err != nil {
+		var results []watchdog.Result
+		if handed, herr := handOver(ctx, g, err, control.KindRestart, control.ActArgs{Names: names, All: o.all}, &results); handed {
+			if herr != nil {
+				return herr
+			}
+			return printResults(g, results, o.json)
+		}
 		return err
 	}
 	defer closeRec()

@@ -7,23 +7,25 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"svcctl/control"
 	"svcctl/watchdog"
 )
 
-type resumeOptions struct{ json bool }
+type resumeOptions struct{ all, json bool }
 
 func (o *resumeOptions) addFlags(f *pflag.FlagSet) {
-	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	f.BoolVar(&o.all, "all", false, "every configured service and job")
+	f.BoolVar(&o.json, "json", false, "print the result as JSON (an array for several names or --all)")
 }
 
 func newResumeCommand(g *globals) *cobra.Command {
 	var o resumeOptions
 	cmd := &cobra.Command{
-		Use:               "resume NAME",
+		Use:               "resume NAME... | --all",
 		Annotations:       trust(trustRun),
 		Short:             "Remove a pause and clear given-up, so the watchdog acts again",
-		ValidArgsFunction: completeName(g),
-		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeNames(g),
+		Args:              namesOrAll(&o.all),
 		RunE:              func(cmd *cobra.Command, args []string) error { return runResume(cmd.Context(), g, o, args) },
 	}
 	o.addFlags(cmd.Flags())
@@ -31,26 +33,50 @@ func newResumeCommand(g *globals) *cobra.Command {
 }
 
 func runResume(ctx context.Context, g *globals, o resumeOptions, args []string) error {
-	var rep watchdog.ResumeReport
-	err := withSupervisor(g, func(sup *watchdog.Supervisor) (err error) {
-		rep, err = sup.Resume(ctx, args[0])
-		return err
-	})
+	var reps []watchdog.ResumeReport
+	sup, closeRec, err := newSupervisor(g)
 	if err != nil {
+		if handed, herr := handOver(ctx, g, err, control.KindResume, control.ActArgs{Names: args, All: o.all}, &reps); handed {
+			if herr != nil {
+				return herr
+			}
+			return printResumes(g, o, reps)
+		}
 		return err
 	}
-	if o.json {
-		return writeJSON(g.stdout, rep)
+	defer closeRec()
+	names, err := targetNames(sup.Config(), args, o.all)
+	if err != nil {
+		return usageError{err}
 	}
-	switch {
-	case rep.WasPaused && rep.ClearedGiveUp:
-		fmt.Fprintf(g.stdout, "%s: resumed; given-up cleared\n", rep.Name)
-	case rep.WasPaused:
-		fmt.Fprintf(g.stdout, "%s: resumed\n", rep.Name)
-	case rep.ClearedGiveUp:
-		fmt.Fprintf(g.stdout, "%s: was not paused; given-up cleared\n", rep.Name)
-	default:
-		fmt.Fprintf(g.stdout, "%s: was not paused; nothing to do\n", rep.Name)
+	for _, n := range names {
+		rep, err := sup.Resume(ctx, n)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+	}
+	return printResumes(g, o, reps)
+}
+
+func printResumes(g *globals, o resumeOptions, reps []watchdog.ResumeReport) error {
+	if o.json {
+		if len(reps) == 1 && !o.all {
+			return writeJSON(g.stdout, reps[0])
+		}
+		return writeJSON(g.stdout, reps)
+	}
+	for _, rep := range reps {
+		switch {
+		case rep.WasPaused && rep.ClearedGiveUp:
+			fmt.Fprintf(g.stdout, "%s: resumed; given-up cleared\n", rep.Name)
+		case rep.WasPaused:
+			fmt.Fprintf(g.stdout, "%s: resumed\n", rep.Name)
+		case rep.ClearedGiveUp:
+			fmt.Fprintf(g.stdout, "%s: was not paused; given-up cleared\n", rep.Name)
+		default:
+			fmt.Fprintf(g.stdout, "%s: was not paused; nothing to do\n", rep.Name)
+		}
 	}
 	return nil
 }

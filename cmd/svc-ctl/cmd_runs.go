@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,7 +20,7 @@ import (
 type runsOptions struct {
 	job, since, until, outcome, reason string
 	limit                              int
-	json, utc                          bool
+	json, utc, follow, hideRoutine     bool
 }
 
 func newRunsCommand(g *globals) *cobra.Command {
@@ -30,9 +31,15 @@ func newRunsCommand(g *globals) *cobra.Command {
 		Short:       "List run_trace: every cycle, job run and agent start, newest first",
 		Long: `List the rows of run_trace, newest first. Job ids are watchdog:NAME (a service's
 cycles), job:NAME (a job's runs) and agent (the agent's starts and wakes).
-Times are local with their offset; --utc prints UTC.`,
+Times are local with their offset; --utc prints UTC.
+
+--hide-routine leaves out the healthy cycles that found a service healthy
+(ok/already-running): what is left is what happened. -f prints the rows and
+then every row as it finishes, oldest first, until Ctrl-C (--json: one
+object per line).`,
 		Example: `  svc-ctl runs --job watchdog:proxy --since 24h
-  svc-ctl runs --outcome failed --since 7d --json`,
+  svc-ctl runs --outcome failed --since 7d --json
+  svc-ctl runs -f --hide-routine`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runRuns(cmd.Context(), g, o, args) },
 	}
@@ -52,6 +59,8 @@ func (o *runsOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVarP(&o.limit, "limit", "n", 50, "at most this many rows (0 = all)")
 	f.BoolVar(&o.json, "json", false, "print as JSON")
 	f.BoolVar(&o.utc, "utc", false, "print times in UTC")
+	f.BoolVarP(&o.follow, "follow", "f", false, "keep printing each row as it finishes, until Ctrl-C")
+	f.BoolVar(&o.hideRoutine, "hide-routine", false, "leave out ok/already-running: healthy cycles that found nothing to do")
 }
 
 func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
@@ -64,8 +73,8 @@ func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 	if err != nil {
 		return err
 	}
-	filter.JobID = qualifyJob(cfg, filter.JobID)
 	st, err := openLedgerForRead(cfg)
+	filter.JobID = qualifyJob(ctx, cfg, st, filter.JobID)
 	unknown := o.job != "" && !knownTarget(cfg, o.job)
 	if unknown && (err != nil || !hasRows(ctx, st, filter.JobID)) {
 		if st != nil {
@@ -77,9 +86,15 @@ func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 		return err
 	}
 	defer st.Close()
+	if unknown {
+		fmt.Fprintf(g.stderr, "svc-ctl: %s is no longer in the config (%s): its history\n", o.job, cfg.Path)
+	}
 	rows, err := st.Runs(ctx, filter)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", st.Path(), err)
+	}
+	if o.follow {
+		return followRuns(ctx, g, o, cfg, filter, rows)
 	}
 	if o.json {
 		if rows == nil {
@@ -87,12 +102,13 @@ func runRuns(ctx context.Context, g *globals, o runsOptions, _ []string) error {
 		}
 		return writeJSON(g.stdout, rows)
 	}
-	printRuns(g.stdout, rows, o.utc, time.Now())
+	printRuns(g.stdout, rows, o.utc, time.Now(), true)
 	return nil
 }
 
 func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
-	f := runtrace.Filter{JobID: o.job, Outcome: runtrace.Outcome(o.outcome), Reason: runtrace.Reason(o.reason), Limit: o.limit}
+	f := runtrace.Filter{JobID: o.job, Outcome: runtrace.Outcome(o.outcome), Reason: runtrace.Reason(o.reason), Limit: o.limit,
+		HideRoutine: o.hideRoutine}
 	var err error
 	if f.Since, err = parseSince("since", o.since, now); err != nil {
 		return f, err
@@ -112,8 +128,10 @@ func runsFilter(o runsOptions, now time.Time) (runtrace.Filter, error) {
 	return f, nil
 }
 
-// qualifyJob turns a bare service or job name into its job id.
-func qualifyJob(cfg *config.Config, id string) string {
+// qualifyJob turns a bare service or job name into its job id: one of the
+// config, else one the ledger has rows of (a service or job the config no
+// longer has keeps its history under its old name).
+func qualifyJob(ctx context.Context, cfg *config.Config, st *runtrace.Store, id string) string {
 	if id == "" || id == runtrace.AgentID || strings.Contains(id, ":") {
 		return id
 	}
@@ -123,16 +141,26 @@ func qualifyJob(cfg *config.Config, id string) string {
 	if cfg.Job(id) != nil {
 		return runtrace.JobID(id)
 	}
+	for _, q := range []string{runtrace.WatchdogID(id), runtrace.JobID(id)} {
+		if st != nil && hasRows(ctx, st, q) {
+			return q
+		}
+	}
 	return id
 }
 
-func printRuns(w io.Writer, rows []runtrace.Run, utc bool, now time.Time) {
+func printRuns(w io.Writer, rows []runtrace.Run, utc bool, now time.Time, header bool) {
 	if len(rows) == 0 {
-		fmt.Fprintln(w, "no runs match")
+		if header {
+			fmt.Fprintln(w, "no runs match")
+		}
 		return
 	}
+	on := colourOn(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tJOB\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tCAUSE\tSLOT\tDETAIL")
+	if header {
+		fmt.Fprintln(tw, "ID\tJOB\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tCAUSE\tSLOT\tDETAIL")
+	}
 	for _, r := range rows {
 		dur := r.Duration.Round(time.Millisecond).String()
 		if r.FinishedAt.IsZero() {
@@ -143,8 +171,12 @@ func printRuns(w io.Writer, rows []runtrace.Run, utc bool, now time.Time) {
 			slot = fmtTime(r.ScheduledAt, utc)
 		}
 		// The cause is never cut: it is the answer to "why was it restarted".
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur, r.Verdict(),
-			dash(detailCause(r.Detail)), slot, shortDetail(r))
+		cause := detailCause(r.Detail)
+		if w := restartWords(r); w != "" {
+			cause = strings.TrimSpace(cause + " (" + w + ")")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.JobID, r.Trigger, fmtTime(r.StartedAt, utc), dur,
+			paint(r.Verdict(), outcomeColour(r.Outcome), on), dash(cause), slot, shortDetail(r))
 	}
 	tw.Flush()
 }
@@ -200,4 +232,69 @@ func clip(s string, n int) string {
 func hasRows(ctx context.Context, st *runtrace.Store, id string) bool {
 	n, err := st.Count(ctx, runtrace.Filter{JobID: id})
 	return err == nil && n > 0
+}
+
+// followRuns prints the rows (oldest first) and then, every half second,
+// the rows that finished since, in the order they started; a row seen
+// running is printed once it has its verdict. The ledger is opened again
+// for each look: a reader of a ledger no writer had open reads it as it
+// was (runtrace, quiescent), and would never see a new row.
+func followRuns(ctx context.Context, g *globals, o runsOptions, cfg *config.Config, f runtrace.Filter, rows []runtrace.Run) error {
+	slices.Reverse(rows)
+	var last int64
+	open := map[int64]bool{} // ids printed as running, or not printed yet because running
+	header := true
+	emit := func(rs []runtrace.Run) {
+		var done []runtrace.Run
+		for _, r := range rs {
+			last = max(last, r.ID)
+			if r.Outcome == runtrace.OutcomeRunning {
+				open[r.ID] = true
+				continue
+			}
+			delete(open, r.ID)
+			done = append(done, r)
+		}
+		if len(done) == 0 {
+			return
+		}
+		if o.json {
+			for _, r := range done {
+				b, _ := json.Marshal(r)
+				fmt.Fprintln(g.stdout, string(b))
+			}
+			return
+		}
+		printRuns(g.stdout, done, o.utc, time.Now(), header)
+		header = false
+	}
+	emit(rows)
+	f.Limit, f.Since, f.Until = 0, time.Time{}, time.Time{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(500 * time.Millisecond):
+		}
+		next := f
+		next.AfterID = last
+		st, err := openLedgerForRead(cfg)
+		if err != nil {
+			continue
+		}
+		rs, err := st.Runs(ctx, next)
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(g.stderr, "svc-ctl: %v (trying again)\n", err)
+			st.Close()
+			continue
+		}
+		for id := range open {
+			if r, err := st.RunByID(ctx, id); err == nil && r != nil && r.Outcome != runtrace.OutcomeRunning {
+				rs = append(rs, *r)
+			}
+		}
+		st.Close()
+		slices.SortFunc(rs, func(a, b runtrace.Run) int { return a.StartedAt.Compare(b.StartedAt) })
+		emit(rs)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"svcctl/internal/words"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,7 +56,7 @@ func runSnapshot(ctx context.Context, g *globals, o snapshotOptions, args []stri
 		return fmt.Errorf("read %s: %w", path, state.Denied(path, err))
 	}
 	if corrupt > 0 {
-		fmt.Fprintf(g.stderr, "svc-ctl: warning: %d damaged line(s) in %s skipped\n", corrupt, path)
+		fmt.Fprintf(g.stderr, "svc-ctl: warning: %s in %s skipped\n", words.Count(corrupt, "damaged line", "damaged lines"), path)
 	}
 	if o.json {
 		if es == nil {

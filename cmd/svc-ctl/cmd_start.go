@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"svcctl/control"
 	"svcctl/runtrace"
 	"svcctl/watchdog"
 )
@@ -38,7 +39,8 @@ the agent, and print one line each:
   proxy: start-failed: <why>
 
 A manual start states what you want: it clears a pause and ignores backoff and
-given-up. With --scheduled it behaves as the watchdog does instead (respects a
+given-up. When the config file does not load, the running agent (which still
+runs the config it loaded before) does the start, and the command says so. With --scheduled it behaves as the watchdog does instead (respects a
 pause, backoff and given-up); the backstop task uses that.
 
 Exit status: 0 when every service is running, 1 when any is not.`,
@@ -52,6 +54,15 @@ Exit status: 0 when every service is running, 1 when any is not.`,
 
 func runStart(ctx context.Context, g *globals, o startOptions, names []string) error {
 	sup, closeRec, err := newSupervisor(g)
+	if err != nil && !o.scheduled {
+		var results []watchdog.Result
+		if handed, herr := handOver(ctx, g, err, control.KindStart, control.ActArgs{Names: names, All: o.all}, &results); handed {
+			if herr != nil {
+				return herr
+			}
+			return printResults(g, results, o.json)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
+	"svcctl/internal/words"
 	"text/tabwriter"
 	"time"
 
@@ -72,6 +74,7 @@ func runStatus(ctx context.Context, g *globals, o statusOptions, args []string) 
 	if err != nil {
 		return err
 	}
+	report.SampleCPU(ctx, rep, 250*time.Millisecond)
 	info := installInfo(cfg)
 	rep.Install = &info
 	if g.broken != nil {
@@ -189,6 +192,12 @@ func printStatus(w io.Writer, r *report.StatusReport, utc bool) {
 		fmt.Fprintln(w)
 		printJobs(w, r, utc)
 	}
+	for _, rm := range r.Removed {
+		if rm.Processes > 0 {
+			fmt.Fprintf(w, "\n%s: removed from the config by a reload at %s, still running unsupervised (pid %d, %s): 'svc-ctl stop %s'\n",
+				rm.Name, fmtTime(rm.At, utc), rm.PID, processes(rm.Processes), rm.Name)
+		}
+	}
 	if len(r.Channels) > 0 {
 		fmt.Fprintln(w)
 		printChannels(w, r)
@@ -210,7 +219,11 @@ func printChannels(w io.Writer, r *report.StatusReport) {
 		case c.LastError != "":
 			errText = fmt.Sprintf("%s (%s; delivered since)", c.LastError, ago(c.LastErrorAt, r.Now))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", c.Name, c.Kind, last, c.Pending, errText)
+		waiting := strconv.Itoa(c.Pending)
+		if c.Held > 0 {
+			waiting += fmt.Sprintf(" (%d held: min_interval %s, next at %s)", c.Held, config.FormatDuration(c.MinInterval), fmtTime(c.HeldUntil, false))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Name, c.Kind, last, waiting, errText)
 	}
 	tw.Flush()
 }
@@ -233,7 +246,11 @@ func printAgent(w io.Writer, a report.AgentStatus) {
 		}
 		in = append(in, p)
 	}
-	fmt.Fprintf(w, "agent:  %s", a.State)
+	agentColour := red
+	if a.State == "running" && a.Condition == "" {
+		agentColour = green
+	}
+	fmt.Fprintf(w, "agent:  %s", paint(a.State, agentColour, colourOn(w)))
 	if len(in) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(in, "; "))
 	}
@@ -262,8 +279,9 @@ func printLedger(w io.Writer, r *report.StatusReport, utc bool) {
 }
 
 func printServices(w io.Writer, r *report.StatusReport, utc bool) {
+	on := colourOn(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVICE\tSTATE\tHEALTH\tLAST CYCLE\tLAST RESTART\tRESTARTS 24H\tPAUSE")
+	fmt.Fprintln(tw, "SERVICE\tSTATE\tHEALTH\tCPU\tRSS\tRESTARTS 24H\tLAST RESTART\tLAST CYCLE\tPAUSE")
 	for _, s := range r.Services {
 		cycle := "-"
 		if c := s.LastCycle; c != nil {
@@ -272,6 +290,13 @@ func printServices(w io.Writer, r *report.StatusReport, utc bool) {
 		restart := "-"
 		if !s.LastRestart.IsZero() {
 			restart = ago(s.LastRestart, r.Now)
+			if s.LastRestartBy != "" {
+				restart += " (" + s.LastRestartBy + ")"
+			}
+		}
+		restarts := strconv.Itoa(s.Restarts24h)
+		if s.RequestedRestarts24h > 0 {
+			restarts += fmt.Sprintf(" (+%d asked for)", s.RequestedRestarts24h)
 		}
 		pause := "-"
 		if p := s.Pause; p != nil {
@@ -284,7 +309,12 @@ func printServices(w io.Writer, r *report.StatusReport, utc bool) {
 		if s.Health != "" && !s.HealthAt.IsZero() {
 			health += ", " + ago(s.HealthAt, r.Now)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.State, health, cycle, restart, s.Restarts24h, pause)
+		cycleColour := noColor
+		if c := s.LastCycle; c != nil {
+			cycleColour = outcomeColour(c.Outcome)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, paint(stateWords(s, r.Now), stateColour(s.State), on), health,
+			cpuWords(s.Instance), rssWords(s.Instance), restarts, restart, paint(cycle, cycleColour, on), pause)
 	}
 	tw.Flush()
 	if r.Ledger.WriteFailing() {
@@ -300,16 +330,64 @@ func printServices(w io.Writer, r *report.StatusReport, utc bool) {
 	}
 }
 
+// stateWords is a service's state as people read it: "starting (first
+// check in ~12s)" for one the running agent has not checked yet.
+func stateWords(s report.ServiceStatus, now time.Time) string {
+	if s.State != state.Starting || s.FirstCheckBy.IsZero() {
+		return s.State
+	}
+	if d := s.FirstCheckBy.Sub(now); d > time.Second {
+		return fmt.Sprintf("starting (first check in ~%s)", d.Round(time.Second))
+	}
+	return "starting (first check now)"
+}
+
+// cpuWords and rssWords are the tree's resource use: "-" where there is no
+// live instance or the OS does not let this user read it.
+func cpuWords(in *report.Instance) string {
+	if !in.Readable() || in.CPUPercent == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", *in.CPUPercent)
+}
+
+func rssWords(in *report.Instance) string {
+	if !in.Readable() {
+		return "-"
+	}
+	return humanBytes(in.RSSBytes)
+}
+
+// humanBytes is a size in binary units: "812 KiB", "12.4 MiB".
+func humanBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	v := float64(n) / float64(div)
+	if v >= 100 {
+		return fmt.Sprintf("%.0f %ciB", v, "KMGTPE"[exp])
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGTPE"[exp])
+}
+
 func printJobs(w io.Writer, r *report.StatusReport, utc bool) {
+	on := colourOn(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tSCHEDULE\tNEXT\tLAST RUN\tMISSING 7D")
 	for _, j := range r.Jobs {
 		next := fmtTime(j.NextSlot, utc) // in the job's own zone: 'svc-ctl schedule next JOB'
 
-		last := "never"
+		last, lastColour := "never", noColor
 		if l := j.LastRun; l != nil {
-			last = fmt.Sprintf("%s/%s %s", l.Outcome, l.Reason, ago(l.At, r.Now))
+			last, lastColour = fmt.Sprintf("%s/%s %s", l.Outcome, l.Reason, ago(l.At, r.Now)), outcomeColour(l.Outcome)
 		}
+		last = paint(last, lastColour, on)
 		sched := j.Schedule + " " + j.Timezone
 		if j.External {
 			sched += " (external)"
@@ -324,6 +402,9 @@ func printJobs(w io.Writer, r *report.StatusReport, utc bool) {
 		fmt.Fprintf(w, "\nlog: %s (the last run's output: 'svc-ctl logs %s')\n", r.Jobs[0].Log, r.Jobs[0].Name)
 	}
 }
+
+// processes says a count of processes in words: "1 process", "2 processes".
+func processes(n int) string { return words.Count(n, "process", "processes") }
 
 func dash(s string) string {
 	if strings.TrimSpace(s) == "" {
@@ -364,13 +445,16 @@ func printInstance(w io.Writer, s report.ServiceStatus, now time.Time, utc bool)
 		if !in.LeaderAlive {
 			leader = "exited, its tree lives on"
 		}
-		fmt.Fprintf(w, "instance: leader pid %d (%s), %d process(es) %v\n", in.LeaderPID, leader, in.Processes, in.PIDs)
+		fmt.Fprintf(w, "instance: leader pid %d (%s), %s %v\n", in.LeaderPID, leader, processes(in.Processes), in.PIDs)
 		if in.UptimeS > 0 {
 			fmt.Fprintf(w, "uptime:   %s (started %s)\n", (time.Duration(in.UptimeS) * time.Second).String(), fmtTime(in.StartedAt, utc))
 		}
 		fmt.Fprintf(w, "tree:     RSS %.1f MiB, CPU %.1f s, owned by %s\n", float64(in.RSSBytes)/(1<<20), in.CPUSeconds, strings.Join(in.Via, " + "))
 	}
-	if s.Health != "" {
+	switch {
+	case s.State == state.Stopped:
+		fmt.Fprintf(w, "health:   %s ('svc-ctl start %s' starts it again)\n", s.Health, s.Name)
+	case s.Health != "":
 		fmt.Fprintf(w, "health:   %s, %s (the last probe's verdict, not probed now)\n", s.Health, ago(s.HealthAt, now))
 	}
 	fmt.Fprintf(w, "log:      %s ('svc-ctl logs %s [-f]')\n", s.Log, s.Name)

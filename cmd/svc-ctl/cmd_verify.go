@@ -64,8 +64,9 @@ func runVerify(ctx context.Context, g *globals, o verifyOptions, _ []string) err
 			return err
 		}
 	} else {
+		on := colourOn(g.stdout)
 		for _, c := range rep.Checks {
-			fmt.Fprintf(g.stdout, "%-4s  %-28s %s\n", c.Status, c.Name, c.Evidence)
+			fmt.Fprintf(g.stdout, "%s  %-28s %s\n", paint(c.Status, checkColour(c.Status), on), c.Name, c.Evidence)
 		}
 	}
 	if !rep.OK {

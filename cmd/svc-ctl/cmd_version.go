@@ -41,6 +41,11 @@ func runVersion(_ context.Context, g *globals, o versionOptions, _ []string) err
 	if o.json {
 		return writeJSON(g.stdout, v)
 	}
-	fmt.Fprintf(g.stdout, "svc-ctl %s (%s, %s/%s)\n", v.Version, v.Go, v.OS, v.Arch)
+	fmt.Fprintln(g.stdout, versionLine())
 	return nil
+}
+
+// versionLine is what `svc-ctl version` and `svc-ctl --version` print.
+func versionLine() string {
+	return fmt.Sprintf("svc-ctl %s (%s, %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

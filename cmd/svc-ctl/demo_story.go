@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"svcctl/agent"
 	"svcctl/config"
+	"svcctl/control"
 	"svcctl/proc"
 	"svcctl/report"
 	"svcctl/runtrace"
@@ -28,9 +29,12 @@ import (
 func printStoryIntro(w io.Writer, cfgPath string) {
 	fmt.Fprintf(w, `svc-ctl demo: the agent, a demo service and three jobs, on a temporary state dir.
 For a minute it plays a story of what goes wrong on a workstation and what
-svc-ctl makes of it; then it keeps running for you to try things.
+svc-ctl makes of it; then it keeps running for you to try the commands it
+suggests, in another terminal, after:
+
+     $ export SVC_CTL_CONFIG=%s
+
 Lines marked NOTIFY are the events a [[notify]] channel would send.
-Every command below takes --config %s
 (With 'go run', build once instead: go build ./cmd/svc-ctl && ./svc-ctl ...)
 Ctrl-C stops the agent and the demo service.
 
@@ -42,6 +46,9 @@ type demoStory struct {
 	cfg     *config.Config
 	cfgPath string
 	addr    string
+	// enter delivers a person's Enter between the steps; nil: nobody is at
+	// a terminal, and the story runs straight through.
+	enter <-chan struct{}
 }
 
 func (s *demoStory) run(ctx context.Context) {
@@ -50,18 +57,42 @@ func (s *demoStory) run(ctx context.Context) {
 		if ctx.Err() != nil || !step(ctx) {
 			return
 		}
-		if i < len(steps)-1 {
-			pause(ctx, 3*time.Second) // let its NOTIFY lines arrive before the next step
+		if i < len(steps)-1 && !s.next(ctx) {
+			return
 		}
 	}
 	s.say(`
 ── That was the story ─────────────────────────────────────────
-   The agent keeps running. Try, with --config %s:
-     svc-ctl status                 svc-ctl runs
-     svc-ctl restart demo           svc-ctl logs demo -f
-     svc-ctl pause demo --for 1m    svc-ctl verify
-     curl -s http://%s/control/crash    (or /control/hang)
+   The agent keeps running, with everything the story showed. In another terminal:
+     $ export SVC_CTL_CONFIG=%s
+     $ svc-ctl status
+     $ svc-ctl runs --hide-routine
+     $ svc-ctl why report
+     $ svc-ctl restart demo
+     $ svc-ctl pause demo --for 1m
+     $ svc-ctl verify
+     $ curl -s http://%s/control/crash
+   ('svc-ctl logs --all -f' follows every log; 'svc-ctl ui' draws it all.)
 `, s.cfgPath, s.addr)
+}
+
+// next waits before the next step: for Enter at a terminal, else a few
+// seconds, for the step's NOTIFY lines to arrive.
+func (s *demoStory) next(ctx context.Context) bool {
+	if s.enter == nil {
+		pause(ctx, 3*time.Second)
+		return ctx.Err() == nil
+	}
+	s.say("   [Enter: the next step]\n")
+	select {
+	case <-ctx.Done():
+		return false
+	case _, ok := <-s.enter:
+		if !ok { // stdin closed: go on without waiting
+			s.enter = nil
+		}
+		return true
+	}
 }
 
 // crash: the process the agent spawned exits; the agent restarts it at
@@ -80,8 +111,10 @@ func (s *demoStory) crash(ctx context.Context) bool {
 	}
 	s.say("   The agent waits on the process it spawned: it restarted it %s after the crash,\n"+
 		"   not at its next cycle. The run, with its cause:\n%s"+
-		"   See it:  svc-ctl runs --job demo -n 3      svc-ctl snapshot demo\n",
-		r.FinishedAt.Sub(at).Round(time.Millisecond), rowLine(r))
+		"   See it:\n"+
+		"     $ svc-ctl why --run %d\n"+
+		"     $ svc-ctl snapshot demo\n",
+		r.FinishedAt.Sub(at).Round(time.Millisecond), rowLine(r), r.ID)
 	return true
 }
 
@@ -99,8 +132,10 @@ func (s *demoStory) hang(ctx context.Context) bool {
 		return s.missed(ctx, "the replacement of the hung service")
 	}
 	s.say("   Replaced %s after it hung:\n%s"+
-		"   Why, with the snapshot kept before the restart:  svc-ctl why demo\n",
-		r.FinishedAt.Sub(at).Round(time.Second), rowLine(r))
+		"   Why, with the evidence kept before the restart:\n"+
+		"     $ svc-ctl why --run %d\n"+
+		"     $ svc-ctl runs --job demo --hide-routine\n",
+		r.FinishedAt.Sub(at).Round(time.Second), rowLine(r), r.ID)
 	return true
 }
 
@@ -115,11 +150,15 @@ func (s *demoStory) jobs(ctx context.Context) bool {
 		return s.missed(ctx, "the jobs' first runs")
 	}
 	s.say("%s"+
-		"   report failed: its exit code and the end of its output are in the row.\n"+
+		"   report failed: why says its exit code and the last lines of its output.\n"+
 		"%s"+
 		"   sync decided itself that there was nothing to do: it wrote\n"+
 		"   'skipped upstream-down: ...' to $SVCCTL_RESULT, so it is not a failure and not retried.\n"+
-		"   See them:  svc-ctl why report      svc-ctl why sync      svc-ctl logs report\n",
+		"   See them, and run report again now:\n"+
+		"     $ svc-ctl why report\n"+
+		"     $ svc-ctl why sync\n"+
+		"     $ svc-ctl logs report\n"+
+		"     $ svc-ctl run report\n",
 		rowLine(failed), rowLine(skipped))
 	return true
 }
@@ -140,61 +179,52 @@ func (s *demoStory) missing(ctx context.Context) bool {
 	s.say("   'backup' is external: cron is supposed to run it through 'svc-ctl exec backup -- ...'.\n"+
 		"   Its slot of %s has no row, past its grace: it never ran. Nobody had to look:\n"+
 		"   the agent checks every job's slots each minute (the NOTIFY job.missing line at the start).\n"+
-		"   See it:  svc-ctl missing      svc-ctl why backup\n", ms[0].Slot.Local().Format("15:04:05"))
+		"   See it:\n"+
+		"     $ svc-ctl missing\n"+
+		"     $ svc-ctl why backup\n", ms[0].Slot.Local().Format("15:04:05"))
 	return true
 }
 
-// reload: the story's jobs go from the file, and the agent takes the new
-// file without a restart; the demo service is not touched.
+// reload: a job is added to the file, and the agent takes the new file
+// without a restart; nothing else is touched.
 func (s *demoStory) reload(ctx context.Context) bool {
-	s.title(5, "A reload, and the service keeps running")
-	b, err := os.ReadFile(s.cfgPath)
-	i := strings.Index(string(b), storyJobsMarker)
-	if err != nil || i < 0 {
-		return s.missed(ctx, "the demo's config")
+	s.title(5, "A reload, and nothing else is touched")
+	exe, err := os.Executable()
+	if err != nil {
+		return s.missed(ctx, "this program's path: "+err.Error())
+	}
+	f, err := os.OpenFile(s.cfgPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = fmt.Fprintf(f, demoReloadJob, exe)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		return s.missed(ctx, "the demo's config: "+err.Error())
 	}
 	p := state.PathsOf(s.cfg)
 	before, _ := proc.ReadPidFile(p.Pid("demo"))
-	if err := os.WriteFile(s.cfgPath, b[:i], 0o600); err != nil {
-		return s.missed(ctx, "the demo's config: "+err.Error())
-	}
-	req, err := agent.WriteReloadRequest(p, false, false)
-	if err == nil {
-		err = agent.RequestReload(p)
-	}
+	_, resp, err := control.Send(ctx, p, control.KindReload, control.ReloadArgs{}, 20*time.Second)
 	if err != nil {
-		return s.missed(ctx, "the reload: "+err.Error())
+		return s.missed(ctx, "the agent's answer to the reload: "+err.Error())
 	}
-	r := s.waitRequest(ctx, req.ID, 20*time.Second)
-	if r == nil {
-		return s.missed(ctx, "the agent's answer to the reload")
-	}
+	var done control.ReloadDone
+	resp.Decode(&done)
 	var d struct {
 		Message string `json:"message"`
 	}
-	json.Unmarshal(r.Detail, &d)
+	json.Unmarshal(done.Detail, &d)
 	after, _ := proc.ReadPidFile(p.Pid("demo"))
 	kept := "the demo service kept its process"
 	if after.PID != before.PID {
 		kept = "the demo service was restarted"
 	}
-	s.say("   The story's jobs are removed from the file, and the agent re-reads it\n"+
+	s.say("   A job 'hello' is added to the file, and the agent re-reads it\n"+
 		"   (svc-ctl reload; SIGHUP on Linux and macOS does the same):\n"+
 		"     %s\n"+
-		"   Nothing else was touched: %s (pid %d).\n", d.Message, kept, after.PID)
+		"   Nothing else was touched: %s (pid %d). See it:\n"+
+		"     $ svc-ctl runs --job agent -n 3\n"+
+		"     $ svc-ctl status hello\n", d.Message, kept, after.PID)
 	return true
-}
-
-// waitRequest waits for the agent row that answers a reload request.
-func (s *demoStory) waitRequest(ctx context.Context, id string, d time.Duration) *runtrace.Run {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if r := findReloadRow(ctx, state.PathsOf(s.cfg), agent.ReloadRequest{ID: id, At: time.Now().Add(-d)}); r != nil {
-			return r
-		}
-		pause(ctx, 200*time.Millisecond)
-	}
-	return nil
 }
 
 func (s *demoStory) title(n int, what string) {

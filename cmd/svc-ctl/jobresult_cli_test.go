@@ -27,7 +27,7 @@ external = true
 		t.Fatalf("runs: %+v", r)
 	}
 	r = svcctl(t, "why", "job:pull", "--config", cfg)
-	if r.code != 0 || !strings.Contains(r.stdout, "the job itself decided to skip: job.downstream-timeout") ||
+	if r.code != 0 || !strings.Contains(r.stdout, "skipped, as the job itself decided (downstream-timeout)") ||
 		!strings.Contains(r.stdout, "api.example.com timed out") || !strings.Contains(r.stdout, "a skip is not retried") {
 		t.Fatalf("why: %+v", r)
 	}
@@ -36,7 +36,7 @@ external = true
 		t.Fatalf("a job-reported failure: exit %d, want the command's 3: %+v", r.code, r)
 	}
 	r = svcctl(t, "why", "job:pull", "--config", cfg)
-	if !strings.Contains(r.stdout, "as the job itself reported: job.quota") || !strings.Contains(r.stdout, "exited with code 3") {
+	if r.code != 1 || !strings.Contains(r.stdout, "failed, as the job itself reported (quota): 429 (its command exited with code 3)") {
 		t.Fatalf("why after the failure: %+v", r)
 	}
 }

@@ -99,7 +99,7 @@ grace = "5m"
 		t.Fatalf("missing slot %s, want %s", ms[0].Slot, want)
 	}
 	r = svcctl(t, "why", "job:backup", "--at", ms[0].Slot.Format(time.RFC3339), "--config", cfgPath)
-	if r.code != 0 || !strings.Contains(r.stdout, "row:   none") || !strings.Contains(r.stdout, "never triggered") || !strings.Contains(r.stdout, "external") {
+	if r.code != 1 || !strings.Contains(r.stdout, "row:    none") || !strings.Contains(r.stdout, "never run") || !strings.Contains(r.stdout, "external") {
 		t.Fatalf("why: %+v", r)
 	}
 	// The latest slot has its row: ok, with where to look next.
@@ -109,7 +109,7 @@ grace = "5m"
 	}
 	// Without --at, why answers for the newest run: the manual one that failed.
 	r = svcctl(t, "why", "backup", "--config", cfgPath)
-	if r.code != 0 || !strings.Contains(r.stdout, "failed/exit-nonzero, trigger manual") {
+	if r.code != 1 || !strings.Contains(r.stdout, "failed/exit-nonzero, trigger manual") {
 		t.Fatalf("why: %+v", r)
 	}
 }

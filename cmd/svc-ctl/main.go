@@ -56,6 +56,10 @@ keeps the evidence before every restart, and records every run in run_trace.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version, as people type it (pm2 --version, supervisorctl version):
+	// the same line as `svc-ctl version`.
+	root.Version = version
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.PersistentFlags().StringVar(&g.configPath, "config", "", "config file (default: $SVC_CTL_CONFIG, else the platform's svc-ctl.toml)")
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
@@ -76,6 +80,7 @@ keeps the evidence before every restart, and records every run in run_trace.`,
 		newMissingCommand(g),
 		newWhyCommand(g),
 		newScheduleCommand(g),
+		newRunCommand(g),
 		newExecCommand(g),
 		newSnapshotCommand(g),
 		newLogsCommand(g),
@@ -84,6 +89,7 @@ keeps the evidence before every restart, and records every run in run_trace.`,
 		newNotifyCommand(g),
 		newUICommand(g),
 		newConfigCommand(g),
+		newInitCommand(g),
 		newDemoCommand(g),
 		newDemoServiceCommand(g),
 		newDemoJobCommand(g),

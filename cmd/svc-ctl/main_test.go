@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
+	"svcctl/runtrace"
 )
 
 var (
@@ -105,3 +107,53 @@ func stopAll(state string) {
 		}
 	}
 }
+
+// cliProc is a svc-ctl process a test started and waits for.
+type cliProc struct {
+	*exec.Cmd
+	stdout, stderr *lockedBuf
+}
+
+// startCLI starts svc-ctl with args and returns it running; the test waits
+// for it (or its cleanup kills it).
+func startCLI(t *testing.T, args ...string) *cliProc {
+	t.Helper()
+	cmd := exec.Command(svcctlBin, args...)
+	out, errb := &lockedBuf{}, &lockedBuf{}
+	cmd.Stdout, cmd.Stderr = out, errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return &cliProc{Cmd: cmd, stdout: out, stderr: errb}
+}
+
+// runsOf reads the rows of job, newest first, from the ledger under state
+// (read-only, as a reader would); none while it does not exist.
+func runsOf(t *testing.T, state, job string) []runtrace.Run {
+	t.Helper()
+	st, err := runtrace.Open(filepath.Join(state, "svc-ctl.db"), runtrace.Options{ReadOnly: true, Logger: quiet})
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	rs, _ := st.Runs(context.Background(), runtrace.Filter{JobID: job, Limit: 50})
+	return rs
+}
+
+// readIdentity is the recorded instance's leader of service name under state.
+func readIdentity(t *testing.T, state, name string) proc.Identity {
+	t.Helper()
+	id, err := proc.ReadPidFile(filepath.Join(state, "services", name, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func readPIDOf(t *testing.T, state, name string) int { return int(readIdentity(t, state, name).PID) }

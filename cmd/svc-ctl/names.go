@@ -56,6 +56,7 @@ func completeServices(g *globals) cobra.CompletionFunc { return completeFrom(g, 
 func completeService(g *globals) cobra.CompletionFunc  { return first(completeFrom(g, svcNames)) }
 func completeJob(g *globals) cobra.CompletionFunc      { return first(completeFrom(g, jobNames)) }
 func completeName(g *globals) cobra.CompletionFunc     { return first(completeFrom(g, allNames)) }
+func completeNames(g *globals) cobra.CompletionFunc    { return completeFrom(g, allNames) }
 
 // completeLogNames adds `agent` to the names: `svc-ctl logs agent`.
 func completeLogNames(g *globals) cobra.CompletionFunc {

@@ -74,7 +74,17 @@ timeout = "1s"
 	defer srv.Close()
 
 	startAgentProcess(t, cfg)
-	testutil.WaitFor(t, 30*time.Second, "delivery after the restart", func() bool { return h.count() >= len(queued) })
+	delivered := func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, d := range queued {
+			if h.ids[d.EventID] == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	testutil.WaitFor(t, 30*time.Second, "delivery after the restart", delivered)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, d := range queued {
@@ -82,8 +92,16 @@ timeout = "1s"
 			t.Errorf("event %s (%s) delivered %d times, want 1", d.EventID, d.Kind, h.ids[d.EventID])
 		}
 	}
-	if k, _ := h.evs[0]["kind"].(string); k != "service.down" {
-		t.Errorf("first event %v", h.evs[0])
+	// The new agent also says the previous one died (SIGKILL): an event of
+	// its own, beside the ones that waited.
+	kinds := map[string]int{}
+	for _, e := range h.evs {
+		k, _ := e["kind"].(string)
+		r, _ := e["reason"].(string)
+		kinds[k+"/"+r]++
+	}
+	if kinds["service.down/start-failed"] == 0 || kinds["agent/agent-died"] != 1 {
+		t.Errorf("events delivered: %v; want the service.down that waited and one agent-died", kinds)
 	}
 }
 
@@ -131,5 +149,58 @@ url = "`+bad.URL+`/topic"
 	r = svcctl(t, "verify", "--config", cfg)
 	if !strings.Contains(r.stdout, "WARN  channel broken") || !strings.Contains(r.stdout, "PASS  channel good") {
 		t.Fatalf("verify: %+v", r)
+	}
+}
+
+// TestHeldNotificationsSayHeld: an event min_interval holds back reads as
+// held, with its min_interval and when it goes out, in `notify list` and
+// in status's channel table. Before it read "pending, 0 tries", like a
+// delivery nobody had tried.
+func TestHeldNotificationsSayHeld(t *testing.T) {
+	h := &receivedHook{ids: map[string]int{}}
+	hook := httptest.NewServer(h)
+	defer hook.Close()
+	addr := testutil.FreeAddr(t)
+	cfg, state := writeConfig(t, "", webService("web", addr, "1h")+`
+[[notify]]
+name = "hook"
+kind = "webhook"
+url = "`+hook.URL+`/hook"
+min_interval = "1h"
+`)
+	startAgentProcess(t, cfg)
+	testutil.WaitFor(t, 20*time.Second, "web up", func() bool { return testutil.Healthy(addr) })
+	// Two crashes: the first event goes out, the next waits an hour.
+	started := func() int {
+		n := 0
+		for _, r := range runsOf(t, state, "watchdog:web") {
+			if r.Verdict() == "ok/started" {
+				n++
+			}
+		}
+		return n
+	}
+	testutil.WaitFor(t, 20*time.Second, "web started", func() bool { return started() == 1 })
+	for i := 0; i < 2; i++ {
+		testutil.KillPID(t, readPIDOf(t, state, "web"))
+		testutil.WaitFor(t, 20*time.Second, "web back", func() bool { return started() == 2+i })
+	}
+	st := openStore(t, state)
+	testutil.WaitFor(t, 20*time.Second, "a delivery held by min_interval", func() bool {
+		ds, _ := st.Deliveries(context.Background(), 10, runtrace.DeliveryPending)
+		for _, d := range ds {
+			if d.Deferred(time.Now()) {
+				return true
+			}
+		}
+		return false
+	})
+	r := svcctl(t, "notify", "list", "--config", cfg)
+	if !strings.Contains(r.stdout, "held (min_interval 1h, next at ") {
+		t.Errorf("notify list does not say held:\n%s", r.stdout)
+	}
+	r = svcctl(t, "status", "--config", cfg)
+	if !strings.Contains(r.stdout, "held: min_interval 1h, next at ") {
+		t.Errorf("status does not say held:\n%s", r.stdout)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // detectMode, runAsService and installInfo are the seam to the OS service
 // manager (install).
-func detectMode() string { return string(install.Detect()) }
+func detectMode(managed bool) string { return string(install.Detect(managed)) }
 
 // runAsService runs the agent under the Windows SCM when it started it (so a
 // service stop is a drain), and directly everywhere else. mode is the

@@ -59,7 +59,7 @@ func loadConfigFresh(g *globals) (*config.Config, error) {
 			return nil, state.Denied(path, err) // exit 1: a check that could not be made
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, configError{fmt.Errorf("no config file at %s (from %s): create one (see contrib/svc-ctl.example.toml) or pass --config", path, source)}
+			return nil, configError{fmt.Errorf("no config file at %s (from %s): create one ('svc-ctl init' writes a starter there) or pass --config", path, source)}
 		}
 		return nil, configError{err}
 	}

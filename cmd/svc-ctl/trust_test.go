@@ -16,7 +16,7 @@ import (
 // held to the rule at once. A new privileged verb goes here and is
 // declared trustRun; TestPrivilegedVerbs fails until both agree.
 var privilegedVerbs = []string{
-	"agent", "start", "stop", "restart", "drill", "exec", "pause", "resume", "reload",
+	"agent", "start", "stop", "restart", "drill", "exec", "run", "pause", "resume", "reload",
 	"ui",          // its actions (start, restart, pause, resume) act as root
 	"notify test", // a command channel runs a program
 }

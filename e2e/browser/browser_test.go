@@ -89,7 +89,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	if !strings.Contains(tip, "cause: exited") || !strings.Contains(tip, "trigger event") {
 		t.Errorf("tooltip = %q, want the row with its cause", tip)
 	}
-	for _, want := range []string{"our side completed", "snapshot before the restart", "exited", "runtime.prev.log", "runtime.log", "web starting"} {
+	for _, want := range []string{"restarted by the watchdog", "snapshot before the restart", "exited", "runtime.prev.log", "runtime.log", "web starting"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("detail lacks %q: %s", want, detail)
 		}

@@ -140,10 +140,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // own verdict through SVCCTL_RESULT (skipped upstream-down) and exits 0.
 func JobMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "demo-job: want fail or skip")
+		fmt.Fprintln(stderr, "demo-job: want ok, fail or skip")
 		return 2
 	}
 	switch args[0] {
+	case "ok":
+		fmt.Fprintln(stdout, "hello: the reload added me; I run every minute and exit 0")
+		return 0
 	case "fail":
 		fmt.Fprintln(stdout, "report: connecting to db.internal:5432")
 		fmt.Fprintln(stdout, "report: dial tcp db.internal:5432: connection refused")
@@ -158,6 +161,6 @@ func JobMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stderr, "demo-job: unknown kind %q: want fail or skip\n", args[0])
+	fmt.Fprintf(stderr, "demo-job: unknown kind %q: want ok, fail or skip\n", args[0])
 	return 2
 }

@@ -63,8 +63,21 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	grow := fs.Int("grow", 0, "grow to this many MiB and hold it")
 	sleep := fs.Duration("sleep", 0, "with --exit-now: run this long before exiting (a job that takes time)")
 	crashAfter := fs.Duration("crash-after", 0, "serve, then exit with code 4 this long after listening (a crash loop)")
+	sayEnv := fs.String("say-env", "", "write NAME=value of this variable (or NAME unset) to stdout first")
+	sayDir := fs.Bool("say-dir", false, "write dir=<working directory> to stdout first")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *sayEnv != "" {
+		if v, ok := os.LookupEnv(*sayEnv); ok {
+			fmt.Fprintf(stdout, "%s=%s\n", *sayEnv, v)
+		} else {
+			fmt.Fprintf(stdout, "%s unset\n", *sayEnv)
+		}
+	}
+	if *sayDir {
+		wd, _ := os.Getwd()
+		fmt.Fprintf(stdout, "dir=%s\n", wd)
 	}
 	if *result != "" {
 		if err := os.WriteFile(os.Getenv("SVCCTL_RESULT"), []byte(*result+"\n"), 0o600); err != nil {

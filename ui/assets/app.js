@@ -6,12 +6,12 @@
 (() => {
   const SVG = 'http://www.w3.org/2000/svg';
   const POLL_MS = 2000;
-  const TIMELINE_MS = { '1h': 2000, '24h': 2000, '7d': 10000 };
+  const TIMELINE_MS = { fit: 2000, '1h': 2000, '24h': 2000, '7d': 10000 };
 
   const ui = {
     state: null,
     timeline: null,
-    range: '24h',
+    range: 'fit', // the history there is: from the first run, up to a day
     timelineAt: 0,
     marks: new Map(), // data-k -> {strip, mark}
     detail: null, // {name, at}
@@ -206,23 +206,27 @@
   }
 
   function titleOf(st) {
-    const bad = st.services.filter((x) => !['healthy', 'paused'].includes(x.state)).length;
+    const bad = st.services.filter((x) => !['healthy', 'paused', 'stopped'].includes(x.state)).length;
     return (bad ? '✕ ' + bad + ' down · ' : '') + 'svc-ctl' + (st.host ? ' · ' + st.host : '');
   }
 
   function renderSummary(st) {
     const healthy = st.services.filter((x) => x.state === 'healthy').length;
-    const paused = st.services.filter((x) => x.state === 'paused').length;
+    const paused = st.services.filter((x) => x.state === 'paused' || x.state === 'stopped').length;
     const down = st.services.length - healthy - paused;
-    const restarts = st.services.reduce((n, x) => n + (x.restarts_24h || 0), 0);
+    // Restarts as the timeline marks them (restart_by); amber only for the
+    // watchdog's: a person's or a reload's restart is no sign of trouble.
+    const byWatchdog = st.services.reduce((n, x) => n + (x.restarts_24h || 0), 0);
+    const asked = st.services.reduce((n, x) => n + (x.requested_restarts_24h || 0), 0);
+    const restarts = byWatchdog + asked;
     const missing = st.jobs.reduce((n, x) => n + (x.missing_7d || 0), 0);
     const jobsFailed = st.jobs.filter((x) => x.last_run && x.last_run.outcome === 'failed').length;
     const v = st.verify;
     const a = st.agent;
     const stats = [
       stat(a.state, a.state === 'running' ? 'agent, up ' + dur(a.uptime_s || 0) : 'agent: nothing is watching', a.state === 'running' ? 'good' : 'bad'),
-      stat(healthy + '/' + st.services.length, 'services healthy' + (paused ? ' (' + paused + ' paused)' : ''), down ? 'bad' : 'good'),
-      stat(restarts, 'restarts in 24 h', restarts ? 'warn' : ''),
+      stat(healthy + '/' + st.services.length, 'services healthy' + (paused ? ' (' + paused + ' paused or stopped)' : ''), down ? 'bad' : 'good'),
+      stat(restarts, 'restarts in 24 h' + (asked ? ' (' + asked + ' asked for)' : ''), byWatchdog ? 'warn' : ''),
       stat(jobsFailed, 'jobs failed last run', jobsFailed ? 'bad' : ''),
       stat(missing, 'missing job runs (7 d)', missing ? 'bad' : ''),
     ];
@@ -263,14 +267,17 @@
     }
     facts.push(h('span', null, 'every ', h('b', null, x.interval)));
     const lines = [];
-    if (x.health) lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'health '), x.health, h('span', { class: 'k' }, ' · ' + ago(x.health_at, now))));
+    if (x.health) lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'health '), x.health, x.health_at ? h('span', { class: 'k' }, ' · ' + ago(x.health_at, now)) : ''));
+    if (x.first_check_by) lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'first check '), ago(x.first_check_by, now)));
     if (x.last_restart) {
+      const n = (x.restarts_24h || 0) + (x.requested_restarts_24h || 0);
       lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'last restart '), ago(x.last_restart, now),
+        x.last_restart_by ? h('span', { class: 'k' }, ' by ' + x.last_restart_by) : '',
         x.last_restart_cause ? [h('span', { class: 'k' }, ' — '), x.last_restart_cause] : '',
-        x.restarts_24h > 1 ? h('span', { class: 'k' }, ' · ' + x.restarts_24h + ' in 24 h') : ''));
+        n > 1 ? h('span', { class: 'k' }, ' · ' + n + ' in 24 h') : ''));
     }
     if (x.pause) {
-      lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'paused '),
+      lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, x.state === 'stopped' ? 'stopped ' : 'paused '),
         x.pause.until ? 'until ' + when(x.pause.until) : 'until resumed', ' — ', x.pause.reason, x.pause.by ? h('span', { class: 'k' }, ' (by ' + x.pause.by + ')') : ''));
     }
     if (x.state === 'given-up') {
@@ -279,7 +286,7 @@
       lines.push(h('div', { class: 'line' }, h('span', { class: 'k' }, 'last cycle '), verdict(x.last_cycle.outcome, x.last_cycle.reason), ' ', h('span', { class: 'k' }, ago(x.last_cycle.at, now)),
         x.last_cycle.message ? [' — ', x.last_cycle.message] : ''));
     }
-    const paused = x.state === 'paused' || x.state === 'given-up';
+    const paused = x.state === 'paused' || x.state === 'stopped' || x.state === 'given-up';
     return h('article', { class: 'item', 'data-key': 's:' + x.name },
       h('div', { class: 'item-head' },
         h('button', { type: 'button', class: 'item-name', 'data-detail': x.name }, x.name),
@@ -388,7 +395,7 @@
     });
     const rows = tl.strips.map((st, i) => strip(st, i, axisH + i * rowH, rowH, x0, pw, X, tl));
     const nowX = X(ms(ui.state ? ui.state.now : tl.to));
-    const svg = s('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'Runs of every service and job, ' + ({ '1h': 'last hour', '24h': 'last 24 hours', '7d': 'last 7 days' })[ui.range] },
+    const svg = s('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'Runs of every service and job, ' + ({ fit: 'since the first run', '1h': 'last hour', '24h': 'last 24 hours', '7d': 'last 7 days' })[ui.range] },
       grid, ticks, rows, sleeps,
       s('line', { class: 'tl-now', x1: nowX, x2: nowX, y1: axisH - 4, y2: H }, s('title', null, 'now')));
     const wrap = [svg];
