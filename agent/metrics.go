@@ -126,6 +126,11 @@ func (m *metrics) points() []notify.MetricPoint {
 			Description: "Job runs by outcome and reason.", Value: int64(m.jobRuns[k]),
 			Attrs: map[string]string{"svcctl.job": k[0], "svcctl.outcome": k[1], "svcctl.reason": k[2]}})
 	}
+	for _, k := range sortedKeys2(m.restarts) {
+		out = append(out, notify.MetricPoint{Name: "svcctl.service.restarts", Unit: "{restart}", Counter: true,
+			Description: "Restarts: an instance that had been healthy replaced, by whom (watchdog, person, reload).", Value: int64(m.restarts[k]),
+			Attrs: map[string]string{"svcctl.service": k[0], "svcctl.restart_by": k[1]}})
+	}
 	for _, svc := range sortedNames(m.state) {
 		out = append(out, notify.MetricPoint{Name: "svcctl.service.state", Unit: "1",
 			Description: "The state of each service (1 for the current one).", Value: 1,

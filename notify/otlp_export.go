@@ -385,6 +385,7 @@ func (x *otlpExporter) runRecord(r *runtrace.Run, observed time.Time) *logspb.Lo
 		str("svcctl.outcome", string(r.Outcome)),
 		str("svcctl.reason", string(r.Reason)),
 		str("svcctl.cause", x.red.String(oneLine(det.Cause))),
+		str("svcctl.restart_by", runtrace.RestartBy(*r)),
 		num("svcctl.duration_ms", r.Duration.Milliseconds()),
 		str("svcctl.started_at", r.StartedAt.UTC().Format(time.RFC3339Nano)),
 		str("svcctl.detail", detailOf(x.red, &det)),

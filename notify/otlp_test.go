@@ -351,3 +351,24 @@ func TestOTLPIdleWritesNothing(t *testing.T) {
 		t.Fatalf("stored cursor %d after a sent row, want 6", c)
 	}
 }
+
+// TestOTLPRunRestartBy: a restart's row says whose restart it was in
+// svcctl.restart_by; a first start carries none.
+func TestOTLPRunRestartBy(t *testing.T) {
+	col := newCollector(t, nil)
+	n := otlpConf(col.srv.URL, config.OTLPRowsAll)
+	n.On = []string{config.EventAgent}
+	e := newOTLPEnv(t, n)
+	s := e.sender()
+	for _, d := range []string{`{"state":"healthy"}`, `{"state":"healthy","restart_by":"person","cause":"manual"}`} {
+		if _, err := e.store.Record(ctxb, runtrace.Run{JobID: "watchdog:web", Trigger: runtrace.TriggerManual, StartedAt: t0, FinishedAt: t0,
+			Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonStarted, Detail: json.RawMessage(d)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Drain(ctxb)
+	recs := col.records(t)
+	if len(recs) != 2 || attr(recs[0], "svcctl.restart_by") != "" || attr(recs[1], "svcctl.restart_by") != "person" {
+		t.Fatalf("records %v, want the first start without svcctl.restart_by, the restart with person", recs)
+	}
+}
