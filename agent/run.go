@@ -31,12 +31,13 @@ type Options struct {
 	Config  *config.Config
 	Version string
 	Mode    string   // service | user-service | foreground
-	Stderr  *os.File // where a line agent.log refuses goes (a full disk); nil = none
+	Stderr  *os.File // where a line no log destination took goes (a full disk); nil = none
 	// Console gets a copy of every log line (a person's agent: cmd gives
 	// it the human lines on a terminal, the JSON lines otherwise); nil =
 	// none.
 	Console io.Writer
-	// LogWriter replaces agent.log (tests, demo); nil = agent.log via lumberjack.
+	// LogWriter replaces the log's destinations (tests, demo); nil = the
+	// config's log_destinations (agent.log via lumberjack by default).
 	LogWriter io.Writer
 	Clock     Clock
 	// SleepTick is the period of the sleep detector (default 5s).
