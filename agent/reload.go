@@ -67,6 +67,9 @@ func (p *reloadPlan) empty() bool {
 func (a *Agent) reload(ctx context.Context, req control.Request, args control.ReloadArgs) control.ReloadDone {
 	old := a.config()
 	next, err := a.loadForReload(old)
+	if err == nil && !args.AllowMissingInclude {
+		err = missingIncludes(old, next)
+	}
 	if err != nil {
 		return a.refuseReload(old, req, err)
 	}
@@ -148,6 +151,23 @@ func (a *Agent) loadForReload(old *config.Config) (*config.Config, error) {
 			"put it back, or restart the agent to use the new one", old.Path, old.Agent.StateDir, next.Agent.StateDir)
 	}
 	return next, nil
+}
+
+// missingIncludes refuses a file whose include matched files when the
+// config in force was loaded and matches none now: a half-finished deploy
+// (conf.d emptied before its new files arrive) must not read as every one
+// of its services removed. `svc-ctl reload --allow-missing-include` takes it.
+func missingIncludes(old, next *config.Config) error {
+	gone := next.MissingIncludes(old)
+	if len(gone) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, m := range gone {
+		parts = append(parts, fmt.Sprintf("include %q matched %d file(s) when the config in force was loaded and matches none now", m.Pattern, len(m.Files)))
+	}
+	return fmt.Errorf("%s: %s: finish the deploy, or run `svc-ctl reload --allow-missing-include` if their services and jobs are meant to go",
+		next.Path, strings.Join(parts, "; "))
 }
 
 // refuseReload records the refusal: failed/config-invalid with every error,
@@ -289,6 +309,15 @@ func planReload(old, next *config.Config) (reloadPlan, *config.Config) {
 	if next.Agent.MetricsListen != old.Agent.MetricsListen {
 		p.NeedsRestart = append(p.NeedsRestart, "agent.metrics_listen")
 		eff.Agent.MetricsListen = old.Agent.MetricsListen
+	}
+	// The agent's own ping and its log's destinations are set up at start.
+	if next.Agent.Ping != old.Agent.Ping || next.Agent.PingEvery != old.Agent.PingEvery {
+		p.NeedsRestart = append(p.NeedsRestart, "agent.ping")
+		eff.Agent.Ping, eff.Agent.PingFile, eff.Agent.PingEvery = old.Agent.Ping, old.Agent.PingFile, old.Agent.PingEvery
+	}
+	if !reflect.DeepEqual(next.Agent.LogDestinations, old.Agent.LogDestinations) {
+		p.NeedsRestart = append(p.NeedsRestart, "agent.log_destinations")
+		eff.Agent.LogDestinations = old.Agent.LogDestinations
 	}
 	if !reflect.DeepEqual(next.Notify, old.Notify) {
 		p.NeedsRestart = append(p.NeedsRestart, "[[notify]]")

@@ -96,12 +96,20 @@ var agentKeys = map[string]agentKeyRow{
 	"OnPanic":       {key: "agent.on_panic"},
 	"Heartbeat":     {key: "agent.heartbeat", needsRestart: true},
 	"MetricsListen": {key: "agent.metrics_listen", needsRestart: true},
+	// The agent's own ping and its log are set up at start.
+	"Ping":            {key: "agent.ping", needsRestart: true},
+	"PingEvery":       {key: "agent.ping", needsRestart: true},
+	"PingFile":        {why: "where ping was read from: the URL itself (Ping) is what is compared"},
+	"LogDestinations": {key: "agent.log_destinations", needsRestart: true},
 }
 
 // configFields: the top-level fields, each a table of its own or no key.
 var configFields = map[string]string{
 	"Path": "not a key: the file's own path", "Digest": "not a key: the file's hash", "ModTime": "not a key: the file's mtime",
 	"UnreadEnvFiles": "not a key: what LoadToRead could not read",
+	"Includes":       "not a key of its own: what include matched; a pattern that now matches nothing is refused before planning (missingIncludes)",
+	"Files":          "not a key: the files read, for the digest",
+	"sources":        "not a key: which file defined each table (config check)",
 	"Agent":          "agentKeys", "Services": "serviceKeys", "Jobs": "jobKeys", "Notify": "every field: needs an agent restart",
 }
 
@@ -271,7 +279,7 @@ func TestReloadPlanAgentKeys(t *testing.T) {
 		} else if len(plan.NeedsRestart) != 0 {
 			t.Errorf("%s: needs restart %v, want nothing (it applies at once)", row.key, plan.NeedsRestart)
 		}
-		if eff.Agent != want {
+		if !reflect.DeepEqual(eff.Agent, want) {
 			t.Errorf("%s: in force %+v, want %+v", row.key, eff.Agent, want)
 		}
 	}

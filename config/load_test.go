@@ -59,7 +59,7 @@ func TestLoadValidFull(t *testing.T) {
 		Agent: Agent{
 			StateDir: filepath.Join(dir, "state"), LogLevel: "debug", Retention: 14 * day,
 			DrainTimeout: 45 * time.Second, OnPanic: "exit", Heartbeat: 15 * time.Second,
-			MetricsListen: "127.0.0.1:9464",
+			MetricsListen: "127.0.0.1:9464", PingEvery: 5 * time.Minute, LogDestinations: []string{"file"},
 		},
 		Services: []Service{proxy, defaultService("worker", filepath.Join(dir, "state"))},
 		Jobs: []Job{
@@ -163,7 +163,7 @@ command = ["/bin/pull"]
 	svc.Health.TCP = "127.0.0.1:8789"
 	want := &Config{
 		Agent: Agent{StateDir: state, LogLevel: "info", Retention: 40 * day, DrainTimeout: 30 * time.Second,
-			OnPanic: "continue", Heartbeat: 30 * time.Second},
+			OnPanic: "continue", Heartbeat: 30 * time.Second, PingEvery: 5 * time.Minute, LogDestinations: []string{"file"}},
 		Services: []Service{svc},
 		Jobs: []Job{{Name: "pull", Schedule: "@daily", Timezone: "UTC", Location: time.UTC,
 			Command: []string{"/bin/pull"}, LogMax: 50 << 20, Timeout: time.Hour, Grace: 5 * time.Minute, Depends: []Depend{}}},

@@ -15,6 +15,7 @@ type durationText string
 type sizeText string
 
 type rawFile struct {
+	Include []string     `toml:"include"`
 	Agent   rawAgent     `toml:"agent"`
 	Service []rawService `toml:"service"`
 	Job     []rawJob     `toml:"job"`
@@ -29,6 +30,11 @@ type rawAgent struct {
 	OnPanic       *string       `toml:"on_panic"`
 	Heartbeat     *durationText `toml:"heartbeat"`
 	MetricsListen *string       `toml:"metrics_listen"`
+	// Ping is the agent's own dead man's switch (a healthchecks-style URL).
+	Ping            string        `toml:"ping"`
+	PingFile        string        `toml:"ping_file"`
+	PingEvery       *durationText `toml:"ping_every"`
+	LogDestinations []string      `toml:"log_destinations"`
 }
 
 type rawService struct {
@@ -126,4 +132,15 @@ type rawNotify struct {
 	User        string        `toml:"user"`
 	Group       string        `toml:"group"`
 	Timeout     *durationText `toml:"timeout"`
+	// otlp
+	Headers            map[string]string `toml:"headers"`
+	HeadersFile        string            `toml:"headers_file"`
+	CAFile             string            `toml:"ca_file"`
+	CertFile           string            `toml:"cert_file"`
+	KeyFile            string            `toml:"key_file"`
+	Gzip               *bool             `toml:"gzip"`
+	Encoding           string            `toml:"encoding"`
+	Rows               string            `toml:"rows"`
+	MetricsEvery       *durationText     `toml:"metrics_every"`
+	ResourceAttributes map[string]string `toml:"resource_attributes"`
 }

@@ -27,7 +27,7 @@ func (c *Config) NotifySecretKeys() []string {
 			if n.URL != "" {
 				keys = append(keys, p+"url")
 			}
-		case n.Kind == NotifyWebhook:
+		case n.Kind == NotifyWebhook || n.Kind == NotifyOTLP:
 			if u, err := url.Parse(n.URL); err == nil && (u.User != nil || u.RawQuery != "") {
 				keys = append(keys, p+"url")
 			}
@@ -38,6 +38,12 @@ func (c *Config) NotifySecretKeys() []string {
 		if n.Token != "" && n.TokenFile == "" {
 			keys = append(keys, p+"token")
 		}
+		if len(n.OTLP.Headers) > 0 {
+			keys = append(keys, p+"headers")
+		}
+	}
+	if c.Agent.Ping != "" && c.Agent.PingFile == "" {
+		keys = append(keys, "agent.ping")
 	}
 	for i := range c.Services {
 		if c.Services[i].Ping != "" && c.Services[i].PingFile == "" {
@@ -66,8 +72,9 @@ func (c *Config) SecretFiles() []string {
 		}
 	}
 	for i := range c.Notify {
-		add(c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile)
+		add(c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile, c.Notify[i].OTLP.HeadersFile, c.Notify[i].OTLP.KeyFile)
 	}
+	add(c.Agent.PingFile)
 	for i := range c.Services {
 		add(c.Services[i].PingFile)
 	}

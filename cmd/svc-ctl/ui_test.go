@@ -211,9 +211,13 @@ func TestUIServesABrokenConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := startUI(t, "--config", cfg)
-	if s := u.stderr.String(); !strings.Contains(s, "the config does not load") || !strings.Contains(s, "actions are refused") {
-		t.Errorf("stderr says nothing of the broken file: %s", s)
+	// The warning is written before the URL, but it reaches u.stderr through
+	// exec's copying goroutine, which may not have run when the URL arrives.
+	warned := func() bool {
+		s := u.stderr.String()
+		return strings.Contains(s, "the config does not load") && strings.Contains(s, "actions are refused")
 	}
+	testutil.WaitForSaying(t, 10*time.Second, "stderr to warn of the broken file", warned, u.stderr.String)
 	type page struct {
 		ConfigError string `json:"config_error"`
 		ConfigShown string `json:"config_shown"`
