@@ -96,7 +96,7 @@ func checkPrivate(path string, fi fs.FileInfo, uid int) error {
 func Owner(fi fs.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return 0, false
+		return statOwner(fi) // a Dir's Lstat
 	}
 	return int(st.Uid), true
 }
