@@ -44,6 +44,7 @@ func (c *checker) service(p string, r *rawService, stateDir string) Service {
 	if s.Log == "" {
 		s.Log = filepath.Join(stateDir, "services", r.Name, "runtime.log")
 	}
+	s.Log = Canonical(s.Log)
 	return s
 }
 

@@ -245,7 +245,7 @@ func openLog(path string, id *runas.Identity) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spawn: open log: %w", err)
 	}
-	if err := shareLog(f, id); err != nil {
+	if err := ShareLog(f, id); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("spawn: log %s: %w", path, err)
 	}

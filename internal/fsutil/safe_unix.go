@@ -148,6 +148,11 @@ func CheckDirChain(dir string, uids ...int) error {
 	}
 }
 
+// CheckDirInfo is CheckDirChain's rule for one directory whose FileInfo is
+// in hand (the Stat of a pinned directory's handle): owned by root or one
+// of uids, and not writable by group or others unless sticky.
+func CheckDirInfo(dir string, fi fs.FileInfo, uids ...int) error { return chainProblem(dir, fi, uids) }
+
 func chainProblem(d string, fi fs.FileInfo, uids []int) error {
 	owner, _ := Owner(fi)
 	ok := owner == 0
