@@ -113,6 +113,7 @@ func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) erro
 	if err != nil {
 		return usageError{err}
 	}
+	defer l.Close()
 	pretty := l.Kind == report.LogAgent && !o.raw && isTerminal(g.stdout)
 	print := func(line report.LogLine) {
 		switch {
