@@ -18,14 +18,17 @@ import (
 	"testing"
 
 	"svcctl/internal/testsvc"
+	"svcctl/internal/testutil"
 )
 
 // gate is why the tests skip, or "".
 var gate string
 
 var (
-	svcctlBin  string // the real binary, built once
-	testsvcBin string
+	svcctlBin    string // the real binary, built once
+	testsvcBin   string
+	noopenat2Bin string // runs a program with openat2 answering ENOSYS (internal/testsvc/cmd/noopenat2)
+	selfBin      string // a copy of this test binary others may run: the attacker's helper (helper_linux_test.go)
 	work       string // root of everything the tests create (0755, root-owned)
 	attacker   *account
 )
@@ -38,6 +41,9 @@ type account struct {
 }
 
 func TestMain(m *testing.M) {
+	if helperMain() {
+		return
+	}
 	switch {
 	case os.Getenv("SVCCTL_E2E_PRIVILEGED") != "1":
 		gate = "set SVCCTL_E2E_PRIVILEGED=1 (as root) to run the privileged end-to-end tests"
@@ -77,6 +83,12 @@ func setup() (int, error) {
 		return 1, fmt.Errorf("build svc-ctl: %w\n%s", err, out)
 	}
 	if testsvcBin, err = testsvc.Build(work); err != nil {
+		return 1, err
+	}
+	if noopenat2Bin, err = testutil.GoBuild(work, "./internal/testsvc/cmd/noopenat2"); err != nil {
+		return 1, err
+	}
+	if selfBin, err = copySelf(); err != nil {
 		return 1, err
 	}
 	attacker, err = newAccount()
