@@ -40,6 +40,7 @@ func newConfigCheckCommand(g *globals) *cobra.Command {
 }
 
 func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []string) error {
+	g.fileItself = true
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return err
