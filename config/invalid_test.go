@@ -80,6 +80,8 @@ func TestLoadInvalid(t *testing.T) {
 		{"notify-duplicate-name", 8, `notify "screen".name`, `duplicate name "screen": already used at line 3; give each notify its own name`, ""},
 		{"notify-min-interval", 6, `notify "hook".min_interval`, `"-5m" is negative: use 0s or more`, ""},
 		{"ping", 6, `service "proxy".ping`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hc-ping.com/UUID`, ""},
+		{"search-path-relative", 6, `service "proxy".search_path`, `"bin" is not an absolute directory: write the full path (search_path is searched from anywhere, never relative to a directory)`, ""},
+		{"search-path-writable", 7, `job "pull".search_path`, `/tmp is writable by its group or by everyone (mode 0777), who could put any program there (it can be changed by another user); run: chmod go-w /tmp: the system agent would run programs from it as the service's user; use a directory only administrators can write, or give the program's absolute path in command`, ""},
 		{"tilde-path", 6, `service "proxy".dir`, `"~/srv/proxy": ~ is not expanded here: write the full path, or a path relative to the config file`, ""},
 		{"duration-too-long", 6, `service "proxy".interval`, `duration "106751d" is too long: the longest accepted is 366d`, ""},
 		{"size", 6, `service "proxy".log_max`, `invalid size "50": use a number with a unit, like "50MiB", "512KiB" or "2GB"`, ""},

@@ -35,6 +35,7 @@ type rawService struct {
 	Name         string            `toml:"name"`
 	Command      []string          `toml:"command"`
 	Dir          string            `toml:"dir"`
+	SearchPath   []string          `toml:"search_path"`
 	Env          map[string]string `toml:"env"`
 	EnvFile      string            `toml:"env_file"`
 	User         string            `toml:"user"`
@@ -94,12 +95,13 @@ type rawJob struct {
 	Schedule string            `toml:"schedule"`
 	Timezone string            `toml:"timezone"`
 	Command  []string          `toml:"command"`
-	Dir      string            `toml:"dir"`
-	Env      map[string]string `toml:"env"`
-	EnvFile  string            `toml:"env_file"`
-	User     string            `toml:"user"`
-	Group    string            `toml:"group"`
-	LogMax   *sizeText         `toml:"log_max"`
+	Dir        string            `toml:"dir"`
+	SearchPath []string          `toml:"search_path"`
+	Env        map[string]string `toml:"env"`
+	EnvFile    string            `toml:"env_file"`
+	User       string            `toml:"user"`
+	Group      string            `toml:"group"`
+	LogMax     *sizeText         `toml:"log_max"`
 	Timeout  *durationText     `toml:"timeout"`
 	CatchUp  bool              `toml:"catch_up"`
 	Grace    *durationText     `toml:"grace"`

@@ -40,13 +40,19 @@ type Agent struct {
 type Service struct {
 	Name    string
 	Command []string // argv; never a shell
-	Dir     string
+	Dir     string   // working directory; "" = the home of the user it runs as (internal/svcenv)
+	// SearchPath is search_path: absolute directories put before the base
+	// PATH, where bare program names are looked up too.
+	SearchPath []string
 	// Env is what the service gets on top of the agent's base environment:
 	// the env_file's variables overlaid by env's (env wins). Every value is a
 	// secret to every writer (EnvValues).
 	Env     map[string]string
 	EnvFile string // absolute path of env_file as written; "" = none (already read into Env)
-	RunAs   RunAs  // user and group; zero = the agent's own
+	// EnvKeys are the names written in env itself (not env_file's): what
+	// `verify` weighs against who may read the config.
+	EnvKeys []string
+	RunAs   RunAs // user and group; zero = the agent's own
 	Log     string // absolute; default <state>/services/<name>/runtime.log
 	// LogMax is the size past which runtime.log is rotated while the service
 	// runs; it also caps a job's last.log. Default 50MiB.
@@ -118,10 +124,12 @@ type Job struct {
 	Schedule string // 5 fields or @descriptor
 	Timezone string // as written: an IANA name or "Local"
 	Location *time.Location
-	Command  []string
-	Dir      string
-	Env      map[string]string // env_file overlaid by env, as for a service
-	EnvFile  string
+	Command    []string
+	Dir        string
+	SearchPath []string          // as for a service
+	Env        map[string]string // env_file overlaid by env, as for a service
+	EnvFile    string
+	EnvKeys    []string // as for a service
 	RunAs    RunAs
 	LogMax   int64         // caps last.log; default 50MiB
 	Timeout  time.Duration // default 1h

@@ -46,6 +46,8 @@ func (c *checker) job(p string, r *rawJob) Job {
 		Location: c.location(p+".timezone", r.Timezone),
 		Command:  r.Command,
 		Dir:      c.path(p+".dir", r.Dir),
+		SearchPath: c.searchPath(p+".search_path", r.SearchPath),
+		EnvKeys:    sortedKeys(r.Env),
 		Env:      c.envFile(p+".env_file", envFile, c.env(p+".env", r.Env)),
 		EnvFile:  envFile,
 		RunAs:    c.runAs(p, r.User, r.Group),

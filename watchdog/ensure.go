@@ -360,7 +360,7 @@ func (c *cycle) saveState() {
 
 // look probes health once; the probe timeout bounds the whole check.
 func (c *cycle) look(ctx context.Context) []probe.Result {
-	rs := probe.RunAll(ctx, c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir)))
+	rs := probe.RunAll(ctx, c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir, c.svc.SearchPath)))
 	c.st.LastProbe, c.st.LastProbeAt = rs, c.s.now()
 	return rs
 }

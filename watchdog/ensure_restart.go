@@ -210,7 +210,7 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	// service that starts in 4 ms should not wait for a 5 ms step to be seen
 	// (the SIGKILL -> 200 figure against PM2, docs/benchmarks.md).
 	delay := time.Millisecond
-	specs := c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir))
+	specs := c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir, c.svc.SearchPath))
 	leader := child.Done
 	var last []probe.Result
 	for {
@@ -408,7 +408,7 @@ func (c *cycle) spawn() (*proc.Child, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run as %s: %w", c.svc.RunAs.User+":"+c.svc.RunAs.Group, err)
 	}
-	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env,
+	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, SearchPath: c.svc.SearchPath, Env: c.svc.Env,
 		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id}
 	out, err := c.openLog(id)
 	if p := fsutil.ProblemOf(err); err != nil && (p == fsutil.ReadOnly || p == fsutil.NoSpace || p == fsutil.NoQuota) {

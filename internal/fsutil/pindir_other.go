@@ -69,3 +69,8 @@ func (d *Dir) Names() ([]string, error) {
 func fileKey(fs.FileInfo) ([2]uint64, bool)        { return [2]uint64{}, false }
 func TrustedOwners(uids ...int) Owners             { return nil }
 func Canonical(path string, trusted ...int) string { return filepath.Clean(path) }
+
+func (d *Dir) Mkdir(name string, perm os.FileMode) error { return os.Mkdir(d.Join(name), perm) }
+func (d *Dir) Lchown(name string, uid, gid int) error    { return nil }
+func (d *Dir) Chmod(perm os.FileMode) error              { return os.Chmod(d.path, perm) }
+func (d *Dir) Sub(name string) (*Dir, error)             { return OpenDir(d.Join(name)) }

@@ -432,3 +432,60 @@ func TrustedOwners(uids ...int) Owners {
 }
 
 func statMtime(st *unix.Stat_t) time.Time { return time.Unix(st.Mtim.Unix()) }
+
+// Mkdir makes the directory name in d (mkdirat), with mode perm.
+func (d *Dir) Mkdir(name string, perm os.FileMode) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	err := d.do(func(dfd int) error { return unix.Mkdirat(dfd, name, uint32(perm.Perm())) })
+	if err != nil {
+		return &fs.PathError{Op: "mkdir", Path: d.Join(name), Err: err}
+	}
+	return nil
+}
+
+// Lchown gives the entry name in d (never what a link points to) to uid
+// and gid.
+func (d *Dir) Lchown(name string, uid, gid int) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	err := d.do(func(dfd int) error { return unix.Fchownat(dfd, name, uid, gid, unix.AT_SYMLINK_NOFOLLOW) })
+	if err != nil {
+		return &fs.PathError{Op: "chown", Path: d.Join(name), Err: err}
+	}
+	return nil
+}
+
+// Chmod sets the pinned directory's own mode.
+func (d *Dir) Chmod(perm os.FileMode) error { return d.sys.f.Chmod(perm) }
+
+// Sub pins the directory name in d: opened relative to d, never through a
+// link.
+func (d *Dir) Sub(name string) (*Dir, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	var fd int
+	err := d.do(func(dfd int) error {
+		var err error
+		fd, err = openDirAt(dfd, name)
+		if err != nil && isLinkErrno(err) && symlinkAt(dfd, name) {
+			return symlinkError(d.Join(name))
+		}
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrSymlink) {
+			return nil, err
+		}
+		return nil, &fs.PathError{Op: "open directory", Path: d.Join(name), Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "fstat", Path: d.Join(name), Err: err}
+	}
+	return &Dir{path: d.Join(name), sys: dirSys{f: os.NewFile(uintptr(fd), d.Join(name)), dev: uint64(st.Dev), ino: uint64(st.Ino)}}, nil
+}

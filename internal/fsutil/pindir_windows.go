@@ -221,3 +221,25 @@ func TrustedOwners(uids ...int) Owners { return nil }
 // Canonical cleans path: links on Windows are refused where a Dir is
 // pinned, never resolved.
 func Canonical(path string, trusted ...int) string { return filepath.Clean(path) }
+
+// Mkdir makes the directory name in d.
+func (d *Dir) Mkdir(name string, perm os.FileMode) error {
+	if err := errors.Join(checkName(name), d.open()); err != nil {
+		return err
+	}
+	return os.Mkdir(d.Join(name), perm)
+}
+
+// Lchown is not supported on Windows (owners are not svc-ctl's rule there).
+func (d *Dir) Lchown(name string, uid, gid int) error { return nil }
+
+// Chmod has no meaning for a directory on Windows.
+func (d *Dir) Chmod(os.FileMode) error { return d.open() }
+
+// Sub pins the directory name in d.
+func (d *Dir) Sub(name string) (*Dir, error) {
+	if err := errors.Join(checkName(name), d.open()); err != nil {
+		return nil, err
+	}
+	return OpenDir(d.Join(name))
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -233,3 +234,20 @@ func protectNewDir(dir string) error {
 
 // CheckDirInfo checks dir's access list, as CheckDirChain.
 func CheckDirInfo(dir string, fi fs.FileInfo, uids ...int) error { return CheckPrivateInfo(dir, fi, 0) }
+
+// CheckAdminOnlyDir refuses dir (or the nearest directory of it that
+// exists) when Users, Authenticated Users or Everyone can change it.
+func CheckAdminOnlyDir(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return CheckPrivate(d, 0)
+}
