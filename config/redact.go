@@ -99,24 +99,24 @@ type RestartView struct {
 
 // JobView is one [[job]] in a View.
 type JobView struct {
-	Name     string            `json:"name" toml:"name"`
-	Schedule string            `json:"schedule" toml:"schedule"`
-	Timezone string            `json:"timezone" toml:"timezone"`
-	Command  []string          `json:"command" toml:"command"`
+	Name       string            `json:"name" toml:"name"`
+	Schedule   string            `json:"schedule" toml:"schedule"`
+	Timezone   string            `json:"timezone" toml:"timezone"`
+	Command    []string          `json:"command" toml:"command"`
 	Dir        string            `json:"dir" toml:"dir"`
 	SearchPath []string          `json:"search_path,omitempty" toml:"search_path,omitempty"`
 	Env        map[string]string `json:"env" toml:"env,omitempty"`
-	EnvFile  string            `json:"env_file" toml:"env_file"`
-	User     string            `json:"user" toml:"user"`
-	Group    string            `json:"group" toml:"group"`
-	LogMax   string            `json:"log_max" toml:"log_max"`
-	Timeout  string            `json:"timeout" toml:"timeout"`
-	CatchUp  bool              `json:"catch_up" toml:"catch_up"`
-	Grace    string            `json:"grace" toml:"grace"`
-	External bool              `json:"external" toml:"external"`
-	Depends  []DependView      `json:"depends" toml:"depends,omitempty"`
-	Ping     string            `json:"ping,omitempty" toml:"ping,omitempty"`
-	PingFile string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
+	EnvFile    string            `json:"env_file" toml:"env_file"`
+	User       string            `json:"user" toml:"user"`
+	Group      string            `json:"group" toml:"group"`
+	LogMax     string            `json:"log_max" toml:"log_max"`
+	Timeout    string            `json:"timeout" toml:"timeout"`
+	CatchUp    bool              `json:"catch_up" toml:"catch_up"`
+	Grace      string            `json:"grace" toml:"grace"`
+	External   bool              `json:"external" toml:"external"`
+	Depends    []DependView      `json:"depends" toml:"depends,omitempty"`
+	Ping       string            `json:"ping,omitempty" toml:"ping,omitempty"`
+	PingFile   string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
 }
 
 // NotifyView is one [[notify]] in a View. The URL keeps its scheme and host

@@ -52,7 +52,7 @@ type Service struct {
 	// EnvKeys are the names written in env itself (not env_file's): what
 	// `verify` weighs against who may read the config.
 	EnvKeys []string
-	RunAs   RunAs // user and group; zero = the agent's own
+	RunAs   RunAs  // user and group; zero = the agent's own
 	Log     string // absolute; default <state>/services/<name>/runtime.log
 	// LogMax is the size past which runtime.log is rotated while the service
 	// runs; it also caps a job's last.log. Default 50MiB.
@@ -120,25 +120,25 @@ type Restart struct {
 
 // Job is one [[job]] table.
 type Job struct {
-	Name     string
-	Schedule string // 5 fields or @descriptor
-	Timezone string // as written: an IANA name or "Local"
-	Location *time.Location
+	Name       string
+	Schedule   string // 5 fields or @descriptor
+	Timezone   string // as written: an IANA name or "Local"
+	Location   *time.Location
 	Command    []string
 	Dir        string
 	SearchPath []string          // as for a service
 	Env        map[string]string // env_file overlaid by env, as for a service
 	EnvFile    string
 	EnvKeys    []string // as for a service
-	RunAs    RunAs
-	LogMax   int64         // caps last.log; default 50MiB
-	Timeout  time.Duration // default 1h
-	CatchUp  bool
-	Grace    time.Duration // default 5m
-	External bool
-	Depends  []Depend
-	Ping     string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
-	PingFile string // the file Ping was read from (ping_file); "" when written in the config
+	RunAs      RunAs
+	LogMax     int64         // caps last.log; default 50MiB
+	Timeout    time.Duration // default 1h
+	CatchUp    bool
+	Grace      time.Duration // default 5m
+	External   bool
+	Depends    []Depend
+	Ping       string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
+	PingFile   string // the file Ping was read from (ping_file); "" when written in the config
 }
 
 // Notify is one [[notify]] table: a channel events are delivered through.

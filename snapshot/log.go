@@ -27,7 +27,9 @@ func (l Log) Path() string { return l.Dir.Join(l.Name) }
 
 // Prev is where RotateLog moves the log (runtime.prev.log), in the same
 // directory.
-func (l Log) Prev() Log { return Log{Dir: l.Dir, Name: filepath.Base(PrevPath(l.Name)), Owners: l.Owners} }
+func (l Log) Prev() Log {
+	return Log{Dir: l.Dir, Name: filepath.Base(PrevPath(l.Name)), Owners: l.Owners}
+}
 
 // Rotated is where CapLog keeps what it cut (runtime.log.1).
 func (l Log) Rotated() Log { return Log{Dir: l.Dir, Name: RotatedPath(l.Name), Owners: l.Owners} }

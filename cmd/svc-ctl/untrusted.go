@@ -83,4 +83,3 @@ func agentStateDir() (dir, from string) {
 	}
 	return config.Canonical(config.DefaultStateDir(false)), "the default"
 }
-

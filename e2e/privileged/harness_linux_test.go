@@ -29,8 +29,8 @@ var (
 	testsvcBin   string
 	noopenat2Bin string // runs a program with openat2 answering ENOSYS (internal/testsvc/cmd/noopenat2)
 	selfBin      string // a copy of this test binary others may run: the attacker's helper (helper_linux_test.go)
-	work       string // root of everything the tests create (0755, root-owned)
-	attacker   *account
+	work         string // root of everything the tests create (0755, root-owned)
+	attacker     *account
 )
 
 // account is the throwaway unprivileged user.
