@@ -51,12 +51,12 @@ const (
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
-	var at time.Time
-	if ms, ok := queryInt(r, "at"); ok {
-		at = time.UnixMilli(ms).UTC()
+	at, err := queryTime(r, "at")
+	if err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
 	}
 	var d *Detail
-	var err error
 	if r.URL.Query().Get("kind") == "agent" { // not a name: a service may be called "agent"
 		d, err = s.agentDetail(r.Context(), at)
 	} else {

@@ -43,7 +43,14 @@ func (l *lockedBuf) String() string {
 
 func startUI(t *testing.T, args ...string) *uiProc {
 	t.Helper()
+	return startUIWith(t, nil, args...)
+}
+
+// startUIWith is startUI with the process's environment (nil: this test's).
+func startUIWith(t *testing.T, env []string, args ...string) *uiProc {
+	t.Helper()
 	cmd := exec.Command(svcctlBin, append([]string{"ui"}, args...)...)
+	cmd.Env = env
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +73,7 @@ func startUI(t *testing.T, args ...string) *uiProc {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("svc-ctl ui printed no URL; stderr: %s", errb.String())
 	}
-	m := regexp.MustCompile(`^(http://127\.0\.0\.1:[0-9]+)/\?token=([A-Za-z0-9_-]{43})$`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`^(http://127\.0\.0\.1:[0-9]+)/#token=([A-Za-z0-9_-]{43})$`).FindStringSubmatch(first)
 	if m == nil {
 		t.Fatalf("first line %q is not the page's URL with its token; stderr: %s", first, errb.String())
 	}
