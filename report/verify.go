@@ -602,14 +602,16 @@ func (v *verifier) configInForce() {
 	v.add("config in force", Pass, fmt.Sprintf("the agent runs %s as it is on disk (loaded %s)", v.cfg.Path, v.live.Config.LoadedAt.Format(time.RFC3339)))
 }
 
-// checkSecretsPrivate is the line about who can read the notification
-// secrets of the config file (review2 R5); only for a config that has some.
-const checkSecretsPrivate = "notify secrets private"
+// checkSecretsPrivate is the line about who can read the secrets of the
+// config file: notification secrets and the values of env written in it;
+// only for a config that has some.
+const checkSecretsPrivate = "secrets private"
 
-// secretsPrivate warns when the config holds notification secrets that
-// other users can read, naming the keys (never the values) and the fix.
+// secretsPrivate warns when the config holds secrets (notification keys,
+// env values) that other users can read, naming the keys (never the
+// values) and the fix.
 func (v *verifier) secretsPrivate() {
-	if len(v.cfg.NotifySecretKeys()) == 0 {
+	if len(v.cfg.SecretKeys()) == 0 {
 		return
 	}
 	words, err := v.cfg.SecretsExposed()
