@@ -101,7 +101,8 @@ func newAccount() (*account, error) {
 	suffix := make([]byte, 4)
 	rand.Read(suffix)
 	name := "svcctl-e2e-" + hex.EncodeToString(suffix)
-	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--user-group",
+	home := filepath.Join(work, "home-"+name) // its home in the user database too: a person's
+	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--home-dir", home, "--user-group",
 		"--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("useradd %s: %w: %s", name, err, out)
 	}
@@ -109,7 +110,7 @@ func newAccount() (*account, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &account{name: name, home: filepath.Join(work, "home-"+name)}
+	a := &account{name: name, home: home}
 	a.uid, _ = strconv.Atoi(u.Uid)
 	a.gid, _ = strconv.Atoi(u.Gid)
 	if err := os.Mkdir(a.home, 0o755); err != nil {
