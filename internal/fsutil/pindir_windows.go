@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -19,7 +20,11 @@ import (
 // above it can be renamed or removed (NTFS refuses to rename a directory
 // with an open handle below it), so its path keeps naming it and the
 // operations below go by path, each refusing a reparse point.
-type dirSys struct {
+type dirSys struct{ p *winHandle }
+
+// winHandle is the held directory handle, apart from the Dir so that a
+// cleanup can close it once the Dir is unreachable.
+type winHandle struct {
 	mu     sync.Mutex
 	h      windows.Handle
 	vol    uint32
@@ -85,8 +90,13 @@ func pinDir(path string, create bool) (*Dir, error) {
 		windows.CloseHandle(h)
 		return nil, fmt.Errorf("%s is not a directory", path)
 	}
-	return &Dir{path: path, sys: dirSys{h: h, vol: info.VolumeSerialNumber,
-		idx: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow)}}, nil
+	w := &winHandle{h: h, vol: info.VolumeSerialNumber, idx: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow)}
+	d := &Dir{path: path, sys: dirSys{p: w}}
+	// A Dir nothing refers to any more lets go of its directory, as an
+	// *os.File does on Unix: a pin dropped by a reload must not keep the
+	// directory from being renamed for as long as the agent runs.
+	runtime.AddCleanup(d, func(w *winHandle) { w.closeOnce() }, w)
+	return d, nil
 }
 
 func openDirHandle(path string, share uint32) (windows.Handle, error) {
@@ -99,19 +109,21 @@ func openDirHandle(path string, share uint32) (windows.Handle, error) {
 }
 
 // Close lets go of the directory.
-func (d *Dir) Close() error {
-	d.sys.mu.Lock()
-	defer d.sys.mu.Unlock()
-	if d.sys.closed {
+func (d *Dir) Close() error { return d.sys.p.closeOnce() }
+
+func (w *winHandle) closeOnce() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
 		return os.ErrClosed
 	}
-	d.sys.closed = true
-	return windows.CloseHandle(d.sys.h)
+	w.closed = true
+	return windows.CloseHandle(w.h)
 }
 
 // Same reports whether o pins the very directory d pins.
 func (d *Dir) Same(o *Dir) bool {
-	return o != nil && d.sys.vol == o.sys.vol && d.sys.idx == o.sys.idx
+	return o != nil && d.sys.p.vol == o.sys.p.vol && d.sys.p.idx == o.sys.p.idx
 }
 
 // Stat is the pinned directory's own FileInfo.
@@ -121,9 +133,9 @@ func (d *Dir) Stat() (fs.FileInfo, error) { return os.Stat(d.path) }
 func (d *Dir) Gone() bool { return false }
 
 func (d *Dir) open() error {
-	d.sys.mu.Lock()
-	defer d.sys.mu.Unlock()
-	if d.sys.closed {
+	d.sys.p.mu.Lock()
+	defer d.sys.p.mu.Unlock()
+	if d.sys.p.closed {
 		return os.ErrClosed
 	}
 	return nil
