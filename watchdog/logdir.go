@@ -65,9 +65,9 @@ func (s *Supervisor) serviceLog(svc *config.Service, id *runas.Identity) (snapsh
 	return l, nil
 }
 
-// serviceLogOwners resolves the service's user for a use of its log that
-// has no identity at hand (the cap loop): at the first use only, after that
-// the pin keeps what it was pinned with.
+// pinnedLog is serviceLog for a use that has no identity at hand (the cap
+// loop, the evidence step): the service's user is resolved at the first
+// use only; after that the pin keeps what it was pinned with.
 func (s *Supervisor) pinnedLog(svc *config.Service) (snapshot.Log, error) {
 	s.pins.mu.Lock()
 	p := s.pins.m[svc.Name]
@@ -120,9 +120,11 @@ func (s *Supervisor) logForSpawn(svc *config.Service, id *runas.Identity) (snaps
 	return l, nil
 }
 
+// replaced is the refusal of a log directory found replaced, with why a
+// non-administrator could have done it.
 func replaced(dir string, why error) error {
-	return fmt.Errorf("directory %s %w (it is another directory now) and %v, so this may be someone steering root's writes: not followed; if an administrator moved it on purpose, `svc-ctl reload` checks and pins it again",
-		dir, fsutil.ErrReplaced, why)
+	return fmt.Errorf("directory %s %w (another directory is there now), and not only an administrator could have done it (%v): not followed; "+
+		"if an administrator moved it on purpose, `svc-ctl reload` checks and pins it again", dir, fsutil.ErrReplaced, why)
 }
 
 // pinLog pins the directory of the log at path, creating it (0700, the

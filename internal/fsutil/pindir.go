@@ -83,10 +83,6 @@ func linkedError(path string, n uint64) error {
 	return fmt.Errorf("%s %w (%d): it may be another file's hard link, so svc-ctl does not act on it; remove it (rm %s) and let svc-ctl create the file", path, ErrLinked, n, path)
 }
 
-func replacedError(path string) error {
-	return fmt.Errorf("directory %s %w (it is another directory now, or a link): refusing to act on it; if an administrator moved it, `svc-ctl reload` (or an agent restart) checks and pins it again", path, ErrReplaced)
-}
-
 // SameFile reports whether a and b describe the same file: os.SameFile,
 // also for the FileInfo a Dir's Lstat returns.
 func SameFile(a, b fs.FileInfo) bool {
