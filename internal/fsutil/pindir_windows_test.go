@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/windows"
 )
 
 // TestPinnedDirWindows: a pinned directory cannot be renamed away while
@@ -47,5 +49,25 @@ func TestPinnedDirWindows(t *testing.T) {
 	d.Close()
 	if _, err := d.Lstat("runtime.prev.log"); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("a closed Dir answered: %v", err)
+	}
+}
+
+// TestPinRefusesAReparsePoint: a directory whose handle says it is a
+// reparse point (a junction, a symlink) is refused, never pinned. Wine
+// reports none for the links it makes, so the handle's answer is the seam.
+func TestPinRefusesAReparsePoint(t *testing.T) {
+	root, err := os.MkdirTemp("", "fsutil-pin-") // not t.TempDir: Wine cannot remove it (docs/windows.md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	old := reparseOf
+	reparseOf = func(windows.Handle) (bool, error) { return true, nil }
+	t.Cleanup(func() { reparseOf = old })
+	if d, err := OpenDir(root); !errors.Is(err, ErrSymlink) {
+		if d != nil {
+			d.Close()
+		}
+		t.Fatalf("OpenDir of a reparse point = %v, want ErrSymlink", err)
 	}
 }
