@@ -22,11 +22,11 @@ import (
 )
 
 // The attacker's own programs are this test binary run again as the
-// throwaway user (a copy others may execute), with SVCCTL_E2E_HELPER naming
+// throwaway user (a copy others may execute), with SVCCTL_PRIVILEGED_HELPER naming
 // what to do: the attack runs with the attacker's rights, not root's.
-const envHelper = "SVCCTL_E2E_HELPER"
+const envHelper = "SVCCTL_PRIVILEGED_HELPER"
 
-// helperMain runs the helper SVCCTL_E2E_HELPER names and reports whether
+// helperMain runs the helper SVCCTL_PRIVILEGED_HELPER names and reports whether
 // it did (then TestMain returns without running tests).
 func helperMain() bool {
 	switch os.Getenv(envHelper) {
