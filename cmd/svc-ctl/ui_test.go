@@ -123,9 +123,9 @@ func TestUIServesAndActs(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Trigger != "manual" || runs[0].Detail.By != "ui" {
 		t.Fatalf("runs = %s (%v), want one manual run by ui", r.stdout, err)
 	}
-	if !strings.Contains(u.stderr.String(), "ui.action") {
-		t.Errorf("the action left no line in the terminal: %s", u.stderr.String())
-	}
+	testutil.WaitForSaying(t, 10*time.Second, "the action's line in the terminal (ui.action)", func() bool {
+		return strings.Contains(u.stderr.String(), "ui.action")
+	}, u.stderr.String)
 	if _, err := os.Stat(filepath.Join(state, "services", "web", "paused")); err == nil {
 		t.Fatal("paused before any pause")
 	}
@@ -218,9 +218,12 @@ func TestUIServesABrokenConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := startUI(t, "--config", cfg)
-	if s := u.stderr.String(); !strings.Contains(s, "the config does not load") || !strings.Contains(s, "actions are refused") {
-		t.Errorf("stderr says nothing of the broken file: %s", s)
-	}
+	// The process wrote its warnings before the URL, but exec copies a
+	// child's stderr into the buffer from a goroutine of its own: wait.
+	testutil.WaitForSaying(t, 10*time.Second, "stderr to name the broken file and the refused actions", func() bool {
+		s := u.stderr.String()
+		return strings.Contains(s, "the config does not load") && strings.Contains(s, "actions are refused")
+	}, u.stderr.String)
 	type page struct {
 		ConfigError string `json:"config_error"`
 		ConfigShown string `json:"config_shown"`
