@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"svcctl/internal/fsutil"
 )
@@ -35,6 +36,8 @@ func checkExeTrusted(exe string) error {
 		problem = fmt.Errorf("%s is writable by its group or by everyone (mode %#o)", real, fi.Mode().Perm())
 	} else if err := fsutil.CheckDirChain(filepath.Dir(real)); err != nil {
 		problem = err
+	} else if err := checkLinksOnTheWay(exe); err != nil {
+		problem = err
 	}
 	if problem == nil {
 		return nil
@@ -45,4 +48,51 @@ func checkExeTrusted(exe string) error {
 	return fmt.Errorf("refusing to install %s as the system agent: %w; the agent runs it as root at every boot, so whoever can change it runs code as root. "+
 		"Install it where only root can write, and install from there: sudo install -o root -g 0 -m 0755 %s /usr/local/bin/svc-ctl && sudo /usr/local/bin/svc-ctl install",
 		real, problem, real)
+}
+
+// checkLinksOnTheWay: the service is registered with exe as given, not with
+// the file it resolves to, so every link on the way to that file is run
+// through again at every boot. Each must be root's, in a directory that
+// only root can change (and each directory above it): a root-owned binary
+// reached through a link in a user's directory is that user's to retarget.
+func checkLinksOnTheWay(exe string) error {
+	done, rest := "/", strings.Split(strings.TrimPrefix(filepath.Clean(exe), "/"), "/")
+	for hops := 0; len(rest) > 0; {
+		elem := rest[0]
+		rest = rest[1:]
+		switch elem {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done) // done has no link in it: .. is lexical here
+			continue
+		}
+		next := filepath.Join(done, elem)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return fmt.Errorf("%s: too many links", exe)
+		}
+		if owner, _ := fsutil.Owner(fi); owner != 0 {
+			return fmt.Errorf("the link %s on the way to the binary is owned by uid %d, who can point it elsewhere", next, owner)
+		}
+		if err := fsutil.CheckDirChain(done); err != nil {
+			return fmt.Errorf("the link %s on the way to the binary can be replaced: %w", next, err)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return err
+		}
+		if filepath.IsAbs(target) {
+			done = "/"
+		}
+		rest = append(strings.Split(strings.TrimPrefix(target, "/"), "/"), rest...)
+	}
+	return nil
 }

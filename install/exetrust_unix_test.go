@@ -55,6 +55,28 @@ func TestInstallRefusesABinaryOthersCanWrite(t *testing.T) {
 	if _, err := Install(context.Background(), Request{ConfigFlag: cfg, Exe: place("e", 0o755, 0, 0o755, 0)}); err != nil {
 		t.Errorf("a root-owned binary in a root-owned directory: %v", err)
 	}
+	// The unit names the path as given: a link a user can retarget, to a
+	// root-owned binary, is that user's binary at the next boot. Failed
+	// before: only the file the link resolved to was checked.
+	good := place("g", 0o755, 0, 0o755, 0)
+	userDir := filepath.Join(t.TempDir(), "h")
+	os.Mkdir(userDir, 0o755)
+	os.Chown(userDir, 65534, 65534)
+	if err := os.Symlink(good, filepath.Join(userDir, "svc-ctl")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Install(context.Background(), Request{ConfigFlag: cfg, Exe: filepath.Join(userDir, "svc-ctl")})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "the link "+filepath.Join(userDir, "svc-ctl")) || !strings.Contains(err.Error(), "is owned by") {
+		t.Errorf("a root binary through a link in a user's directory: %v; want a usage error naming the link", err)
+	}
+	rootLink := filepath.Join(filepath.Dir(good), "svc-ctl-link")
+	if err := os.Symlink(good, rootLink); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkExeTrusted(rootLink); err != nil {
+		t.Errorf("a root binary through root's link in root's directory: %v", err)
+	}
 	sticky := place("f", os.ModeSticky|0o777, 0, 0o755, 0) // like /tmp: only root may rename root's entry
 	if err := checkExeTrusted(sticky); err != nil {
 		t.Errorf("a root-owned binary in a sticky directory: %v", err)
