@@ -138,8 +138,9 @@ func (s *Server) mux() *http.ServeMux {
 // The page server's bounds: a slow or idle client cannot hold a
 // connection for long, and at most maxConns are served at once (more wait
 // in the kernel's queue): a local user flooding the port with idle
-// connections costs this process no more than that.
-const (
+// connections costs this process no more than that. (Variables only so
+// that a test can shorten them.)
+var (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 15 * time.Second
 	writeTimeout      = 60 * time.Second // a week of timeline on a slow disk

@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -426,5 +428,56 @@ func TestConnectionCap(t *testing.T) {
 	idle[0].Close()
 	if code := <-answered; code != http.StatusOK {
 		t.Fatalf("the waiting request, once a slot was free: %d", code)
+	}
+}
+
+// TestSlowAndIdleClientsAreCut: a client that never finishes its request,
+// or keeps a connection open after its answer, is disconnected by the page
+// (timeouts shortened here), so it cannot hold one of the page's few
+// connections for long. Failed before: the page waited for both forever.
+func TestSlowAndIdleClientsAreCut(t *testing.T) {
+	oldHeader, oldIdle := readHeaderTimeout, idleTimeout
+	readHeaderTimeout, idleTimeout = 200*time.Millisecond, 200*time.Millisecond
+	t.Cleanup(func() { readHeaderTimeout, idleTimeout = oldHeader, oldIdle })
+	pg := newPage(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- pg.srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-served })
+	// closed reads c until the server closes it (or the test's deadline).
+	closed := func(c net.Conn) error {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err := io.Copy(io.Discard, c)
+		if err == nil { // EOF: the server hung up
+			return nil
+		}
+		return err
+	}
+	slow, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	io.WriteString(slow, "GET /api/state HTTP/1.1\r\nHost: "+ln.Addr().String()+"\r\n") // and never the blank line
+	if err := closed(slow); err != nil {
+		t.Errorf("a request never finished held its connection: %v", err)
+	}
+	idle, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	io.WriteString(idle, "GET /api/state HTTP/1.1\r\nHost: "+ln.Addr().String()+"\r\nAuthorization: Bearer "+pg.srv.Token()+"\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(idle), nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the idle client's one request: %v %v", resp, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	if err := closed(idle); err != nil {
+		t.Errorf("a kept-alive connection with nothing asked was held: %v", err)
 	}
 }
