@@ -41,7 +41,7 @@ import (
 
 // instanceKeys are the keys of a service whose change needs a new
 // instance: what the running one was started with.
-var instanceKeys = map[string]bool{"command": true, "env": true, "env_file": true, "dir": true, "user": true,
+var instanceKeys = map[string]bool{"command": true, "env": true, "env_file": true, "dir": true, "search_path": true, "user": true,
 	"group": true, "log": true, "limits": true}
 
 // reloadPlan is what a new config changes.
@@ -344,8 +344,8 @@ func serviceChanges(o, n *config.Service) []string {
 	}
 	return changedKeys([]keyEq{
 		{"command", eq(o.Command, n.Command)}, {"env", eq(o.Env, n.Env)}, {"env_file", o.EnvFile == n.EnvFile},
-		{"dir", o.Dir == n.Dir}, {"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group},
-		{"log", o.Log == n.Log}, {"log_max", o.LogMax == n.LogMax}, {"interval", o.Interval == n.Interval},
+		{"dir", o.Dir == n.Dir}, {"search_path", eq(o.SearchPath, n.SearchPath)},
+		{"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log", o.Log == n.Log}, {"log_max", o.LogMax == n.LogMax}, {"interval", o.Interval == n.Interval},
 		{"start_timeout", o.StartTimeout == n.StartTimeout}, {"stop_timeout", o.StopTimeout == n.StopTimeout},
 		{"health", eq(o.Health, n.Health)}, {"depends", eq(o.Depends, n.Depends)}, {"restart", eq(o.Restart, n.Restart)},
 		{"limits", o.Limits == n.Limits}, {"ping", o.Ping == n.Ping},
@@ -360,8 +360,8 @@ func jobChanges(o, n *config.Job) []string {
 	}
 	return changedKeys([]keyEq{
 		{"schedule", o.Schedule == n.Schedule}, {"timezone", o.Timezone == n.Timezone}, {"command", eq(o.Command, n.Command)},
-		{"dir", o.Dir == n.Dir}, {"env", eq(o.Env, n.Env)}, {"env_file", o.EnvFile == n.EnvFile},
-		{"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log_max", o.LogMax == n.LogMax},
+		{"dir", o.Dir == n.Dir}, {"search_path", eq(o.SearchPath, n.SearchPath)}, {"env", eq(o.Env, n.Env)},
+		{"env_file", o.EnvFile == n.EnvFile}, {"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log_max", o.LogMax == n.LogMax},
 		{"timeout", o.Timeout == n.Timeout}, {"catch_up", o.CatchUp == n.CatchUp}, {"grace", o.Grace == n.Grace},
 		{"external", o.External == n.External}, {"depends", eq(o.Depends, n.Depends)}, {"ping", o.Ping == n.Ping},
 	})

@@ -91,6 +91,8 @@ func TestLoadInvalid(t *testing.T) {
 		{"log-destinations", 3, `agent.log_destinations[1]`, `invalid value "syslog": use {dests}`, ""},
 		{"log-destinations-empty", 2, `agent.log_destinations`, `no destination: the agent's log must go somewhere; use ["file"] (the default) and, on this OS, {dests}`, ""},
 		{"ping", 6, `service "proxy".ping`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hc-ping.com/UUID`, ""},
+		{"search-path-relative", 6, `service "proxy".search_path`, `"bin" is not an absolute directory: write the full path (search_path is searched from anywhere, never relative to a directory)`, ""},
+		{"search-path-writable", 7, `job "pull".search_path`, `/tmp is writable by its group or by everyone (mode 0777), who could put any program there (it can be changed by another user); run: chmod go-w /tmp: the system agent would run programs from it as the service's user; use a directory only administrators can write, or give the program's absolute path in command`, ""},
 		{"tilde-path", 6, `service "proxy".dir`, `"~/srv/proxy": ~ is not expanded here: write the full path, or a path relative to the config file`, ""},
 		{"duration-too-long", 6, `service "proxy".interval`, `duration "106751d" is too long: the longest accepted is 366d`, ""},
 		{"size", 6, `service "proxy".log_max`, `invalid size "50": use a number with a unit, like "50MiB", "512KiB" or "2GB"`, ""},

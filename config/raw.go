@@ -41,6 +41,7 @@ type rawService struct {
 	Name         string            `toml:"name"`
 	Command      []string          `toml:"command"`
 	Dir          string            `toml:"dir"`
+	SearchPath   []string          `toml:"search_path"`
 	Env          map[string]string `toml:"env"`
 	EnvFile      string            `toml:"env_file"`
 	User         string            `toml:"user"`
@@ -96,23 +97,24 @@ type rawRestart struct {
 }
 
 type rawJob struct {
-	Name     string            `toml:"name"`
-	Schedule string            `toml:"schedule"`
-	Timezone string            `toml:"timezone"`
-	Command  []string          `toml:"command"`
-	Dir      string            `toml:"dir"`
-	Env      map[string]string `toml:"env"`
-	EnvFile  string            `toml:"env_file"`
-	User     string            `toml:"user"`
-	Group    string            `toml:"group"`
-	LogMax   *sizeText         `toml:"log_max"`
-	Timeout  *durationText     `toml:"timeout"`
-	CatchUp  bool              `toml:"catch_up"`
-	Grace    *durationText     `toml:"grace"`
-	External bool              `toml:"external"`
-	Depends  []rawDepend       `toml:"depends"`
-	Ping     string            `toml:"ping"`
-	PingFile string            `toml:"ping_file"`
+	Name       string            `toml:"name"`
+	Schedule   string            `toml:"schedule"`
+	Timezone   string            `toml:"timezone"`
+	Command    []string          `toml:"command"`
+	Dir        string            `toml:"dir"`
+	SearchPath []string          `toml:"search_path"`
+	Env        map[string]string `toml:"env"`
+	EnvFile    string            `toml:"env_file"`
+	User       string            `toml:"user"`
+	Group      string            `toml:"group"`
+	LogMax     *sizeText         `toml:"log_max"`
+	Timeout    *durationText     `toml:"timeout"`
+	CatchUp    bool              `toml:"catch_up"`
+	Grace      *durationText     `toml:"grace"`
+	External   bool              `toml:"external"`
+	Depends    []rawDepend       `toml:"depends"`
+	Ping       string            `toml:"ping"`
+	PingFile   string            `toml:"ping_file"`
 }
 
 type rawNotify struct {

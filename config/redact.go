@@ -48,6 +48,7 @@ type ServiceView struct {
 	Name         string            `json:"name" toml:"name"`
 	Command      []string          `json:"command" toml:"command"`
 	Dir          string            `json:"dir" toml:"dir"`
+	SearchPath   []string          `json:"search_path,omitempty" toml:"search_path,omitempty"`
 	Env          map[string]string `json:"env" toml:"env,omitempty"`
 	EnvFile      string            `json:"env_file" toml:"env_file"`
 	User         string            `json:"user" toml:"user"`
@@ -109,23 +110,24 @@ type RestartView struct {
 
 // JobView is one [[job]] in a View.
 type JobView struct {
-	Name     string            `json:"name" toml:"name"`
-	Schedule string            `json:"schedule" toml:"schedule"`
-	Timezone string            `json:"timezone" toml:"timezone"`
-	Command  []string          `json:"command" toml:"command"`
-	Dir      string            `json:"dir" toml:"dir"`
-	Env      map[string]string `json:"env" toml:"env,omitempty"`
-	EnvFile  string            `json:"env_file" toml:"env_file"`
-	User     string            `json:"user" toml:"user"`
-	Group    string            `json:"group" toml:"group"`
-	LogMax   string            `json:"log_max" toml:"log_max"`
-	Timeout  string            `json:"timeout" toml:"timeout"`
-	CatchUp  bool              `json:"catch_up" toml:"catch_up"`
-	Grace    string            `json:"grace" toml:"grace"`
-	External bool              `json:"external" toml:"external"`
-	Depends  []DependView      `json:"depends" toml:"depends,omitempty"`
-	Ping     string            `json:"ping,omitempty" toml:"ping,omitempty"`
-	PingFile string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
+	Name       string            `json:"name" toml:"name"`
+	Schedule   string            `json:"schedule" toml:"schedule"`
+	Timezone   string            `json:"timezone" toml:"timezone"`
+	Command    []string          `json:"command" toml:"command"`
+	Dir        string            `json:"dir" toml:"dir"`
+	SearchPath []string          `json:"search_path,omitempty" toml:"search_path,omitempty"`
+	Env        map[string]string `json:"env" toml:"env,omitempty"`
+	EnvFile    string            `json:"env_file" toml:"env_file"`
+	User       string            `json:"user" toml:"user"`
+	Group      string            `json:"group" toml:"group"`
+	LogMax     string            `json:"log_max" toml:"log_max"`
+	Timeout    string            `json:"timeout" toml:"timeout"`
+	CatchUp    bool              `json:"catch_up" toml:"catch_up"`
+	Grace      string            `json:"grace" toml:"grace"`
+	External   bool              `json:"external" toml:"external"`
+	Depends    []DependView      `json:"depends" toml:"depends,omitempty"`
+	Ping       string            `json:"ping,omitempty" toml:"ping,omitempty"`
+	PingFile   string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
 }
 
 // NotifyView is one [[notify]] in a View. The URL keeps its scheme and host
@@ -217,7 +219,7 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 	h := s.Health
 	rs := s.Restart
 	return ServiceView{
-		Name: s.Name, Command: r.Args(s.Command), Dir: s.Dir, Env: redact.Env(s.Env), EnvFile: s.EnvFile,
+		Name: s.Name, Command: r.Args(s.Command), Dir: s.Dir, SearchPath: s.SearchPath, Env: redact.Env(s.Env), EnvFile: s.EnvFile,
 		User: s.RunAs.User, Group: s.RunAs.Group, Log: s.Log, LogMax: FormatSize(s.LogMax),
 		Interval: FormatDuration(s.Interval), StartTimeout: FormatDuration(s.StartTimeout),
 		StopTimeout: FormatDuration(s.StopTimeout),
@@ -309,7 +311,7 @@ func redactSet(s string) string {
 func jobView(r *redact.Redactor, j *Job) JobView {
 	return JobView{
 		Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, Command: r.Args(j.Command),
-		Dir: j.Dir, Env: redact.Env(j.Env), EnvFile: j.EnvFile, User: j.RunAs.User, Group: j.RunAs.Group,
+		Dir: j.Dir, SearchPath: j.SearchPath, Env: redact.Env(j.Env), EnvFile: j.EnvFile, User: j.RunAs.User, Group: j.RunAs.Group,
 		LogMax: FormatSize(j.LogMax), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
 		Grace: FormatDuration(j.Grace), External: j.External, Depends: dependViews(r, j.Depends),
 		Ping: pingView(j.Ping, j.PingFile), PingFile: j.PingFile,

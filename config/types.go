@@ -72,12 +72,18 @@ func (a *Agent) LogsTo(d string) bool {
 type Service struct {
 	Name    string
 	Command []string // argv; never a shell
-	Dir     string
+	Dir     string   // working directory; "" = the home of the user it runs as (internal/svcenv)
+	// SearchPath is search_path: absolute directories put before the base
+	// PATH, where bare program names are looked up too.
+	SearchPath []string
 	// Env is what the service gets on top of the agent's base environment:
 	// the env_file's variables overlaid by env's (env wins). Every value is a
 	// secret to every writer (EnvValues).
 	Env     map[string]string
 	EnvFile string // absolute path of env_file as written; "" = none (already read into Env)
+	// EnvKeys are the names written in env itself (not env_file's): what
+	// `verify` weighs against who may read the config.
+	EnvKeys []string
 	RunAs   RunAs  // user and group; zero = the agent's own
 	Log     string // absolute; default <state>/services/<name>/runtime.log
 	// LogMax is the size past which runtime.log is rotated while the service
@@ -146,23 +152,25 @@ type Restart struct {
 
 // Job is one [[job]] table.
 type Job struct {
-	Name     string
-	Schedule string // 5 fields or @descriptor
-	Timezone string // as written: an IANA name or "Local"
-	Location *time.Location
-	Command  []string
-	Dir      string
-	Env      map[string]string // env_file overlaid by env, as for a service
-	EnvFile  string
-	RunAs    RunAs
-	LogMax   int64         // caps last.log; default 50MiB
-	Timeout  time.Duration // default 1h
-	CatchUp  bool
-	Grace    time.Duration // default 5m
-	External bool
-	Depends  []Depend
-	Ping     string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
-	PingFile string // the file Ping was read from (ping_file); "" when written in the config
+	Name       string
+	Schedule   string // 5 fields or @descriptor
+	Timezone   string // as written: an IANA name or "Local"
+	Location   *time.Location
+	Command    []string
+	Dir        string
+	SearchPath []string          // as for a service
+	Env        map[string]string // env_file overlaid by env, as for a service
+	EnvFile    string
+	EnvKeys    []string // as for a service
+	RunAs      RunAs
+	LogMax     int64         // caps last.log; default 50MiB
+	Timeout    time.Duration // default 1h
+	CatchUp    bool
+	Grace      time.Duration // default 5m
+	External   bool
+	Depends    []Depend
+	Ping       string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
+	PingFile   string // the file Ping was read from (ping_file); "" when written in the config
 }
 
 // Notify is one [[notify]] table: a channel events are delivered through.

@@ -17,6 +17,7 @@ func (c *checker) agent(r *rawAgent) Agent {
 	if a.StateDir == "" {
 		a.StateDir = DefaultStateDir(c.user)
 	}
+	a.StateDir = Canonical(a.StateDir)
 	c.oneOf("agent.log_level", a.LogLevel, "debug", "info", "warn", "error")
 	c.oneOf("agent.on_panic", a.OnPanic, "continue", "exit")
 	if a.MetricsListen != "" {

@@ -42,6 +42,7 @@ func newConfigCheckCommand(g *globals) *cobra.Command {
 }
 
 func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []string) error {
+	g.fileItself = true
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return err
@@ -58,6 +59,11 @@ func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []str
 		if err := cfg.CheckTrusted(); err != nil {
 			return configError{fmt.Errorf("%s loads, but a privileged svc-ctl (the agent, start, reload) refuses it: %w", cfg.Path, err)}
 		}
+	}
+	// Warnings, not errors: the file is valid, and the agent looks each
+	// program up again at every start (one missing at boot stops no other).
+	for _, w := range cfg.ProgramWarnings() {
+		fmt.Fprintf(g.stderr, "svc-ctl: warning: %s\n", w)
 	}
 	r := cfg.Redacted()
 	if o.json {
