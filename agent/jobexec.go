@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/internal/redact"
 	"svcctl/runtrace"
 	"svcctl/watchdog"
@@ -130,12 +131,12 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 	if err != nil {
 		return jobSpawnFailed(err, req.Redactor)
 	}
-	c := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
+	c := child.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
 	// The job's user, as for the agent's own runs of it: a root cron line
 	// `svc-ctl exec backup -- ...` runs the command as `user`, not as root.
 	// The environment stays the caller's: CMD is the caller's own command;
 	// only SVCCTL_RESULT is added, as for every run of a job.
-	runAs(c, id)
+	runAs(c.Cmd, id)
 	c.Env = append(os.Environ(), EnvResult+"="+result.path)
 	c.Stdin = req.Stdin
 	c.Stdout = io.MultiWriter(req.Stdout, tail)

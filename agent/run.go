@@ -17,6 +17,7 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
 	"svcctl/notify"
@@ -67,6 +68,10 @@ type Options struct {
 	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
 	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
 	Cgroup string
+	// NoSubreaper: the agent does not make itself a child subreaper even
+	// where the OS can (Linux), so a daemon that double-forks out of a
+	// service's tree goes to init, as on macOS. Tests of that mode set it.
+	NoSubreaper bool
 	// Lean: the process is the agent's own (`svc-ctl agent`): give back
 	// start-up's memory once it is over (lean.go).
 	Lean bool
@@ -114,6 +119,9 @@ type Agent struct {
 	started      time.Time
 	boot         time.Time
 	lock         *state.AgentLock
+	// subreaper: this process is a child subreaper (Linux): orphans of the
+	// services' trees are re-parented to it, and the orphans loop reaps them.
+	subreaper bool
 	closers      []io.Closer
 
 	draining atomic.Bool
@@ -205,6 +213,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
 	a.sup.Cgroup = a.cgroup()
+	a.subreaper = a.becomeSubreaper()
 	a.metricsHandler = a.newMetricsHandler()
 	a.onExit = a.exited
 	a.jobs = newJobRunner(a)
@@ -300,6 +309,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "reaper", a.reapLoop)
+	if a.subreaper {
+		a.goSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
+	}
 	// The log cap and the coverage run even with no service or job yet: a
 	// reload may add some.
 	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
@@ -343,4 +355,28 @@ func (a *Agent) cgroup() string {
 	}
 	a.log.Info("cgroup.delegated", "cgroup", dir)
 	return dir
+}
+
+// becomeSubreaper makes the agent a child subreaper where the OS has them
+// (Linux) and the options allow: a daemon that double-forks out of a
+// service's tree is then re-parented to the agent, not to init, so its exit
+// reaches the agent and its zombie is the agent's to reap (the orphans
+// loop). Elsewhere instances are owned without it ("plain").
+func (a *Agent) becomeSubreaper() bool {
+	if a.o.NoSubreaper {
+		a.log.Info("subreaper.off", "why", "the agent's options")
+		return false
+	}
+	if err := child.Subreaper(); err != nil {
+		a.log.Info("subreaper.none", "why", err.Error())
+		return false
+	}
+	a.log.Info("subreaper.on")
+	return true
+}
+
+// orphanReaped is told of every orphan the agent reaped: a process of some
+// service's tree re-parented to the agent that has now exited.
+func (a *Agent) orphanReaped(o child.Orphan) {
+	a.log.Debug("orphan.reaped", "pid", o.PID, "how", o.Exit)
 }

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/internal/redact"
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
@@ -45,7 +45,7 @@ func (c *command) Send(ctx context.Context, e *Event) error {
 	if err != nil {
 		return fmt.Errorf("command %s: run as %s: %w", name, c.runAs.User+":"+c.runAs.Group, err)
 	}
-	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
+	cmd := child.CommandContext(ctx, c.argv[0], c.argv[1:]...)
 	cmd.Stdin = bytes.NewReader(append(e.JSON(), '\n'))
 	vars := map[string]string{"SVCCTL_EVENT_ID": e.ID, "SVCCTL_EVENT_KIND": e.Kind}
 	if id != nil {
@@ -53,7 +53,7 @@ func (c *command) Send(ctx context.Context, e *Event) error {
 		// USER, the services' PATH), as a service run as them does: never
 		// root's.
 		cmd.Env = svcenv.Build(id, vars)
-		runas.Apply(cmd, id)
+		runas.Apply(cmd.Cmd, id)
 	} else {
 		cmd.Env = append(os.Environ(), "SVCCTL_EVENT_ID="+e.ID, "SVCCTL_EVENT_KIND="+e.Kind)
 	}

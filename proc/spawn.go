@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"svcctl/internal/child"
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
 )
@@ -124,16 +125,15 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	defer own.close()
-	newCmd := func() *exec.Cmd {
-		return &exec.Cmd{
-			Path:   path,
-			Args:   append([]string(nil), s.Argv...),
-			Dir:    s.Dir,
-			Env:    env,
-			Stdout: logf, // an *os.File goes to the child as is: no copying goroutine
-			Stderr: logf, // that would die with the agent
-			// Stdin nil: exec opens os.DevNull.
-		}
+	newCmd := func() *child.Cmd {
+		c := child.Command(path)
+		c.Args = append([]string(nil), s.Argv...)
+		c.Dir = s.Dir
+		c.Env = env
+		c.Stdout = logf // an *os.File goes to the child as is: no copying goroutine
+		c.Stderr = logf // that would die with the agent
+		// Stdin nil: exec opens os.DevNull.
+		return c
 	}
 	startedAt := time.Now().UTC()
 	cmd, err := own.start(newCmd)
@@ -155,7 +155,7 @@ func Spawn(s SpawnSpec) (*Child, error) {
 // background. The identity is read before Wait can reap, so the PID cannot
 // have been reused yet; a zombie (a program that exited at once) still has
 // its start stamp, so its record is as good as a live one's.
-func newChild(cmd *exec.Cmd, path string, startedAt time.Time) (*Child, error) {
+func newChild(cmd *child.Cmd, path string, startedAt time.Time) (*Child, error) {
 	pid := int32(cmd.Process.Pid)
 	pi, err := readProc(pid)
 	if err != nil {

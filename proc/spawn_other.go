@@ -5,8 +5,9 @@ package proc
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"runtime"
+
+	"svcctl/internal/child"
 )
 
 // Here there is no session, cgroup or job: the tree is the leader alone,
@@ -16,7 +17,7 @@ type plainOwner struct{}
 
 func prepareOwner(SpawnSpec) (owner, error) { return plainOwner{}, nil }
 
-func (plainOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (plainOwner) start(newCmd func() *child.Cmd) (*child.Cmd, error) {
 	cmd := newCmd()
 	return cmd, cmd.Start()
 }

@@ -3,11 +3,11 @@ package proc
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/windows"
 
+	"svcctl/internal/child"
 	"svcctl/internal/winjob"
 )
 
@@ -35,7 +35,7 @@ func prepareOwner(s SpawnSpec) (owner, error) {
 	return o, nil
 }
 
-func (o *jobOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (o *jobOwner) start(newCmd func() *child.Cmd) (*child.Cmd, error) {
 	flags := uint32(detachedFlags)
 	if o.h != 0 {
 		flags |= windows.CREATE_SUSPENDED

@@ -2,7 +2,8 @@ package ui
 
 import (
 	"fmt"
-	"os/exec"
+
+	"svcctl/internal/child"
 )
 
 // OpenBrowser asks the desktop to open url in the default browser
@@ -11,7 +12,7 @@ import (
 // background.
 func OpenBrowser(url string) error {
 	argv := openerArgv(url)
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := child.Command(argv[0], argv[1:]...)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("open the browser with %s: %w (open the URL by hand)", argv[0], err)
 	}
