@@ -122,7 +122,7 @@ type Agent struct {
 	// subreaper: this process is a child subreaper (Linux): orphans of the
 	// services' trees are re-parented to it, and the orphans loop reaps them.
 	subreaper bool
-	closers      []io.Closer
+	closers   []io.Closer
 
 	draining atomic.Bool
 	// loopCtx and runCtx are the contexts of the loops and of the runs they
