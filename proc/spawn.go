@@ -1,6 +1,8 @@
 package proc
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -102,7 +104,12 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return nil, errors.New("spawn: empty command: give the program as the first element of command")
 	}
-	env := svcenv.Build(s.RunAs, s.Env)
+	marker, err := newMarker()
+	if err != nil {
+		return nil, err
+	}
+	// The marker last: a service's own env cannot set or clear it.
+	env := append(svcenv.Build(s.RunAs, withoutMarker(s.Env)), MarkerEnv+"="+marker)
 	path, err := resolveExe(s.Argv[0], s.Dir, env)
 	if err != nil {
 		return nil, err
@@ -147,8 +154,46 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	c.Cgroup, c.Job = own.cgroup(), own.job()
+	c.Marker, c.Mode, c.UID = marker, modeOf(c.Instance), runsAs(s.RunAs)
 	c.Notes = own.notes()
 	return c, nil
+}
+
+// newMarker is a fresh instance marker: 96 random bits, hex.
+func newMarker() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("spawn: instance marker: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// withoutMarker is env without a marker of its own (a config that sets
+// SVCCTL_INSTANCE cannot claim another instance's processes).
+func withoutMarker(env map[string]string) map[string]string {
+	if _, ok := env[MarkerEnv]; !ok {
+		return env
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if k != MarkerEnv {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// modeOf says what owns a new instance's tree besides its records.
+func modeOf(inst Instance) string {
+	switch {
+	case inst.Cgroup != "":
+		return ModeCgroup
+	case inst.Job != "":
+		return ModeJob
+	case child.IsSubreaper():
+		return ModeSubreaper
+	}
+	return ModePlain
 }
 
 // newChild records the identity of the started cmd and reaps it in the

@@ -30,8 +30,21 @@ func newKiller(inst Instance) (killer, error) {
 	return &handleKiller{inst: inst, hs: map[int32]windows.Handle{}}, nil
 }
 
-func (k *handleKiller) graceful() string    { return "TerminateProcess" }
-func (k *handleKiller) term(m Member) error { return k.kill(m) }
+func (k *handleKiller) defaultSignal() string { return "TerminateProcess" }
+
+// signal: "TerminateProcess" ends m; "SIGBREAK" sends CTRL_BREAK to the
+// console process group the leader leads (ctrlbreak_windows.go).
+func (k *handleKiller) signal(m Member, name string) error {
+	switch name {
+	case "TerminateProcess":
+		return k.kill(m)
+	case "SIGBREAK":
+		return k.ctrlBreak(m)
+	}
+	return fmt.Errorf("stop signal %s: %w on Windows (use SIGBREAK, or none)", name, errors.ErrUnsupported)
+}
+
+func (k *handleKiller) resume(Member) {}
 
 func (k *handleKiller) kill(m Member) error {
 	h, err := k.open(m)

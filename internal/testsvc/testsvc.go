@@ -17,6 +17,9 @@
 //	                        4 MiB every 50 ms, and holds it (a leak in a worker)
 //	--grow MB               be that child: grow to MB MiB, then hold it until killed
 //	--sleep D               with --exit-now: run D before exiting
+//	--retitle-after D       write over its environment area D after it listens (Linux), as a server that
+//	                        sets its process title does: its SVCCTL_INSTANCE marker is gone (-1: never)
+//	--pid-file P            write its pid to P once it listens (a daemon's pid file)
 //
 // With --exit-now (and --say, --sleep) it stands in for a job's command on
 // every OS: no /bin/sh, /bin/true or /bin/sleep is needed.
@@ -25,6 +28,7 @@
 //
 //	/control/hang    from now on /health never answers (the process stays alive)
 //	/control/crash   exit(3) at once
+//	/control/retitle write over its environment area now (see --retitle-after)
 //	/control/status?code=N   change /health's status code
 //	/control/flood?mb=N      write N MB (10^6 bytes) of numbered lines to stdout as fast as it can, then
 //	                         "flood done N lines"; answers once it is done
@@ -65,6 +69,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	crashAfter := fs.Duration("crash-after", 0, "serve, then exit with code 4 this long after listening (a crash loop)")
 	sayEnv := fs.String("say-env", "", "write NAME=value of this variable (or NAME unset) to stdout first")
 	sayDir := fs.Bool("say-dir", false, "write dir=<working directory> to stdout first")
+	retitleAfter := fs.Duration("retitle-after", -1, "write over the environment area this long after listening")
+	pidFile := fs.String("pid-file", "", "write the pid here once listening")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -135,6 +141,28 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	s.Mux.HandleFunc("/pid", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%d\n", os.Getpid())
 	})
+	s.Mux.HandleFunc("/control/retitle", func(w http.ResponseWriter, r *http.Request) {
+		if err := retitle(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	if *pidFile != "" {
+		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			fmt.Fprintf(stderr, "testsvc: --pid-file: %v\n", err)
+			return 1
+		}
+	}
+	if *retitleAfter >= 0 {
+		time.AfterFunc(*retitleAfter, func() {
+			if err := retitle(); err != nil {
+				s.Logf("retitle: %v", err)
+				return
+			}
+			s.Logf("retitled: environment area written over")
+		})
+	}
 	s.Tick(*tick)
 	if *crashAfter > 0 {
 		time.AfterFunc(*crashAfter, func() {
