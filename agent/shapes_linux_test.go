@@ -94,15 +94,16 @@ func shapeLifecycle(t *testing.T, scripts map[string]string, live int, o Options
 		t.Fatalf("tree %+v: want it owned by a cgroup too", tree)
 	}
 
-	// Hang: SIGSTOP the server. It ignores SIGTERM while stopped, so the
-	// cycle's stop ends it with SIGKILL at stop_timeout.
+	// Hang: SIGSTOP the server. The cycle names it as hung, and its stop
+	// sends SIGCONT after SIGTERM, so it ends at once.
 	hungAt := time.Now()
-	syscall.Kill(int(server(t, tree).PID), syscall.SIGSTOP)
+	hung := server(t, tree)
+	syscall.Kill(int(hung.PID), syscall.SIGSTOP)
 	tree2 := waitServing(t, e, addr, live, hungAt)
 	wantGone(t, tree, "the hung instance's tree")
 	r := latestStarted(e, "web", hungAt)
-	if !strings.Contains(string(r.Detail), `"old_stop"`) || !strings.Contains(string(r.Detail), `"SIGKILL"`) {
-		t.Errorf("the restart's detail does not say how the old tree ended: %s", r.Detail)
+	if !strings.Contains(string(r.Detail), `"old_stop"`) || !strings.Contains(string(r.Detail), fmt.Sprintf(`"hung":["pid %d (`, hung.PID)) {
+		t.Errorf("the restart's detail does not name the hung member and say how the old tree ended: %s", r.Detail)
 	}
 
 	// Restart the agent: the new one adopts the tree it did not spawn.

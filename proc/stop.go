@@ -28,7 +28,14 @@ type StopResult struct {
 	Members []MemberEnd `json:"members,omitempty"`
 	// Elapsed is how long the stop took.
 	Elapsed time.Duration `json:"elapsed_ns"`
+
+	rec Instance // the record with every member the stop saw (Record)
 }
+
+// Record is the instance record with every member the stop saw, for the
+// caller's look after it: a member found during the stop (forked, or left
+// its parent meanwhile) is remembered there.
+func (r StopResult) Record() Instance { return r.rec }
 
 // MemberEnd is how one member of the tree ended.
 type MemberEnd struct {
@@ -156,18 +163,19 @@ func StopWith(ctx context.Context, inst Instance, o StopOptions) (StopResult, er
 	if t.Len() == 0 {
 		defer releaseTree(inst)
 		if t.LeaderReused {
-			return StopResult{}, fmt.Errorf("stop pid %d: %w: nothing was signalled", inst.PID, ErrNotOurs)
+			return StopResult{rec: rec}, fmt.Errorf("stop pid %d: %w: nothing was signalled", inst.PID, ErrNotOurs)
 		}
-		return StopResult{AlreadyGone: true, Elapsed: time.Since(start)}, nil
+		return StopResult{AlreadyGone: true, Elapsed: time.Since(start), rec: rec}, nil
 	}
 	k, err := newKiller(inst)
 	if err != nil {
-		return StopResult{}, fmt.Errorf("stop pid %d: %w", inst.PID, err)
+		return StopResult{rec: rec}, fmt.Errorf("stop pid %d: %w", inst.PID, err)
 	}
 	defer k.close()
 	s := &stopping{inst: rec, k: k, ends: map[int32]*MemberEnd{}, sent: map[int32]string{}, o: o}
 	err = s.run(ctx, t, start.Add(o.Timeout))
 	res := s.result(time.Since(start))
+	res.rec = s.inst
 	if err != nil {
 		return res, fmt.Errorf("stop pid %d: %w", inst.PID, err)
 	}
@@ -181,7 +189,7 @@ func StopWith(ctx context.Context, inst Instance, o StopOptions) (StopResult, er
 // removed, and the result says no process was left.
 func Released(inst Instance) StopResult {
 	releaseTree(inst)
-	return StopResult{AlreadyGone: true}
+	return StopResult{AlreadyGone: true, rec: inst}
 }
 
 // stopping is one StopWith in progress: what was found, and how each ended.

@@ -22,8 +22,11 @@ type bookkeeping struct {
 	states map[string]keptState         // service -> state not yet written
 	last   map[string]*state.LastResult // service -> watchdog.last.json entry not yet written
 	pids   map[string]proc.Instance     // service -> the instance spawned, its pid file not yet written
-	since  time.Time                    // when writes started failing; zero while they work
-	failed int                          // writes refused since then
+	// pending is, per service, what a look saw while another cycle held
+	// the service's lock (Track): merged into the record by the next look.
+	pending map[string]proc.Instance
+	since   time.Time // when writes started failing; zero while they work
+	failed  int       // writes refused since then
 }
 
 // keptState is a state the disk refused, and when.

@@ -165,12 +165,18 @@ type Detail struct {
 	Instance       string           `json:"instance,omitempty"`  // the new instance's tree: "launcher exited 0, 2 processes live on"
 	Ownership      []string         `json:"ownership,omitempty"` // where the new instance is owned less than asked (no cgroup...)
 	OldStop        *proc.StopResult `json:"old_stop,omitempty"`  // every process of the old tree and how it ended
-	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
-	CrashLoop      *CrashLoop       `json:"crash_loop,omitempty"` // a start refused: the watchdog's starts within loop_window
-	LogTail        []string         `json:"log_tail,omitempty"`
-	Output         string           `json:"output,omitempty"` // where the new instance's output went, when not to its log
-	Error          string           `json:"error,omitempty"`
-	By             string           `json:"by,omitempty"` // who asked for a manual run (Supervisor.By)
+	OldLeft        []string         `json:"old_left,omitempty"`  // members of the old instance that outlived its stop
+	Hung           []string         `json:"hung,omitempty"`      // members stopped by a signal when the evidence was taken
+	Mode           string           `json:"mode,omitempty"`      // how the new instance's tree is owned: cgroup, subreaper, plain, job
+	// AnsweredBefore: the health check (not a local port) passed with no
+	// process of the old instance left, before the new one started.
+	AnsweredBefore string      `json:"answered_before,omitempty"`
+	PortHolder     *PortHolder `json:"port_holder,omitempty"`
+	CrashLoop      *CrashLoop  `json:"crash_loop,omitempty"` // a start refused: the watchdog's starts within loop_window
+	LogTail        []string    `json:"log_tail,omitempty"`
+	Output         string      `json:"output,omitempty"` // where the new instance's output went, when not to its log
+	Error          string      `json:"error,omitempty"`
+	By             string      `json:"by,omitempty"` // who asked for a manual run (Supervisor.By)
 }
 
 // Ensure runs one L3 cycle for the named service (DESIGN.md, "The L3 cycle")
@@ -221,6 +227,9 @@ type cycle struct {
 	// replacing: whose restart the start is if it comes up (restartBy,
 	// judged before the old instance is stopped); "" for a plain start.
 	replacing string
+	// answeredBefore: the health check passed before the new instance
+	// started (answersWithoutUs): passing proves nothing about it.
+	answeredBefore bool
 }
 
 // mustSync reports whether this cycle's bookkeeping must survive a power loss:
