@@ -374,9 +374,3 @@ func (a *Agent) becomeSubreaper() bool {
 	a.log.Info("subreaper.on")
 	return true
 }
-
-// orphanReaped is told of every orphan the agent reaped: a process of some
-// service's tree re-parented to the agent that has now exited.
-func (a *Agent) orphanReaped(o child.Orphan) {
-	a.log.Debug("orphan.reaped", "pid", o.PID, "how", o.Exit)
-}

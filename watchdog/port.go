@@ -42,9 +42,11 @@ func (h PortHolder) String() string {
 	return "port " + strconv.Itoa(int(h.Port)) + " is held by " + who + ", " + whose
 }
 
-// healthPort is the local TCP port the health check talks to: the tcp
+// HealthPort is the local TCP port the health check talks to: the tcp
 // check's, else the http check's. ok is false for an exec-only check or a
 // remote host (a port on another machine is not ours to name).
+func HealthPort(h config.Health) (addr string, port uint32, ok bool) { return healthPort(h) }
+
 func healthPort(h config.Health) (addr string, port uint32, ok bool) {
 	hostport := h.TCP
 	if hostport == "" && h.HTTP != "" {
