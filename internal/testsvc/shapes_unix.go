@@ -92,9 +92,6 @@ func startWorkers(n, mb int, follow bool, out io.Writer) error {
 	return nil
 }
 
-// keep holds the workers' pipes open.
-var keep []io.WriteCloser
-
 // shutdownOnSignals: SIGINT exits at once ("fast"); SIGTERM waits for every
 // held client to leave ("smart"), then exits.
 func shutdownOnSignals(s interface{ Logf(string, ...any) }, h *holders) {

@@ -25,6 +25,7 @@
 //	                        --workers-follow, with which each ends when the server does (its pipe closes)
 //	--term-waits-client     SIGTERM waits for every /control/hold client to leave before exiting ("smart"
 //	                        shutdown); SIGINT exits at once ("fast" shutdown)
+//	--check URL             be a health command: exit 0 when URL answers 200, else 1
 //	--launch MODE -- ARGS   be a launcher of the server ARGS (this program again), unix only:
 //	                        at-once        start it in a session of its own and exit 0 at once
 //	                        at-once-noenv  the same with an empty environment (nothing marks it)
@@ -42,6 +43,7 @@
 //	/control/crash   exit(3) at once
 //	/control/retitle write over its environment area now (see --retitle-after)
 //	/control/hold    answer the headers, then hold the connection open until the client leaves
+//	/control/grow-worker?mb=N   the first --setsid-workers worker grows to N MiB (a leak in a worker)
 //	/control/status?code=N   change /health's status code
 //	/control/flood?mb=N      write N MB (10^6 bytes) of numbered lines to stdout as fast as it can, then
 //	                         "flood done N lines"; answers once it is done
@@ -91,6 +93,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	termWaits := fs.Bool("term-waits-client", false, "SIGTERM waits for /control/hold clients; SIGINT exits at once")
 	launch := fs.String("launch", "", "be a launcher: at-once, at-once-noenv, wait-ready, double-fork")
 	ready := fs.String("ready", "", "with --launch wait-ready: the URL that answers 200 once the server is ready")
+	check := fs.String("check", "", "be a health command: exit 0 when this URL answers 200")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -104,6 +107,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if *sayDir {
 		wd, _ := os.Getwd()
 		fmt.Fprintf(stdout, "dir=%s\n", wd)
+	}
+	if *check != "" {
+		return checkURL(*check)
 	}
 	if *launch != "" {
 		return launchServer(*launch, *ready, fs.Args(), stdout, stderr)
@@ -154,6 +160,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	holds := &holders{}
 	s.Mux.HandleFunc("/control/hold", holds.serve)
+	s.Mux.HandleFunc("/control/grow-worker", growWorker)
 	if *termWaits {
 		shutdownOnSignals(s, holds)
 	}
