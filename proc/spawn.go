@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -45,6 +46,11 @@ type SpawnSpec struct {
 	// sub-cgroups in (see DelegatedCgroup). When set, the instance gets a
 	// cgroup of its own under it; empty = the session alone owns the tree.
 	Cgroup string
+	// Console (Windows): the leader gets a hidden console of its own and
+	// leads a new process group on it, which a stop can then send
+	// CTRL_BREAK (stop_signal = "SIGBREAK"); without it the leader has no
+	// console at all. Ignored elsewhere.
+	Console bool
 }
 
 // Child is an instance Spawn started. The leader's Wait runs in a
@@ -155,6 +161,7 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	}
 	c.Cgroup, c.Job = own.cgroup(), own.job()
 	c.Marker, c.Mode, c.UID = marker, modeOf(c.Instance), runsAs(s.RunAs)
+	c.Console = s.Console && runtime.GOOS == "windows"
 	c.Notes = own.notes()
 	return c, nil
 }

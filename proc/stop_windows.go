@@ -17,8 +17,9 @@ import (
 // DETACHED_PROCESS has no console, so GenerateConsoleCtrlEvent cannot reach
 // it, and Windows has no SIGTERM. term and kill both terminate.
 type handleKiller struct {
-	inst Instance
-	hs   map[int32]windows.Handle
+	inst      Instance
+	hs        map[int32]windows.Handle
+	breakSent bool // CTRL_BREAK went to the instance's group (once per stop)
 }
 
 const terminateAccess = windows.PROCESS_TERMINATE | windows.SYNCHRONIZE | windows.PROCESS_QUERY_LIMITED_INFORMATION

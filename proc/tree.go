@@ -42,6 +42,9 @@ type Instance struct {
 	// Remembered is every other member seen, with its identity, what first
 	// proved it, and its parent then.
 	Remembered []Known `json:"members,omitempty"`
+	// Console (Windows): the leader was given a hidden console of its own
+	// and leads a process group on it: a stop can send it CTRL_BREAK.
+	Console bool `json:"console,omitempty"`
 	// Outside is what an older svc-ctl recorded of processes that left the
 	// tree while the instance started and served its health port. Read,
 	// and remembered as members at the next look (Look drops the field).
