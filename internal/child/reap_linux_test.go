@@ -14,38 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const helperEnv = "CHILD_TEST_HELPER"
-
-func TestMain(m *testing.M) {
-	switch os.Getenv(helperEnv) {
-	case "":
-		os.Exit(m.Run())
-	case "exit3":
-		os.Exit(3)
-	case "orphan":
-		// Start a grandchild in a session of its own, and exit at once: the
-		// grandchild is re-parented to the nearest subreaper (the test).
-		c := exec.Command(os.Args[0])
-		c.Env = append(os.Environ(), helperEnv+"=late")
-		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := c.Start(); err != nil {
-			os.Exit(1)
-		}
-		os.Stdout.WriteString(strconv.Itoa(c.Process.Pid) + "\n")
-		os.Exit(0)
-	case "late":
-		time.Sleep(30 * time.Millisecond)
-		os.Exit(5)
-	}
-	os.Exit(2)
-}
-
-func helper(mode string) *Cmd {
-	c := Command(os.Args[0])
-	c.Env = append(os.Environ(), helperEnv+"="+mode)
-	return c
-}
-
 // Orphans re-parented to this subreaper are reaped and reported, while a
 // hundred Cmds run beside the reaper: not one of their exit statuses is
 // stolen (os/exec's Wait would fail with ECHILD).
