@@ -127,19 +127,11 @@ func listenPorts(p *process.Process) []uint32 {
 	return slices.Compact(ports)
 }
 
-// Listens reports whether m listens on TCP port (its own sockets: on Linux
-// its /proc/PID/fd, not every process's). An error reading them is false.
+// Listens reports whether m listens on TCP port (its own sockets, not
+// every process's). An error reading them is false.
 func Listens(m Member, port uint32) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), factsTimeout)
-	defer cancel()
-	ls, err := listenersOf(ctx, &process.Process{Pid: m.PID})
-	if err != nil {
+	if !listens(m.PID, port) {
 		return false
 	}
-	for _, l := range ls {
-		if l.port == port {
-			return stillOurs(m.Identity) // the sockets read were its own, not a successor's
-		}
-	}
-	return false
+	return stillOurs(m.Identity) // the sockets read were its own, not a successor's
 }
