@@ -1,7 +1,6 @@
 package watchdog
 
 import (
-	"context"
 	"slices"
 
 	"svcctl/config"
@@ -78,7 +77,7 @@ const (
 // lock when it is free; when a cycle holds it, the members seen wait in
 // memory and are merged into the record by the next look that holds it.
 // No record gives os.ErrNotExist.
-func (s *Supervisor) Track(ctx context.Context, name string) (proc.Tree, proc.Instance, error) {
+func (s *Supervisor) Track(name string) (proc.Tree, proc.Instance, error) {
 	svc := s.Config().Service(name)
 	if svc == nil {
 		return proc.Tree{}, proc.Instance{}, UnknownService(s.Config(), name)
