@@ -68,6 +68,10 @@ type Options struct {
 	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
 	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
 	Cgroup string
+	// Scope: where no cgroup is delegated to the agent, ask a reachable
+	// systemd manager for a transient scope with Delegate=yes around the
+	// agent (scope_linux.go). `svc-ctl agent` sets it when started by hand.
+	Scope bool
 	// NoSubreaper: the agent does not make itself a child subreaper even
 	// where the OS can (Linux), so a daemon that double-forks out of a
 	// service's tree goes to init, as on macOS. Tests of that mode set it.
@@ -119,6 +123,9 @@ type Agent struct {
 	started      time.Time
 	boot         time.Time
 	lock         *state.AgentLock
+	// scope: the transient scope's cgroup the agent asked systemd for
+	// (Options.Scope), "" if none.
+	scope string
 	// subreaper: this process is a child subreaper (Linux): orphans of the
 	// services' trees are re-parented to it, and the orphans loop reaps them.
 	subreaper bool
@@ -213,6 +220,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
 	a.sup.Cgroup = a.cgroup()
+	a.sup.Scope = a.scope != "" && a.scope == a.sup.Cgroup
 	a.subreaper = a.becomeSubreaper()
 	a.metricsHandler = a.newMetricsHandler()
 	a.onExit = a.exited
@@ -349,12 +357,21 @@ func (a *Agent) cgroup() string {
 		return a.o.Cgroup
 	}
 	dir, ok, why := proc.DelegatedCgroup()
-	if !ok {
-		a.log.Info("cgroup.none", "why", why)
-		return ""
+	if ok {
+		a.log.Info("cgroup.delegated", "cgroup", dir)
+		return dir
 	}
-	a.log.Info("cgroup.delegated", "cgroup", dir)
-	return dir
+	if a.o.Scope && a.scope == "" {
+		sdir, err := moveToScope(context.Background())
+		if err == nil {
+			a.scope = sdir
+			a.log.Info("cgroup.scope", "cgroup", sdir, "why", why)
+			return sdir
+		}
+		a.log.Info("cgroup.no_scope", "why", err.Error())
+	}
+	a.log.Info("cgroup.none", "why", why)
+	return ""
 }
 
 // becomeSubreaper makes the agent a child subreaper where the OS has them

@@ -34,6 +34,8 @@ func runTestAgent(path, mode string) int {
 		o.NoSubreaper = true
 	case strings.HasPrefix(mode, "cgroup:"):
 		o.Cgroup = strings.TrimPrefix(mode, "cgroup:")
+	case mode == "scope":
+		o.Cgroup, o.Scope = "", true // ask the systemd manager on DBUS_SYSTEM_BUS_ADDRESS
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()

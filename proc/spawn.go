@@ -51,6 +51,9 @@ type SpawnSpec struct {
 	// CTRL_BREAK (stop_signal = "SIGBREAK"); without it the leader has no
 	// console at all. Ignored elsewhere.
 	Console bool
+	// Scope: Cgroup is a transient scope systemd made around an agent
+	// started by hand (the instance's mode is ModeScope, not ModeCgroup).
+	Scope bool
 }
 
 // Child is an instance Spawn started. The leader's Wait runs in a
@@ -161,6 +164,9 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	}
 	c.Cgroup, c.Job = own.cgroup(), own.job()
 	c.Marker, c.Mode, c.UID = marker, modeOf(c.Instance), runsAs(s.RunAs)
+	if c.Mode == ModeCgroup && s.Scope {
+		c.Mode = ModeScope
+	}
 	c.Console = s.Console && runtime.GOOS == "windows"
 	c.Notes = own.notes()
 	return c, nil

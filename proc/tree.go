@@ -28,7 +28,7 @@ type Instance struct {
 	// clears its environment or writes over it.
 	Marker string `json:"marker,omitempty"`
 	// Mode says what owns the tree besides the records: ModeCgroup,
-	// ModeSubreaper, ModePlain, ModeJob (see the package comment).
+	// ModeScope, ModeSubreaper, ModePlain, ModeJob (see the package comment).
 	Mode string `json:"mode,omitempty"`
 	// UID is the user the instance runs as (unix): a process carrying the
 	// marker is a member only when it runs as this user, really and
@@ -54,6 +54,7 @@ type Instance struct {
 // Ownership modes (Instance.Mode).
 const (
 	ModeCgroup    = "cgroup"    // a cgroup of its own, which no fork leaves (Linux, delegated)
+	ModeScope     = "scope"     // the same, under a transient scope systemd made for an agent started by hand
 	ModeSubreaper = "subreaper" // started by a child subreaper: orphans are re-parented to it (Linux)
 	ModePlain     = "plain"     // the records alone: marker, sessions, remembered members (macOS; a CLI start)
 	ModeJob       = "job"       // a job object, which no process leaves (Windows)

@@ -36,6 +36,9 @@ type Supervisor struct {
 	// which every instance this process spawns gets a cgroup of its own, so
 	// that even a daemonizing service stays owned. Empty: sessions only.
 	Cgroup string
+	// Scope: Cgroup is a transient scope systemd made around an agent
+	// started by hand (the instances' mode says "scope").
+	Scope bool
 	// By names who acts by hand through this supervisor, for the record:
 	// "ui" for the status page. It is the `by` of a manual run's detail and
 	// of a pause sentinel. Empty: the person at the terminal (state.Who()

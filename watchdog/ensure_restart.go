@@ -603,7 +603,7 @@ func (c *cycle) spawn() (*proc.Child, error) {
 		return nil, err
 	}
 	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log,
-		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id, Console: c.svc.StopSignal == config.WindowsStopSignal}
+		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id, Console: c.svc.StopSignal == config.WindowsStopSignal, Scope: c.s.Scope}
 	child, err := proc.Spawn(spec)
 	if p := fsutil.ProblemOf(err); err != nil && spec.LogPath != "" && (p == fsutil.ReadOnly || p == fsutil.NoSpace || p == fsutil.NoQuota) {
 		// The disk refuses the service's log (a state dir remounted
