@@ -201,7 +201,7 @@ func (a *Agent) leaderExited(name string, id proc.Identity, how string) {
 		a.adoptNewer(name, id)
 		return
 	}
-	t, rec, err := a.sup.Track(name)
+	t, rec, err := a.sup.Track(name, true)
 	if err != nil || t.Len() == 0 || rec.Main == nil {
 		// No member left; or the leader was the main process (no pid_file
 		// daemon, no other member serving the port): its death is news
@@ -242,7 +242,7 @@ func (a *Agent) adopt(name string) bool {
 func (a *Agent) watchInstance(name string, inst proc.Instance, why string) bool {
 	key := idKey(inst.Identity)
 	look := func() (proc.Tree, error) {
-		t, _, err := a.sup.Track(name)
+		t, _, err := a.sup.Track(name, false)
 		if errors.Is(err, os.ErrNotExist) {
 			return proc.Tree{}, nil // the record is gone: so is the instance, for this watch
 		}
@@ -288,7 +288,7 @@ func (a *Agent) orphanReaped(o child.Orphan) {
 			continue
 		}
 		a.act(func() {
-			if t, _, err := a.sup.Track(s.Name); err == nil && t.Len() == 0 {
+			if t, _, err := a.sup.Track(s.Name, false); err == nil && t.Len() == 0 {
 				a.onExit(s.Name, inst.Identity, "every process of its tree exited (the last, pid "+fmt.Sprint(o.PID)+", "+o.Exit+")", true)
 			}
 		})

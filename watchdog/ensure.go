@@ -54,6 +54,8 @@ type Supervisor struct {
 	logLocks sync.Map                        // service name -> *sync.Mutex: CapLog against the restart's rotation
 	capErrs  sync.Map                        // service name -> last CapLog error ("" none), logged once
 	capNotes sync.Map                        // service name -> *capNote: log.capped at most once a minute
+	trackMu  sync.Mutex
+	track    map[string]*trackState // service name -> when Track last scanned and wrote
 }
 
 // InFlight returns the run ids of the cycles running right now.

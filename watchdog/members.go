@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"slices"
+	"time"
 
 	"svcctl/config"
 	"svcctl/proc"
@@ -72,26 +73,79 @@ const (
 	mainPort    = "port"
 )
 
-// Track looks at the service's recorded instance with every proof (an exit
-// event: a member ended) and remembers what it saw. It takes the service's
-// lock when it is free; when a cycle holds it, the members seen wait in
+// Track looks at the service's recorded instance (an exit event: a member
+// ended) and remembers what it saw. It looks with every proof (a Scan),
+// unless the last Scan of this service was less than trackScanEvery ago
+// (a server that forks a child per request ends children all the time):
+// then a Walk; full always scans (a leader's exit: what it orphaned is
+// found then). It writes the record at most every trackWriteEvery, and only
+// when it holds the service's lock; otherwise the members seen wait in
 // memory and are merged into the record by the next look that holds it.
 // No record gives os.ErrNotExist.
-func (s *Supervisor) Track(name string) (proc.Tree, proc.Instance, error) {
+func (s *Supervisor) Track(name string, full bool) (proc.Tree, proc.Instance, error) {
 	svc := s.Config().Service(name)
 	if svc == nil {
 		return proc.Tree{}, proc.Instance{}, UnknownService(s.Config(), name)
 	}
-	lock, held, lerr := state.TryLock(s.Paths.Lock(name))
-	held = held && lerr == nil
-	if held {
+	now := time.Now()
+	t := s.tracked(name)
+	d := proc.Scan
+	if !full && now.Sub(t.scanned) < trackScanEvery {
+		d = proc.Walk
+	}
+	save := now.Sub(t.written) >= trackWriteEvery
+	var lock *state.ServiceLock
+	if save {
+		l, held, err := state.TryLock(s.Paths.Lock(name))
+		save = held && err == nil
+		lock = l
+	}
+	if save {
 		defer lock.Unlock()
 	}
 	inst, err := s.record(name)
 	if err != nil {
 		return proc.Tree{}, inst, err
 	}
-	return s.lookAt(svc, inst, proc.Scan, held)
+	tree, rec, err := s.lookAt(svc, inst, d, save)
+	s.trackMu.Lock()
+	if d == proc.Scan {
+		s.track[name].scanned = now
+	}
+	if save {
+		s.track[name].written = now
+	}
+	s.trackMu.Unlock()
+	if d == proc.Walk && err == nil && tree.Len() == 0 {
+		// Nothing left by a Walk: the end of an instance is decided with
+		// every proof.
+		tree, rec, err = s.lookAt(svc, rec, proc.Scan, save)
+	}
+	return tree, rec, err
+}
+
+// Track's pace (see Track).
+const (
+	trackScanEvery  = 250 * time.Millisecond
+	trackWriteEvery = time.Second
+)
+
+// trackState is when Track last scanned and wrote a service's record.
+type trackState struct{ scanned, written time.Time }
+
+func (s *Supervisor) tracked(name string) *trackState {
+	s.trackMu.Lock()
+	defer s.trackMu.Unlock()
+	if s.track == nil {
+		s.track = map[string]*trackState{}
+	}
+	t := s.track[name]
+	if t == nil {
+		t = &trackState{}
+		s.track[name] = t
+	}
+	cp := *t
+	return &cp
 }
 
 // record is the service's instance record as this process knows it (see
