@@ -413,6 +413,10 @@ func (m *matrix) hang() {
 	if !strings.Contains(string(row.Detail), fmt.Sprintf(`"hung":["pid %d (`, srv.PID)) {
 		m.t.Fatalf("the row does not name the hung pid %d: %s", srv.PID, row.Detail)
 	}
+	snaps, _ := os.ReadFile(state.PathsOf(m.cfg).Snapshots("web"))
+	if !strings.Contains(string(snaps), fmt.Sprintf(`"hung":["pid %d (`, srv.PID)) {
+		m.t.Fatalf("no snapshot names the hung pid %d", srv.PID)
+	}
 	m.noOrphan("the hung instance")
 }
 

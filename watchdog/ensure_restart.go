@@ -83,6 +83,7 @@ func (c *cycle) evidence(ctx context.Context) {
 		if !c.ended(inst) {
 			if t, rec, err := c.s.lookAt(c.svc, inst, proc.Scan, true); err == nil {
 				c.noteHung(t)
+				e.Hung = c.res.Detail.Hung
 				if tf, err := proc.FactsOfTree(rec, t, true); err == nil {
 					tree, e.Process = tf, tf
 				}
