@@ -34,7 +34,8 @@ type Supervisor struct {
 	OnReplace func(service string, id proc.Identity)
 	// Cgroup is a delegated cgroup v2 directory (proc.DelegatedCgroup) under
 	// which every instance this process spawns gets a cgroup of its own, so
-	// that even a daemonizing service stays owned. Empty: sessions only.
+	// that even a daemonizing service stays owned. Empty: the records (and
+	// the subreaper, in an agent that is one) own the tree.
 	Cgroup string
 	// Scope: Cgroup is a transient scope systemd made around an agent
 	// started by hand (the instances' mode says "scope").
@@ -166,22 +167,20 @@ type Detail struct {
 	Snapshot       string           `json:"snapshot,omitempty"`
 	Pause          *state.Pause     `json:"pause,omitempty"`
 	ExitCode       *int             `json:"exit_code,omitempty"`
-	Exit           string           `json:"exit,omitempty"`      // how the new instance's leader ended: "killed by SIGKILL"
-	Instance       string           `json:"instance,omitempty"`  // the new instance's tree: "launcher exited 0, 2 processes live on"
-	Ownership      []string         `json:"ownership,omitempty"` // where the new instance is owned less than asked (no cgroup...)
-	OldStop        *proc.StopResult `json:"old_stop,omitempty"`  // every process of the old tree and how it ended
-	OldLeft        []string         `json:"old_left,omitempty"`  // members of the old instance that outlived its stop
-	Hung           []string         `json:"hung,omitempty"`      // members stopped by a signal when the evidence was taken
-	Mode           string           `json:"mode,omitempty"`      // how the new instance's tree is owned: cgroup, subreaper, plain, job
-	// AnsweredBefore: the health check (not a local port) passed with no
-	// process of the old instance left, before the new one started.
-	AnsweredBefore string      `json:"answered_before,omitempty"`
-	PortHolder     *PortHolder `json:"port_holder,omitempty"`
-	CrashLoop      *CrashLoop  `json:"crash_loop,omitempty"` // a start refused: the watchdog's starts within loop_window
-	LogTail        []string    `json:"log_tail,omitempty"`
-	Output         string      `json:"output,omitempty"` // where the new instance's output went, when not to its log
-	Error          string      `json:"error,omitempty"`
-	By             string      `json:"by,omitempty"` // who asked for a manual run (Supervisor.By)
+	Exit           string           `json:"exit,omitempty"`            // how the new instance's leader ended: "killed by SIGKILL"
+	Instance       string           `json:"instance,omitempty"`        // the new instance's tree: "launcher exited 0, 2 processes live on"
+	Ownership      []string         `json:"ownership,omitempty"`       // where the new instance is owned less than asked (no cgroup...)
+	OldStop        *proc.StopResult `json:"old_stop,omitempty"`        // every process of the old tree and how it ended
+	OldLeft        []string         `json:"old_left,omitempty"`        // members of the old instance that outlived its stop
+	Hung           []string         `json:"hung,omitempty"`            // members stopped by a signal when the evidence was taken
+	Mode           string           `json:"mode,omitempty"`            // how the new instance's tree is owned: cgroup, subreaper, plain, job
+	AnsweredBefore string           `json:"answered_before,omitempty"` // the check (not a local port) passed with the old instance gone, before the new one started
+	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
+	CrashLoop      *CrashLoop       `json:"crash_loop,omitempty"` // a start refused: the watchdog's starts within loop_window
+	LogTail        []string         `json:"log_tail,omitempty"`
+	Output         string           `json:"output,omitempty"` // where the new instance's output went, when not to its log
+	Error          string           `json:"error,omitempty"`
+	By             string           `json:"by,omitempty"` // who asked for a manual run (Supervisor.By)
 }
 
 // Ensure runs one L3 cycle for the named service (DESIGN.md, "The L3 cycle")

@@ -259,8 +259,8 @@ func (c *cycle) portTaken(ctx context.Context) bool {
 	c.res.Detail.PortHolder = h
 	c.res.Detail.LogTail = c.tail(5)
 	msg := "start-failed: " + h.String() + ": not signalled, no new instance spawned " +
-		"(health: " + probe.Summary(c.lastProbe()) + "); stop it, or run the agent under the unit svc-ctl installs " +
-		"(a cgroup keeps daemons owned), then `svc-ctl start " + c.svc.Name + "`"
+		"(health: " + probe.Summary(c.lastProbe()) + "); stop it (or, if it is this service's daemon that nothing proves a member, " +
+		"set pid_file), then `svc-ctl start " + c.svc.Name + "`"
 	if c.notOurs != nil {
 		leader := int32(0)
 		if inst, err := c.s.Instance(c.svc.Name); err == nil {
