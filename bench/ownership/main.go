@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command ownership measures what owning a service's whole tree costs and
 // gives, in each ownership mode (docs/architecture.md, "What an instance
 // is"):
