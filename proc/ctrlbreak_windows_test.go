@@ -20,7 +20,8 @@ func TestCtrlBreakEndsConsoleService(t *testing.T) {
 	waitLog(t, s.LogPath, "waiting for an interrupt")
 	res, err := StopWith(context.Background(), c.Instance, StopOptions{Timeout: 10 * time.Second, Signal: "SIGBREAK"})
 	if err != nil || len(res.Members) == 0 || res.Members[0].Ended != "SIGBREAK" {
-		t.Fatalf("StopWith(SIGBREAK) = %s %+v, %v", res, res.Members, err)
+		// The helper's own words say why (the console calls it makes).
+		t.Fatalf("StopWith(SIGBREAK) = %s %+v, %v; the helper again: %v", res, res.Members, err, ctrlBreakHelper(c.PID))
 	}
 	<-c.Done
 	if c.ExitCode() != 0 || !strings.Contains(waitLog(t, s.LogPath, "got an interrupt"), "shutting down cleanly") {
