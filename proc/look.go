@@ -36,7 +36,7 @@ func Look(inst Instance, d Depth) (Tree, Instance, error) {
 	if err := ownable(inst); err != nil {
 		return Tree{}, inst, err
 	}
-	l := &looker{inst: inst, boot: currentBoot(), members: map[int32]*seen{}}
+	l := &looker{inst: inst, boot: currentBoot(), members: map[int32]*seen{}, readOne: newProcReader(), depth: d}
 	if otherBoot(inst, l.boot) {
 		rec := inst
 		rec.Remembered, rec.Outside, rec.Main = nil, nil, nil
@@ -67,6 +67,10 @@ type looker struct {
 	byPID   map[int32]procInfo
 	reused  bool // the leader's pid is another process now
 	full    bool // every process was listed
+	depth   Depth
+	// readOne reads one process (Linux: the boot time read once per look,
+	// not once per process: /proc/stat is costly to generate).
+	readOne func(pid int32) (procInfo, error)
 }
 
 func (l *looker) run(d Depth) error {
@@ -113,7 +117,7 @@ func (l *looker) read(pid int32) (procInfo, bool) {
 		pi, ok := l.byPID[pid]
 		return pi, ok
 	}
-	pi, err := readProc(pid)
+	pi, err := l.readOne(pid)
 	return pi, err == nil
 }
 
@@ -124,9 +128,15 @@ func (l *looker) add(pi procInfo, via string, id *Identity, known *Known) bool {
 	if _, ok := l.members[pi.pid]; ok {
 		return false
 	}
-	s := &seen{pi: pi, via: via, known: known, id: identityFrom(pi)} // the program it runs now, for people
-	if id != nil {
+	s := &seen{pi: pi, via: via, known: known}
+	switch {
+	case id != nil && l.depth == Walk:
+		s.id = *id // as recorded: a Walk is a cycle's, which names nobody to people
+	case id != nil:
+		s.id = identityFrom(pi)       // the program it runs now, for people
 		s.id.StartedAt = id.StartedAt // when svc-ctl spawned it, for the leader
+	default:
+		s.id = identityFrom(pi)
 	}
 	l.members[pi.pid] = s
 	if via != "leader" && !slices.Contains(l.order, via) {
@@ -179,7 +189,7 @@ func (l *looker) container() error {
 	for _, pid := range pids {
 		if pi, ok := l.read(pid); ok {
 			l.add(pi, via, nil, nil)
-		} else if pi, err := readProc(pid); err == nil { // born after the listing
+		} else if pi, err := l.readOne(pid); err == nil { // born after the listing
 			l.add(pi, via, nil, nil)
 		}
 	}
@@ -276,6 +286,9 @@ func (l *looker) descendants() {
 			kids[pi.ppid] = append(kids[pi.ppid], pi)
 		}
 	}
+	if !l.full && l.sinceLastWalk() {
+		return
+	}
 	queue := make([]int32, 0, len(l.members))
 	for pid := range l.members {
 		queue = append(queue, pid)
@@ -289,7 +302,10 @@ func (l *looker) descendants() {
 			children = kids[parent.pi.pid]
 		} else if pids, ok := childrenOf(parent.pi.pid); ok {
 			for _, pid := range pids {
-				if pi, err := readProc(pid); err == nil {
+				if _, known := l.members[pid]; known {
+					continue
+				}
+				if pi, err := l.readOne(pid); err == nil {
 					children = append(children, pi)
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,5 +160,53 @@ func TestStoppedMemberNamed(t *testing.T) {
 	res, err := StopTree(context.Background(), sv.c.Instance, 5*time.Second)
 	if err != nil || res.Members[0].Ended != "SIGTERM" {
 		t.Fatalf("StopTree of a stopped member = %s %+v, %v; want it ended on SIGTERM (SIGCONT follows the signal)", res, res.Members, err)
+	}
+}
+
+// A Walk after the first finds a member created since from the PIDs handed
+// out since (/proc/loadavg), reading those processes alone; one after more
+// PIDs than walkWindow, or with no earlier Walk, walks every member's
+// children instead.
+func TestWalkReadsOnlyNewPIDs(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := spawnT(t, SpawnSpec{Argv: []string{"/bin/sh", "-c", `read x < "$0"; sleep 300 & wait`, fifo}})
+	walk := func() (*looker, bool) {
+		l := &looker{inst: c.Instance, boot: currentBoot(), members: map[int32]*seen{}, readOne: newProcReader(), depth: Walk}
+		l.seeds()
+		return l, l.sinceLastWalk()
+	}
+	if _, ok := walk(); ok {
+		t.Fatal("the first Walk of an instance read only new PIDs: it has no earlier one")
+	}
+	// Nothing created: the window is read (empty) and enough.
+	if l, ok := walk(); !ok || len(l.members) != 1 {
+		t.Fatalf("a Walk with nothing new: ok %v, %d members", ok, len(l.members))
+	}
+	if kids, _ := childrenOf(c.PID); len(kids) != 0 {
+		t.Fatalf("the leader forked before it was told to: %v", kids)
+	}
+	// The leader forks: the next Walk finds the child among the new PIDs.
+	if err := os.WriteFile(fifo, []byte("go\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	var kid int32
+	testutil.WaitFor(t, 10*time.Second, "the leader's child", func() bool {
+		kids, _ := childrenOf(c.PID)
+		if len(kids) == 1 {
+			kid = kids[0]
+		}
+		return kid != 0
+	})
+	l, ok := walk()
+	if !ok || l.members[kid] == nil || l.members[kid].via != "descendants" {
+		t.Fatalf("a Walk after a fork: ok %v, members %v; want the child %d from the new PIDs", ok, l.members, kid)
+	}
+	key := walkKey{c.PID, c.Start, c.Boot}
+	lastWalk.Store(key, kid-walkWindow-1) // as if more PIDs went by than are worth reading
+	if _, ok := walk(); ok {
+		t.Fatal("a Walk after more than walkWindow new PIDs read them one by one")
 	}
 }

@@ -170,3 +170,19 @@ func sortMembers(ms []Member, start map[int32]uint64) {
 		return cmp.Or(cmp.Compare(start[a.PID], start[b.PID]), cmp.Compare(a.PID, b.PID))
 	})
 }
+
+// Clone is inst with slices and pointers of its own.
+func (inst Instance) Clone() Instance {
+	c := inst
+	c.Remembered = slices.Clone(inst.Remembered)
+	c.Outside = slices.Clone(inst.Outside)
+	if inst.Main != nil {
+		m := *inst.Main
+		c.Main = &m
+	}
+	if inst.UID != nil {
+		u := *inst.UID
+		c.UID = &u
+	}
+	return c
+}
