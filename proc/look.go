@@ -12,8 +12,9 @@ type Depth int
 const (
 	// Walk starts from the members already known (the leader, the main
 	// process, the remembered members) and walks down to their
-	// descendants, reading only those processes (Linux: their children
-	// files). It is what a cycle of a healthy service pays.
+	// descendants, reading only those processes (Linux: the processes
+	// created since the instance's last Walk, else the members' children
+	// files; walk_linux.go). It is what a cycle of a healthy service pays.
 	Walk Depth = iota
 	// Scan also reads every process: the marker in each environment of the
 	// instance's user started since its leader, the sessions and process
@@ -52,7 +53,7 @@ func Look(inst Instance, d Depth) (Tree, Instance, error) {
 // seen is one member found by a look.
 type seen struct {
 	pi     procInfo
-	id     Identity // as recorded, for a member already known; else read now
+	id     Identity // as recorded on a Walk, for a member already known; else read now
 	via    string
 	leader bool
 	known  *Known // its entry in the record, if it had one
