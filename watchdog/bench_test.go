@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -89,10 +90,15 @@ func BenchmarkStrangerCheckWorkers(b *testing.B) {
 		inst, _ := e.sup.Instance("web")
 		return len(inst.Remembered) == 5
 	})
+	before, _ := os.Stat(e.sup.Paths.Pid("web"))
 	b.ResetTimer()
 	for b.Loop() {
 		if h := c.stranger(context.Background()); h != nil {
 			b.Fatalf("its own instance taken for a stranger: %s", h)
 		}
+	}
+	b.StopTimer()
+	if after, _ := os.Stat(e.sup.Paths.Pid("web")); !os.SameFile(before, after) {
+		b.Fatal("the record was written again although no member changed")
 	}
 }
