@@ -69,6 +69,10 @@ type looker struct {
 	reused  bool // the leader's pid is another process now
 	full    bool // every process was listed
 	depth   Depth
+	// The PIDs handed out at this Walk and at the instance's last one
+	// (walk_linux.go): quiet when none was since.
+	pidNow, pidPrev            int32
+	pidSeen, quiet, windowRead bool
 	// readOne reads one process (Linux: the boot time read once per look,
 	// not once per process: /proc/stat is costly to generate).
 	readOne func(pid int32) (procInfo, error)
@@ -79,6 +83,9 @@ func (l *looker) run(d Depth) error {
 		if err := l.list(); err != nil {
 			return err
 		}
+	}
+	if d == Walk && !l.full {
+		l.lastWalkPIDs()
 	}
 	l.seeds()
 	if err := l.container(); err != nil {
@@ -149,7 +156,7 @@ func (l *looker) add(pi procInfo, via string, id *Identity, known *Known) bool {
 // seeds are the members already known: the leader, the main process, the
 // remembered members, each only while it is the very process recorded.
 func (l *looker) seeds() {
-	if pi, ok := l.read(l.inst.PID); ok {
+	if pi, ok := l.readSeed(l.inst.Identity, nil); ok {
 		if sameProcess(l.inst.Identity, pi, l.boot) {
 			id := l.inst.Identity
 			if l.add(pi, "leader", &id, nil) {
@@ -160,13 +167,13 @@ func (l *looker) seeds() {
 		}
 	}
 	if m := l.inst.Main; m != nil {
-		if pi, ok := l.read(m.PID); ok && sameProcess(*m, pi, l.boot) {
+		if pi, ok := l.readSeed(*m, nil); ok && sameProcess(*m, pi, l.boot) {
 			l.add(pi, cmpOr(l.inst.MainVia, "pid_file"), m, nil)
 		}
 	}
 	for i := range l.inst.Remembered {
 		k := &l.inst.Remembered[i]
-		if pi, ok := l.read(k.PID); ok && sameProcess(k.Identity, pi, l.boot) {
+		if pi, ok := l.readSeed(k.Identity, k); ok && sameProcess(k.Identity, pi, l.boot) {
 			l.add(pi, cmpOr(k.Via, "remembered"), &k.Identity, k)
 		}
 	}
@@ -176,6 +183,26 @@ func (l *looker) seeds() {
 			l.add(pi, "outside", &o, nil)
 		}
 	}
+}
+
+// readSeed is the process at a known member's PID. On a quiet Walk (no
+// process created since the instance's last Walk, so no PID reused either)
+// a member still there is the one recorded: its facts are the record's,
+// and only whether the PID exists is asked (lastWalkPIDs).
+func (l *looker) readSeed(id Identity, k *Known) (procInfo, bool) {
+	if !l.quiet {
+		return l.read(id.PID)
+	}
+	if !pidExists(id.PID) {
+		return procInfo{}, false
+	}
+	pi := procInfo{pid: id.PID, start: id.Start, createMs: id.CreateTime}
+	if k != nil {
+		pi.ppid, pi.session, pi.pgrp = k.PPID, k.SID, k.PGID
+	} else if id.PID == l.inst.PID {
+		pi.session, pi.pgrp = id.PID, id.PID // Spawn made the leader a session leader
+	}
+	return pi, true
 }
 
 // container adds the members of the instance's cgroup or job.

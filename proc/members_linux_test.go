@@ -145,6 +145,17 @@ func TestWalkFindsDescendants(t *testing.T) {
 		tr, _, _ := Look(rec, Walk)
 		return tr.Len() == 1 && tr.Has(sv.pid) && !tr.LeaderAlive()
 	})
+	// Walks with no process created since are quiet (a member's PID that
+	// still exists is the member: no PID was handed out to reuse it);
+	// the server's death is seen all the same.
+	Look(rec, Walk)
+	if err := killPID(sv.pid); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the tree seen empty by a Walk", func() bool {
+		tr, _, _ := Look(rec, Walk)
+		return tr.Len() == 0
+	})
 }
 
 // A SIGSTOPped member is named as stopped.
@@ -175,6 +186,7 @@ func TestWalkReadsOnlyNewPIDs(t *testing.T) {
 	c := spawnT(t, SpawnSpec{Argv: []string{"/bin/sh", "-c", `read x < "$0"; sleep 300 & wait`, fifo}})
 	walk := func() (*looker, bool) {
 		l := &looker{inst: c.Instance, boot: currentBoot(), members: map[int32]*seen{}, readOne: newProcReader(), depth: Walk}
+		l.lastWalkPIDs()
 		l.seeds()
 		return l, l.sinceLastWalk()
 	}

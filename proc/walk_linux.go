@@ -2,9 +2,12 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // newProcReader reads processes with the boot time read once: readProc
@@ -30,6 +33,13 @@ func newProcReader() func(int32) (procInfo, error) {
 // in this process, the PIDs wrapped, or more were created than reading
 // them one by one is worth).
 
+// And when no process at all was created since the instance's last Walk,
+// no PID was handed out, so none was reused: a known member whose PID still
+// exists is that member, and the Walk asks only whether each PID exists
+// (kill 0) instead of reading its facts. A member that died and is a
+// zombie nobody reaps counts as alive to such a Walk; the looks that act
+// (a Scan, before every stop) read its state.
+
 // walkWindow is how many new PIDs a Walk reads one by one at most; past
 // it, it reads every member's children instead.
 const walkWindow = 512
@@ -44,20 +54,32 @@ type walkKey struct {
 	boot  string
 }
 
-// sinceLastWalk adds the members created since the instance's last Walk
-// and reports whether that was enough (else the caller walks every
-// member's children). Either way the next Walk starts from now.
-func (l *looker) sinceLastWalk() bool {
+// lastWalkPIDs reads the last PID handed out now, and notes the one of the
+// instance's last Walk; the next Walk starts from now.
+func (l *looker) lastWalkPIDs() {
 	now, ok := lastPID()
 	if !ok {
+		return
+	}
+	prev, seen := lastWalk.Swap(walkKey{l.inst.PID, l.inst.Start, l.inst.Boot}, now)
+	l.pidNow, l.pidSeen = now, seen
+	if seen {
+		l.pidPrev = prev.(int32)
+	}
+	l.quiet = seen && now == l.pidPrev
+}
+
+// sinceLastWalk adds the members created since the instance's last Walk
+// and reports whether that was enough (else the caller walks every
+// member's children).
+func (l *looker) sinceLastWalk() bool {
+	if l.windowRead {
+		return true // a second pass of descendants: the window has nothing more
+	}
+	if !l.pidSeen || l.pidNow < l.pidPrev || l.pidNow-l.pidPrev > walkWindow {
 		return false
 	}
-	key := walkKey{l.inst.PID, l.inst.Start, l.inst.Boot}
-	prev, seen := lastWalk.Swap(key, now)
-	if !seen || now < prev.(int32) || now-prev.(int32) > walkWindow {
-		return false
-	}
-	for pid := prev.(int32) + 1; pid <= now && len(l.members) < maxMembers; pid++ {
+	for pid := l.pidPrev + 1; pid <= l.pidNow && len(l.members) < maxMembers; pid++ {
 		pi, err := l.readOne(pid)
 		if err != nil || pi.zombie {
 			continue // gone already, or never a process of this namespace
@@ -68,7 +90,14 @@ func (l *looker) sinceLastWalk() bool {
 			l.add(pi, "descendants", nil, nil)
 		}
 	}
+	l.windowRead = true
 	return true
+}
+
+// pidExists reports whether a process (or a zombie) holds pid.
+func pidExists(pid int32) bool {
+	err := unix.Kill(int(pid), 0)
+	return err == nil || errors.Is(err, unix.EPERM)
 }
 
 // lastPID is the last PID the kernel handed out in this PID namespace: the
