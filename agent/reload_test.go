@@ -239,21 +239,3 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 		t.Fatalf("the record that lets 'svc-ctl stop old' stop it later: %+v, %v", rec, err)
 	}
 }
-
-// How an instance is stopped, and its pid_file, change without a new
-// instance: the service's loop takes the new definition (its next stop and
-// its next look use them), its instance runs on. A change of what it runs
-// still replaces it.
-func TestReloadStopKeysKeepTheInstance(t *testing.T) {
-	old := &config.Config{Services: []config.Service{{Name: "db", Command: []string{"/usr/bin/db"}, KillMode: config.KillTree}}}
-	next := &config.Config{Services: []config.Service{{Name: "db", Command: []string{"/usr/bin/db"}, StopSignal: "SIGINT",
-		KillMode: config.KillMain, StopCommand: []string{"/usr/bin/db-ctl", "stop"}, PidFile: "/run/db.pid"}}}
-	p, _ := planReload(old, next)
-	if got := fmt.Sprint(p.ChangedServices["db"]); got != "[stop_signal kill_mode stop_command pid_file]" || len(p.Replaced) != 0 {
-		t.Fatalf("plan: changed %s, replaced %v; want the four stop keys changed, nothing replaced", got, p.Replaced)
-	}
-	next.Services[0].Command = []string{"/usr/bin/db", "-v"}
-	if p, _ := planReload(old, next); len(p.Replaced) != 1 {
-		t.Fatalf("a changed command: replaced %v, want db", p.Replaced)
-	}
-}
