@@ -9,8 +9,10 @@
 //     from a new process, under the agent; beside it the same for a service
 //     the agent spawns directly (a foreground server). Aim: the daemon
 //     within 10 ms of the direct one.
+//
 //   - stop: `svc-ctl stop` (the supervisor's Stop, in this process) of a
 //     daemon with 5 setsid workers that obey SIGTERM. Aim: < 100 ms.
+//
 //   - idle (-trials pairs, interleaved): the CPU an agent spends over -idle (default 10 minutes) with one
 //     service of 6 processes (a server and 5 setsid workers) at a 1 s
 //     interval, as the sum of /proc/PID/task/*/schedstat (every thread: the
