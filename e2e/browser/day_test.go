@@ -133,7 +133,12 @@ func seedDay(t *testing.T, cfg *config.Config, now time.Time) {
 		}
 	}
 	restart := func(svc string, at time.Time, trig runtrace.Trigger, reason runtrace.Reason, cause, msg string, extra map[string]any) {
-		d := map[string]any{"message": msg, "cause": cause, "state": "healthy", "old_instance": "pid 41872 stopped (1 process: 1 on SIGTERM, in 12ms)"}
+		by := "watchdog" // who a restart was by, as the watchdog writes it (runtrace/restarts.go)
+		if trig == runtrace.TriggerManual {
+			by = "person"
+		}
+		d := map[string]any{"message": msg, "cause": cause, "state": "healthy", "restart_by": by,
+			"old_instance": "pid 41872 stopped (1 process: 1 on SIGTERM, in 12ms)"}
 		for k, v := range extra {
 			d[k] = v
 		}

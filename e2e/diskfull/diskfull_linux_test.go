@@ -196,7 +196,9 @@ type agentProc struct {
 
 func (h *host) startAgent(name string) *agentProc {
 	h.t.Helper()
-	cmd := exec.Command(svcctlBin, "agent", "--config", h.cfg)
+	// --managed: the agent an OS service runs, whose stderr takes only the
+	// lines agent.log refuses (a foreground agent copies every line there too)
+	cmd := exec.Command(svcctlBin, "agent", "--managed", "--config", h.cfg)
 	out, err := os.Create(filepath.Join(h.work, name+".stderr"))
 	if err != nil {
 		h.t.Fatal(err)
