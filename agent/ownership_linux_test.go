@@ -95,6 +95,9 @@ type matrixShape struct {
 	retitles bool
 	// pidFile: the server is proven by its pid file alone.
 	pidFile bool
+	// ignoresTerm: the server ignores SIGTERM: a stop ends it with SIGKILL
+	// at stop_timeout, and is still a stop (exit 0, every member gone).
+	ignoresTerm bool
 }
 
 var matrixShapes = []matrixShape{
@@ -111,6 +114,10 @@ var matrixShapes = []matrixShape{
 		command: `[%[1]q, "--addr", %[2]q, "--term-waits-client", "--setsid-workers", "2", "--workers-follow"]`,
 		keys:    "kill_mode = \"main\"\nstop_signal = \"SIGINT\"\nstop_timeout = \"8s\"\n"},
 	{name: "retitles", retitles: true, command: `[%[1]q, "--launch", "at-once", "--", "--addr", %[2]q, "--retitle-after", "400ms"]`},
+	{name: "ignores-sigterm", ignoresTerm: true, command: `[%[1]q, "--addr", %[2]q, "--ignore-term"]`},
+	// A wrapper that stays and forwards no signal ("npm start", a script):
+	// the stop signals the server itself.
+	{name: "wrapper", command: `[%[1]q, "--launch", "wrap", "--", "--addr", %[2]q]`},
 }
 
 // matrix is one shape in one mode: its config, its agent, and what the
@@ -471,13 +478,29 @@ func (m *matrix) memoryBreach() {
 	m.started(at)
 }
 
-// stop: every member gone, the port free, and the report says so.
+// stop: every member gone, the port free, and the report says so: each
+// member ended on the stop signal, or (a server that ignores it) on
+// SIGKILL at stop_timeout.
 func (m *matrix) stop() {
 	m.t.Helper()
 	m.statusInstance()
 	rep, err := m.supervisor().Stop(context.Background(), "web")
 	if err != nil || !rep.Stopped() {
 		m.t.Fatalf("stop = %+v, %v", rep, err)
+	}
+	if !m.sh.exit1 {
+		want := "SIGTERM"
+		if m.sh.ignoresTerm {
+			want = "SIGKILL"
+		}
+		if len(rep.Members) == 0 {
+			m.t.Fatalf("stop found no member: %+v", rep)
+		}
+		for _, e := range rep.Members {
+			if e.Ended != want && e.Ended != "gone" {
+				m.t.Errorf("stop: pid %d (%s) ended %q, want %s", e.PID, e.Exe, e.Ended, want)
+			}
+		}
 	}
 	m.noOrphan("stop")
 	if !m.sh.exit1 && portServed(m.addr) {

@@ -15,3 +15,5 @@ func launchServer(mode, _ string, _ []string, _, stderr io.Writer) int {
 func startWorkers(int, int, bool, io.Writer) error { return fmt.Errorf("unix only") }
 
 func shutdownOnSignals(interface{ Logf(string, ...any) }, *holders) {}
+
+func ignoreTermSignal() {}

@@ -25,6 +25,8 @@ func launchServer(mode, ready string, args []string, stdout, stderr io.Writer) i
 	c.Stdout, c.Stderr = stdout, stderr
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	switch mode {
+	case "wrap":
+		return wrap(c, stdout, stderr)
 	case "at-once-noenv":
 		c.Env = []string{}
 	case "double-fork":
@@ -113,3 +115,27 @@ func shutdownOnSignals(s interface{ Logf(string, ...any) }, h *holders) {
 		}
 	}()
 }
+
+// wrap runs the server c as its child in its own session and process group
+// (a wrapper that stays: "npm start", a shell script), forwarding no
+// signal: SIGTERM and SIGINT are ignored here, so only a stop that signals
+// every member (or kills them) ends the server, and the wrapper ends after
+// it: 0 when the server exited 0, else 1 (as npm does).
+func wrap(c *exec.Cmd, stdout, stderr io.Writer) int {
+	c.SysProcAttr = nil
+	if err := c.Start(); err != nil {
+		fmt.Fprintf(stderr, "wrapper: could not start server: %v\n", err)
+		return 1
+	}
+	// After the start: an ignored SIGINT would be inherited by the server.
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+	fmt.Fprintf(stdout, "wrapper: pid %d runs pid %d\n", os.Getpid(), c.Process.Pid)
+	if err := c.Wait(); err != nil {
+		fmt.Fprintf(stdout, "wrapper: the server ended: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// ignoreTermSignal: SIGTERM does nothing to this process.
+func ignoreTermSignal() { signal.Ignore(syscall.SIGTERM) }

@@ -25,6 +25,7 @@
 //	                        --workers-follow, with which each ends when the server does (its pipe closes)
 //	--term-waits-client     SIGTERM waits for every /control/hold client to leave before exiting ("smart"
 //	                        shutdown); SIGINT exits at once ("fast" shutdown)
+//	--ignore-term           ignore SIGTERM (a server that does not stop on the usual signal: only SIGKILL ends it)
 //	--check URL             be a health command: exit 0 when URL answers 200, else 1
 //	--launch MODE -- ARGS   be a launcher of the server ARGS (this program again), unix only:
 //	                        at-once        start it in a session of its own and exit 0 at once
@@ -33,6 +34,9 @@
 //	                                       then exit 0; exit 1 ("could not start server") if it ends first
 //	                        double-fork    fork an intermediate that starts a session, starts the server and
 //	                                       exits; exit 0 at once (a classic daemon; with --pid-file in ARGS)
+//	                        wrap           a wrapper that stays, as "npm start" and shell scripts are: start the
+//	                                       server as its child (same session and group), ignore SIGTERM and
+//	                                       SIGINT (forward nothing), wait for it, exit 0 when it did, else 1
 //
 // With --exit-now (and --say, --sleep) it stands in for a job's command on
 // every OS: no /bin/sh, /bin/true or /bin/sleep is needed.
@@ -91,9 +95,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	workersFollow := fs.Bool("workers-follow", false, "workers end when the server does")
 	worker := fs.Bool("worker", false, "be a worker (internal)")
 	termWaits := fs.Bool("term-waits-client", false, "SIGTERM waits for /control/hold clients; SIGINT exits at once")
-	launch := fs.String("launch", "", "be a launcher: at-once, at-once-noenv, wait-ready, double-fork")
+	launch := fs.String("launch", "", "be a launcher: at-once, at-once-noenv, wait-ready, double-fork, wrap")
 	ready := fs.String("ready", "", "with --launch wait-ready: the URL that answers 200 once the server is ready")
 	check := fs.String("check", "", "be a health command: exit 0 when this URL answers 200")
+	ignoreTerm := fs.Bool("ignore-term", false, "ignore SIGTERM: only SIGKILL ends it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -116,6 +121,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if *worker {
 		return runWorker(*workerMB, *workersFollow)
+	}
+	if *ignoreTerm {
+		ignoreTermSignal()
 	}
 	if *result != "" {
 		if err := os.WriteFile(os.Getenv("SVCCTL_RESULT"), []byte(*result+"\n"), 0o600); err != nil {
