@@ -254,3 +254,26 @@ func killServersOn(addr string) {
 		}
 	}
 }
+
+// The service's stop_command runs first when `svc-ctl stop` stops it, and
+// the stop says how it ended.
+func TestStopRunsTheStopCommand(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	said := filepath.Join(t.TempDir(), "said")
+	svc := strings.Replace(webService("web", addr, "1h"), `stop_timeout = "2s"`, fmt.Sprintf(`stop_timeout = "2s"
+stop_command = ["/bin/sh", "-c", "echo asked > %s"]`, said), 1)
+	cfg, _ := writeConfig(t, "", svc)
+	if r := svcctl(t, "start", "web", "--config", cfg); r.code != 0 {
+		t.Fatalf("start: %+v", r)
+	}
+	r := svcctl(t, "stop", "web", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "stop_command exited with code 0 after") {
+		t.Fatalf("stop: %+v; want the stop_command's end", r)
+	}
+	if b, _ := os.ReadFile(said); strings.TrimSpace(string(b)) != "asked" {
+		t.Fatalf("the stop_command did not run: %q", b)
+	}
+	if served(addr) {
+		t.Fatal("the port is still served after the stop")
+	}
+}
