@@ -176,6 +176,7 @@ type Detail struct {
 	Mode           string           `json:"mode,omitempty"`            // how the new instance's tree is owned: cgroup, subreaper, plain, job
 	AnsweredBefore string           `json:"answered_before,omitempty"` // the check (not a local port) passed with the old instance gone, before the new one started
 	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
+	Served         string           `json:"served,omitempty"`     // the health port's holder could not be named: how the start was judged
 	CrashLoop      *CrashLoop       `json:"crash_loop,omitempty"` // a start refused: the watchdog's starts within loop_window
 	LogTail        []string         `json:"log_tail,omitempty"`
 	Output         string           `json:"output,omitempty"` // where the new instance's output went, when not to its log

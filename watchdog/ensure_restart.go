@@ -359,6 +359,9 @@ type startWatch struct {
 	scanned  bool            // looked with every proof since it did
 	holder   *PortHolder     // who holds the health port when no member's sockets say so
 	holderAt time.Time       // when holder was found
+	// unnamed: the health port's holder could not be named; the start was
+	// judged by the port being free at the spawn (serves).
+	unnamed string
 }
 
 // look lists the new instance's members: a Walk down from what is known,
@@ -396,7 +399,7 @@ func (c *cycle) serves(ctx context.Context, w *startWatch, final bool) (bool, st
 	}
 	if _, port, local := healthPort(c.svc.Health); local {
 		for _, m := range w.tree.Members {
-			if proc.Listens(m, port) {
+			if memberListens(m, port) {
 				c.setMain(w, m)
 				return true, ""
 			}
@@ -409,6 +412,14 @@ func (c *cycle) serves(ctx context.Context, w *startWatch, final bool) (bool, st
 		}
 		if m, ok := w.tree.Member(w.holder.PID); ok && w.holder.id.Start == m.Start {
 			c.setMain(w, m)
+			return true, ""
+		}
+		if w.holder.PID <= 0 {
+			// The OS names no owner (Wine's socket table; a process of
+			// another user this agent may not read): the port was free when
+			// the instance was spawned (portTaken) and a member of it lives,
+			// so it is judged the new instance's, and the row says how.
+			w.unnamed = w.holder.String()
 			return true, ""
 		}
 		return false, w.holder.String() + ", not a process of the new instance"
@@ -525,6 +536,10 @@ func (c *cycle) started(w *startWatch, took time.Duration) {
 	if note := c.instanceNote(w); note != "" {
 		c.res.Detail.Instance = note
 		how += "; " + note
+	}
+	if w.unnamed != "" {
+		c.res.Detail.Served = w.unnamed + ": free when the instance was spawned, so taken as its"
+		how += "; " + c.res.Detail.Served
 	}
 	c.set(runtrace.OutcomeOK, reason, verb+" ("+how+")")
 }

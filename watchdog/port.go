@@ -93,6 +93,15 @@ func portHeld(ctx context.Context, addr string) bool {
 // holderOf names who holds port. tree, when known, is the recorded
 // instance's facts: a member listening there is ours without the
 // host-wide socket scan PortHolder needs.
+// The OS seam of who holds a port: a member's own sockets (Linux), and
+// every process's socket table; tests replace them with a system that
+// cannot name the holder (Wine's GetExtendedTcpTable, another user's
+// process).
+var (
+	memberListens = proc.Listens
+	portHolder    = proc.PortHolder
+)
+
 func holderOf(ctx context.Context, port uint32, tree *proc.TreeFacts) *PortHolder {
 	if tree != nil {
 		for _, m := range tree.Members {
@@ -105,7 +114,7 @@ func holderOf(ctx context.Context, port uint32, tree *proc.TreeFacts) *PortHolde
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	h, err := proc.PortHolder(ctx, port)
+	h, err := portHolder(ctx, port)
 	if err != nil {
 		return &PortHolder{Port: port, Why: err.Error()}
 	}
