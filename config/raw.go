@@ -51,6 +51,10 @@ type rawService struct {
 	Interval     *durationText     `toml:"interval"`
 	StartTimeout *durationText     `toml:"start_timeout"`
 	StopTimeout  *durationText     `toml:"stop_timeout"`
+	StopSignal   string            `toml:"stop_signal"`
+	KillMode     string            `toml:"kill_mode"`
+	StopCommand  []string          `toml:"stop_command"`
+	PidFile      string            `toml:"pid_file"`
 	Health       rawHealth         `toml:"health"`
 	Depends      []rawDepend       `toml:"depends"`
 	Restart      rawRestart        `toml:"restart"`
