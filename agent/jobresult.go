@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
@@ -41,7 +42,9 @@ const (
 	maxResultWords = 500
 )
 
-var resultLine = regexp.MustCompile(`^(skipped|failed) ([a-z0-9-]{1,40})(?::\s*(.*))?$`)
+// resultLine is compiled at its first use, not at every start of every
+// svc-ctl process (`{1,40}` alone is tens of KiB of program).
+var resultLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(skipped|failed) ([a-z0-9-]{1,40})(?::\s*(.*))?$`) })
 
 // resultFile is one run's SVCCTL_RESULT: a private directory (0700, owned
 // by the job's user when it runs as another) outside the state dir, so the
@@ -116,7 +119,7 @@ func applyResult(res *JobResult, line string, readErr error, red *redact.Redacto
 	if line == "" {
 		return
 	}
-	m := resultLine.FindStringSubmatch(line)
+	m := resultLine().FindStringSubmatch(line)
 	if m == nil {
 		invalidResult(res, code, fmt.Sprintf("the line in %s is not `skipped REASON: words` or `failed REASON: words` (REASON: a-z, 0-9 and -, at most 40): %q",
 			EnvResult, clip(line, 200)), red)

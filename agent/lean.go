@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"os"
 	"runtime/debug"
 	"time"
 )
@@ -21,14 +22,30 @@ import (
 // to the OS and unmaps the executable's read-only pages (trimExecutable):
 // the ones the loop uses come back on their next touch, from the page
 // cache, the others stay out. Tests that run agents in-process leave it off.
-// (Lowering GOGC was tried and measured no smaller: docs/benchmarks.md.)
+//
+// Lean also sets the GC percentage to gcPercent (unless GOGC is set in the
+// environment: a person's choice wins). An idle agent's live heap is under
+// 1 MiB, and at the default 100 the heap fills to the 4 MiB minimum goal
+// before each collection; at 20 the goal is a fifth of that and the
+// collections, of a heap this small, cost no CPU that measures
+// (docs/benchmarks.md). No memory limit is set: a limit near the heap made
+// the runtime collect continuously and trebled the agent's CPU.
 
 const (
+	// gcPercent is the agent's GOGC (see above).
+	gcPercent = 20
 	// trimAfter is when start-up is over: every service had its first
 	// cycle (the stagger is at most 30 s) and the first spawns settled.
 	trimAfter = 45 * time.Second
 	trimEvery = time.Hour
 )
+
+// setGCPercent applies gcPercent unless the environment sets GOGC.
+func setGCPercent() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+}
 
 // trimLoop trims once start-up is over, then hourly (a restart or a burst of
 // work touches pages that then stay mapped).

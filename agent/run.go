@@ -154,6 +154,9 @@ type Agent struct {
 // Run runs the agent until ctx is cancelled, then drains and returns. A nil
 // error means a clean stop; anything else must end the process non-zero.
 func Run(ctx context.Context, o Options) error {
+	if o.Lean {
+		setGCPercent()
+	}
 	a, err := newAgent(o)
 	if err != nil {
 		return err
