@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -12,19 +13,31 @@ func gcPercentNow() int {
 	return p
 }
 
-// TestLeanSetsGCPercentUnlessGOGC: the agent's own process collects at
-// gcPercent, and a GOGC the person set wins.
-func TestLeanSetsGCPercentUnlessGOGC(t *testing.T) {
+// TestLeanRuntimeUnlessTheEnvironmentSays: the agent's own process
+// collects at gcPercent on one processor, and a GOGC or GOMAXPROCS the
+// person set wins.
+func TestLeanRuntimeUnlessTheEnvironmentSays(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	t.Setenv("GOGC", "")
-	setGCPercent()
+	t.Setenv("GOMAXPROCS", "")
+	runtime.GOMAXPROCS(2)
+	setRuntime()
 	if got := gcPercentNow(); got != gcPercent {
-		t.Fatalf("GC percent %d after setGCPercent, want %d", got, gcPercent)
+		t.Fatalf("GC percent %d after setRuntime, want %d", got, gcPercent)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS %d after setRuntime, want 1", got)
 	}
 	debug.SetGCPercent(100)
+	runtime.GOMAXPROCS(2)
 	t.Setenv("GOGC", "100")
-	setGCPercent()
+	t.Setenv("GOMAXPROCS", "2")
+	setRuntime()
 	if got := gcPercentNow(); got != 100 {
 		t.Fatalf("GC percent %d with GOGC=100 set, want 100 (the person's choice)", got)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("GOMAXPROCS %d with GOMAXPROCS=2 set, want 2", got)
 	}
 }

@@ -156,7 +156,7 @@ type Agent struct {
 // error means a clean stop; anything else must end the process non-zero.
 func Run(ctx context.Context, o Options) error {
 	if o.Lean {
-		setGCPercent()
+		setRuntime()
 	}
 	a, err := newAgent(o)
 	if err != nil {
