@@ -168,7 +168,7 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		out.Close()
 		return jobSpawnFailed(fmt.Errorf("output pipe: %w", err), red)
 	}
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: result.env(j.Env), Output: pw, RunAs: id, Name: j.Name})
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, SearchPath: j.SearchPath, Env: result.env(j.Env), Output: pw, RunAs: id, Name: j.Name})
 	pw.Close() // the child has its own copy; EOF comes when the last holder closes it
 	if err != nil {
 		pr.Close()
@@ -252,7 +252,9 @@ func waitJob(ctx context.Context, child *proc.Child, timeout time.Duration) JobR
 }
 
 func killTree(child *proc.Child) {
-	proc.Stop(context.Background(), child.Identity, 2*time.Second)
+	// The whole instance, marker and all: a helper the job started in a
+	// session of its own is stopped with it.
+	proc.StopTree(context.Background(), child.Instance, 2*time.Second)
 	select {
 	case <-child.Done:
 	case <-time.After(5 * time.Second):

@@ -17,6 +17,7 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
 	"svcctl/notify"
@@ -31,12 +32,13 @@ type Options struct {
 	Config  *config.Config
 	Version string
 	Mode    string   // service | user-service | foreground
-	Stderr  *os.File // where a line agent.log refuses goes (a full disk); nil = none
+	Stderr  *os.File // where a line no log destination took goes (a full disk); nil = none
 	// Console gets a copy of every log line (a person's agent: cmd gives
 	// it the human lines on a terminal, the JSON lines otherwise); nil =
 	// none.
 	Console io.Writer
-	// LogWriter replaces agent.log (tests, demo); nil = agent.log via lumberjack.
+	// LogWriter replaces the log's destinations (tests, demo); nil = the
+	// config's log_destinations (agent.log via lumberjack by default).
 	LogWriter io.Writer
 	Clock     Clock
 	// SleepTick is the period of the sleep detector (default 5s).
@@ -68,6 +70,14 @@ type Options struct {
 	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
 	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
 	Cgroup string
+	// Scope: where no cgroup is delegated to the agent, ask a reachable
+	// systemd manager for a transient scope with Delegate=yes around the
+	// agent (scope_linux.go). `svc-ctl agent` sets it when started by hand.
+	Scope bool
+	// NoSubreaper: the agent does not make itself a child subreaper even
+	// where the OS can (Linux), so a daemon that double-forks out of a
+	// service's tree goes to init, as on macOS. Tests of that mode set it.
+	NoSubreaper bool
 	// Lean: the process is the agent's own (`svc-ctl agent`): give back
 	// start-up's memory once it is over (lean.go).
 	Lean bool
@@ -108,6 +118,8 @@ type Agent struct {
 	deriver *notify.Deriver
 	sender  *notify.Sender
 	pinger  *notify.Pinger
+	// self is the agent's own ping ([agent] ping); nil when none.
+	self *selfPinger
 	// missingEvery is the period of the job.missing check (a minute; tests
 	// shorten it through startAgentWith's tweak).
 	missingEvery time.Duration
@@ -115,7 +127,13 @@ type Agent struct {
 	started      time.Time
 	boot         time.Time
 	lock         *state.AgentLock
-	closers      []io.Closer
+	// scope: the transient scope's cgroup the agent asked systemd for
+	// (Options.Scope), "" if none.
+	scope string
+	// subreaper: this process is a child subreaper (Linux): orphans of the
+	// services' trees are re-parented to it, and the orphans loop reaps them.
+	subreaper bool
+	closers   []io.Closer
 
 	draining atomic.Bool
 	// loopCtx and runCtx are the contexts of the loops and of the runs they
@@ -197,6 +215,7 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.lock = lock
 	a.setupLog()
+	a.setIdentity()
 	a.metrics = newMetrics(a.started)
 	a.metrics.ledger = a.ledgerHealth
 	a.openStatus()
@@ -206,6 +225,8 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
 	a.sup.Cgroup = a.cgroup()
+	a.sup.Scope = a.scope != "" && a.scope == a.sup.Cgroup
+	a.subreaper = a.becomeSubreaper()
 	a.metricsHandler = a.newMetricsHandler()
 	a.onExit = a.exited
 	a.jobs = newJobRunner(a)
@@ -216,20 +237,36 @@ func newAgent(o Options) (*Agent, error) {
 	return a, nil
 }
 
+// setIdentity makes (the first time) and reads the ids an otlp channel
+// sends as its resource: service.instance.id and, where the OS has no
+// machine id, host.id, both kept in the state dir (docs/fleet.md).
+func (a *Agent) setIdentity() {
+	id, err := notify.IdentityOf(a.paths, a.o.Version, true)
+	if err != nil {
+		a.log.Warn("identity.incomplete", "err", err, "hint", "otlp exports go without the ids named")
+	}
+	notify.SetIdentity(id)
+}
+
 // config is the configuration in force. A reload replaces it; whoever
 // needs several of its values at once reads it once.
 func (a *Agent) config() *config.Config { return a.cur.Load() }
 
 func (a *Agent) setupLog() {
 	w := a.o.LogWriter
+	var unavailable []error
 	if w == nil {
-		lw, c := agentLogWriter(a.paths.AgentLog(), a.o.Stderr, a.o.Console)
-		w = lw
-		a.closers = append(a.closers, c)
+		ds, errs := openLogDestinations(a.config().Agent, a.paths.AgentLog())
+		f := newFanout(ds, a.o.Stderr, a.o.Console)
+		w, unavailable = f, errs
+		a.closers = append(a.closers, f)
 	}
 	a.logLevel.Set(LogLevel(a.config().Agent.LogLevel))
 	a.logRed.Store(redact.New(a.config().SecretValues()...))
 	a.log = newLiveLogger(w, &a.logLevel, &a.logRed)
+	for _, err := range unavailable {
+		a.log.Error("log.destination_unavailable", "err", err, "destinations", a.config().Agent.LogDestinations)
+	}
 }
 
 func (a *Agent) closeAll() {
@@ -301,6 +338,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "reaper", a.reapLoop)
+	if a.subreaper {
+		a.goSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
+	}
 	// The log cap and the coverage run even with no service or job yet: a
 	// reload may add some.
 	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
@@ -314,6 +354,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.goSafe(loopCtx, "verify-at-start", a.verifyAtStart)
 	}
 	a.startNotify(loopCtx)
+	a.startSelfPing(loopCtx)
 	a.startJobs()
 	if a.config().Agent.MetricsListen != "" {
 		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {
@@ -338,10 +379,37 @@ func (a *Agent) cgroup() string {
 		return a.o.Cgroup
 	}
 	dir, ok, why := proc.DelegatedCgroup()
-	if !ok {
-		a.log.Info("cgroup.none", "why", why)
-		return ""
+	if ok {
+		a.log.Info("cgroup.delegated", "cgroup", dir)
+		return dir
 	}
-	a.log.Info("cgroup.delegated", "cgroup", dir)
-	return dir
+	if a.o.Scope && a.scope == "" {
+		sdir, err := moveToScope(context.Background())
+		if err == nil {
+			a.scope = sdir
+			a.log.Info("cgroup.scope", "cgroup", sdir, "why", why)
+			return sdir
+		}
+		a.log.Info("cgroup.no_scope", "why", err.Error())
+	}
+	a.log.Info("cgroup.none", "why", why)
+	return ""
+}
+
+// becomeSubreaper makes the agent a child subreaper where the OS has them
+// (Linux) and the options allow: a daemon that double-forks out of a
+// service's tree is then re-parented to the agent, not to init, so its exit
+// reaches the agent and its zombie is the agent's to reap (the orphans
+// loop). Elsewhere instances are owned without it ("plain").
+func (a *Agent) becomeSubreaper() bool {
+	if a.o.NoSubreaper {
+		a.log.Info("subreaper.off", "why", "the agent's options")
+		return false
+	}
+	if err := child.Subreaper(); err != nil {
+		a.log.Info("subreaper.none", "why", err.Error())
+		return false
+	}
+	a.log.Info("subreaper.on")
+	return true
 }

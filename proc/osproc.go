@@ -8,7 +8,9 @@ type procInfo struct {
 	pid      int32
 	ppid     int32
 	session  int32 // unix session id; 0 where the OS has none (Windows)
+	pgrp     int32 // unix process group id; 0 where the OS has none
 	zombie   bool  // exited, not yet reaped: not alive, whatever kill(pid, 0) says
+	stopped  bool  // stopped by a signal (SIGSTOP, SIGTSTP) or a tracer: alive, and answers nothing
 	start    uint64
 	createMs int64
 }
@@ -20,3 +22,6 @@ type procInfo struct {
 //	listProcs() ([]procInfo, error)       // every process the caller can see
 //	readExe(pid int32) (string, error)    // the executable, for people
 //	currentBoot() string                  // names this boot ("" where unknown)
+//	childrenOf(pid int32) ([]int32, bool)  // pid's children, without listing every process; false where the OS cannot say
+//	uidsOf(pid int32) (real, effective uint32, ok bool)
+//	environOf(pid int32) ([]byte, error)  // the environment area as the process has it now: NUL-separated KEY=VALUE

@@ -1,15 +1,19 @@
 package proc
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
+	"svcctl/internal/child"
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
 )
@@ -18,8 +22,11 @@ import (
 // tree it grows. New needs (credentials, limits) are new fields: a zero
 // value always means "as the agent".
 type SpawnSpec struct {
-	Argv []string // argv[0]: absolute, relative to Dir, or a bare name looked up in the agent's PATH; never a shell
-	Dir  string   // working directory; empty = the agent's
+	Argv []string // argv[0]: absolute, relative to Dir, or a bare name looked up in the PATH it gets (svcenv); never a shell
+	Dir  string   // working directory; empty = the home of the user it runs as (svcenv.Process.WorkDir)
+	// SearchPath is search_path: absolute directories put before the base
+	// PATH (internal/svcenv).
+	SearchPath []string
 	// Env is the service's env_file and env (config merged them): set on
 	// top of the base environment (internal/svcenv), never on the agent's
 	// or the caller's own environment, so a start from a shell and one by
@@ -42,6 +49,14 @@ type SpawnSpec struct {
 	// sub-cgroups in (see DelegatedCgroup). When set, the instance gets a
 	// cgroup of its own under it; empty = the session alone owns the tree.
 	Cgroup string
+	// Console (Windows): the leader gets a hidden console of its own and
+	// leads a new process group on it, which a stop can then send
+	// CTRL_BREAK (stop_signal = "SIGBREAK"); without it the leader has no
+	// console at all. Ignored elsewhere.
+	Console bool
+	// Scope: Cgroup is a transient scope systemd made around an agent
+	// started by hand (the instance's mode is ModeScope, not ModeCgroup).
+	Scope bool
 }
 
 // Child is an instance Spawn started. The leader's Wait runs in a
@@ -101,12 +116,18 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return nil, errors.New("spawn: empty command: give the program as the first element of command")
 	}
-	env := svcenv.Build(s.RunAs, s.Env)
-	path, err := resolveExe(s.Argv[0], s.Dir, env)
+	marker, err := newMarker()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDir(s.Dir); err != nil {
+	pe := svcenv.Process{RunAs: s.RunAs, Env: withoutMarker(s.Env), SearchPath: s.SearchPath, Dir: s.Dir}
+	// The marker last: a service's own env cannot set or clear it.
+	env, dir := append(pe.Environ(), MarkerEnv+"="+marker), pe.WorkDir()
+	path, err := resolveExe(s.Argv[0], dir, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDir(dir); err != nil {
 		return nil, err
 	}
 	logf := s.Output
@@ -124,16 +145,15 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	defer own.close()
-	newCmd := func() *exec.Cmd {
-		return &exec.Cmd{
-			Path:   path,
-			Args:   append([]string(nil), s.Argv...),
-			Dir:    s.Dir,
-			Env:    env,
-			Stdout: logf, // an *os.File goes to the child as is: no copying goroutine
-			Stderr: logf, // that would die with the agent
-			// Stdin nil: exec opens os.DevNull.
-		}
+	newCmd := func() *child.Cmd {
+		c := child.Command(path)
+		c.Args = append([]string(nil), s.Argv...)
+		c.Dir = dir
+		c.Env = env
+		c.Stdout = logf // an *os.File goes to the child as is: no copying goroutine
+		c.Stderr = logf // that would die with the agent
+		// Stdin nil: exec opens os.DevNull.
+		return c
 	}
 	startedAt := time.Now().UTC()
 	cmd, err := own.start(newCmd)
@@ -147,15 +167,57 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	c.Cgroup, c.Job = own.cgroup(), own.job()
+	c.Marker, c.Mode, c.UID = marker, modeOf(c.Instance), runsAs(s.RunAs)
+	if c.Mode == ModeCgroup && s.Scope {
+		c.Mode = ModeScope
+	}
+	c.Console = s.Console && runtime.GOOS == "windows"
 	c.Notes = own.notes()
 	return c, nil
+}
+
+// newMarker is a fresh instance marker: 96 random bits, hex.
+func newMarker() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("spawn: instance marker: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// withoutMarker is env without a marker of its own (a config that sets
+// SVCCTL_INSTANCE cannot claim another instance's processes).
+func withoutMarker(env map[string]string) map[string]string {
+	if _, ok := env[MarkerEnv]; !ok {
+		return env
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if k != MarkerEnv {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// modeOf says what owns a new instance's tree besides its records.
+func modeOf(inst Instance) string {
+	switch {
+	case inst.Cgroup != "":
+		return ModeCgroup
+	case inst.Job != "":
+		return ModeJob
+	case child.IsSubreaper():
+		return ModeSubreaper
+	}
+	return ModePlain
 }
 
 // newChild records the identity of the started cmd and reaps it in the
 // background. The identity is read before Wait can reap, so the PID cannot
 // have been reused yet; a zombie (a program that exited at once) still has
 // its start stamp, so its record is as good as a live one's.
-func newChild(cmd *exec.Cmd, path string, startedAt time.Time) (*Child, error) {
+func newChild(cmd *child.Cmd, path string, startedAt time.Time) (*Child, error) {
 	pid := int32(cmd.Process.Pid)
 	pi, err := readProc(pid)
 	if err != nil {
@@ -199,7 +261,8 @@ func resolveExe(name, dir string, env []string) (string, error) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		if p == name && !strings.ContainsAny(name, `/\`) {
-			return "", fmt.Errorf("spawn %s: %w in PATH: give an absolute path in command", name, ErrNotFound)
+			// Which PATH was searched, and where the caller's finds it (svcenv.NotFoundError).
+			return "", fmt.Errorf("spawn %s: %w: %w", name, ErrNotFound, err)
 		}
 		return "", fmt.Errorf("spawn %s: %w: check the path in command", p, ErrNotFound)
 	case errors.Is(err, exec.ErrDot):
@@ -245,7 +308,7 @@ func openLog(path string, id *runas.Identity) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spawn: open log: %w", err)
 	}
-	if err := shareLog(f, id); err != nil {
+	if err := ShareLog(f, id); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("spawn: log %s: %w", path, err)
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"svcctl/internal/words"
 	"time"
 
 	"svcctl/config"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -87,6 +89,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	// After the readability check: a reader who cannot look inside the state
 	// dir cannot vouch for what is in it.
 	v.stateTrusted()
+	v.configTrusted()
 	store, err := openForRead(v.p.DB())
 	if err != nil {
 		v.add("ledger readable", Fail, fmt.Sprintf("%s: %v", v.p.DB(), err))
@@ -104,6 +107,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.givenUp()
 	v.removedRunning()
 	v.strangers()
+	v.ownership()
 	v.crashLog()
 	v.configInForce()
 	v.secretsPrivate()
@@ -127,7 +131,7 @@ func (v *verifier) stateChecks() []string {
 	for _, s := range v.cfg.Services {
 		names = append(names, "service "+s.Name+" cycled")
 	}
-	names = append(names, "no forgotten pause", "no given-up service", checkStrangers, "no unread crash.log")
+	names = append(names, "no forgotten pause", "no given-up service", checkStrangers, checkOwnership, "no unread crash.log")
 	if len(v.cfg.Jobs) > 0 {
 		names = append(names, "no missing runs (24 h)")
 	}
@@ -234,6 +238,33 @@ func (v *verifier) installed() {
 	default:
 		v.add("agent installed", Pass, fmt.Sprintf("installed as %s (%s)%s", i.Mode, i.Platform, suffix(i.Detail)))
 	}
+}
+
+// checkConfigTrusted is the name of the check that the config, and every
+// env_file and secret file it names, only administrators can change.
+const checkConfigTrusted = "config trusted"
+
+// configTrusted is the one trust rule of a privileged svc-ctl, judged: the
+// agent and every verb that acts refuse a file others can write, and a
+// reader as root answers from the state dir alone (cmd's untrusted.go),
+// so verify must not pass it.
+func (v *verifier) configTrusted() {
+	if config.UserMode() || v.cfg.Path == "" {
+		return
+	}
+	if _, err := os.Stat(v.cfg.Path); err != nil {
+		return
+	}
+	err := config.CheckPermissions(v.cfg.Path)
+	if err == nil {
+		err = v.cfg.CheckTrusted()
+	}
+	if err != nil {
+		v.add(checkConfigTrusted, Fail, strings.ReplaceAll(err.Error(), "\n", "; ")+
+			"; until it is fixed the agent and every verb that acts refuse it, and readers as root answer from the state dir alone")
+		return
+	}
+	v.add(checkConfigTrusted, Pass, v.cfg.Path+": root's, writable by no one else, as is every env_file and secret file it names")
 }
 
 // checkStateTrusted is the name of the check that the state dir passes the
@@ -504,6 +535,39 @@ func (v *verifier) strangers() {
 	v.add(checkStrangers, Pass, "every passing health check was answered by its own service (or one svc-ctl never started)")
 }
 
+const checkOwnership = "every instance owned"
+
+// ownership says, per service with a recorded instance, what owns its tree
+// (its mode): a cgroup, the agent as subreaper, a job object, or the record
+// alone ("plain": an instance a person started with no agent running, or
+// any on macOS), and WARNs where ownership is weaker than this host allows:
+// a plain instance on Linux, or a record of an older svc-ctl that remembers
+// no members. docs/architecture.md says what each mode can see.
+func (v *verifier) ownership() {
+	var parts, weak []string
+	for _, s := range v.cfg.Services {
+		inst, err := proc.ReadInstance(v.p.Pid(s.Name))
+		if err != nil {
+			continue
+		}
+		switch mode := inst.Mode; {
+		case mode == "":
+			weak = append(weak, s.Name+": a record of an older svc-ctl (its session alone): 'svc-ctl restart "+s.Name+"' records its members")
+		case mode == proc.ModePlain && runtime.GOOS == "linux":
+			weak = append(weak, s.Name+": plain (started with no agent running, or by an agent that is no subreaper): "+
+				"a daemon that leaves its tree and writes over its environment is not seen; restart it while the agent runs")
+		default:
+			parts = append(parts, s.Name+": "+mode)
+		}
+	}
+	switch {
+	case len(weak) > 0:
+		v.add(checkOwnership, Warn, strings.Join(append(weak, parts...), "; "))
+	case len(parts) > 0:
+		v.add(checkOwnership, Pass, strings.Join(parts, "; "))
+	}
+}
+
 func (v *verifier) crashLog() {
 	st, err := os.Stat(v.p.CrashLog())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -574,14 +638,16 @@ func (v *verifier) configInForce() {
 	v.add("config in force", Pass, fmt.Sprintf("the agent runs %s as it is on disk (loaded %s)", v.cfg.Path, v.live.Config.LoadedAt.Format(time.RFC3339)))
 }
 
-// checkSecretsPrivate is the line about who can read the notification
-// secrets of the config file (review2 R5); only for a config that has some.
-const checkSecretsPrivate = "notify secrets private"
+// checkSecretsPrivate is the line about who can read the secrets of the
+// config file: notification secrets and the values of env written in it;
+// only for a config that has some.
+const checkSecretsPrivate = "secrets private"
 
-// secretsPrivate warns when the config holds notification secrets that
-// other users can read, naming the keys (never the values) and the fix.
+// secretsPrivate warns when the config holds secrets (notification keys,
+// env values) that other users can read, naming the keys (never the
+// values) and the fix.
 func (v *verifier) secretsPrivate() {
-	if len(v.cfg.NotifySecretKeys()) == 0 {
+	if len(v.cfg.SecretKeys()) == 0 {
 		return
 	}
 	words, err := v.cfg.SecretsExposed()

@@ -24,6 +24,11 @@ import (
 var version = "dev"
 
 func main() {
+	if group := os.Getenv(proc.CtrlBreakEnv); group != "" {
+		// The CTRL_BREAK helper a Windows stop starts (stop_signal =
+		// "SIGBREAK"): it does that and nothing else.
+		os.Exit(proc.CtrlBreakMain(group))
+	}
 	proc.CloseInheritedOnExec() // what started svc-ctl left open is not passed on to services
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -38,6 +43,10 @@ type globals struct {
 	// broken is why the config file does not load, when a reader answers
 	// from the state dir alone (degraded.go).
 	broken error
+	// fileItself: the command's subject is the config file itself (config
+	// check), never the state dir's answer a reader as root gives for a
+	// file it cannot trust (untrusted.go).
+	fileItself bool
 }
 
 func newRootCommand(g *globals) *cobra.Command {

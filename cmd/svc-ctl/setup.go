@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"svcctl/agent"
@@ -50,6 +52,12 @@ func loadConfigFresh(g *globals) (*config.Config, error) {
 		load = config.LoadToRun
 	case trustRead:
 		load = config.LoadToRead // an env_file it may not read is no config error for a reader
+		if g.fileItself {
+			break // config check judges the file: it refuses what it cannot trust, below its load
+		}
+		if cfg, handled, err := untrustedRead(g, path); handled {
+			return cfg, err
+		}
 	default:
 		return nil, fmt.Errorf("internal error: a command of trust level %q loads the config", g.trust)
 	}
@@ -155,6 +163,9 @@ func newSupervisor(g *globals) (*watchdog.Supervisor, func(), error) {
 func cliSupervisor(g *globals, cfg *config.Config, rec watchdog.Recorder) *watchdog.Supervisor {
 	sup := watchdog.NewSupervisor(cfg, rec, cliLogger(g))
 	sup.Cgroup = agentCgroup(state.PathsOf(cfg))
+	// The scope systemd made around an agent started by hand (agent/scope_linux.go).
+	base := filepath.Base(sup.Cgroup)
+	sup.Scope = strings.HasPrefix(base, "svc-ctl-agent-") && strings.HasSuffix(base, ".scope")
 	return sup
 }
 
