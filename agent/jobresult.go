@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
@@ -43,7 +44,9 @@ const (
 	maxResultWords = 500
 )
 
-var resultLine = regexp.MustCompile(`^(skipped|failed) ([a-z0-9-]{1,40})(?::\s*(.*))?$`)
+// resultLine is compiled at its first use, not at every start of every
+// svc-ctl process (`{1,40}` alone is tens of KiB of program).
+var resultLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(skipped|failed) ([a-z0-9-]{1,40})(?::\s*(.*))?$`) })
 
 // resultFile is one run's SVCCTL_RESULT: a directory of the run's own,
 // owned by the job's user when it runs as another, inside a parent only the
@@ -143,7 +146,7 @@ func applyResult(res *JobResult, line string, readErr error, red *redact.Redacto
 	if line == "" {
 		return
 	}
-	m := resultLine.FindStringSubmatch(line)
+	m := resultLine().FindStringSubmatch(line)
 	if m == nil {
 		invalidResult(res, code, fmt.Sprintf("the line in %s is not `skipped REASON: words` or `failed REASON: words` (REASON: a-z, 0-9 and -, at most 40): %q",
 			EnvResult, clip(line, 200)), red)

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"runtime/debug"
 	"time"
 )
@@ -21,14 +23,39 @@ import (
 // to the OS and unmaps the executable's read-only pages (trimExecutable):
 // the ones the loop uses come back on their next touch, from the page
 // cache, the others stay out. Tests that run agents in-process leave it off.
-// (Lowering GOGC was tried and measured no smaller: docs/benchmarks.md.)
+//
+// Lean also runs the Go scheduler on one processor (GOMAXPROCS 1): the
+// agent's work is a few milliseconds a cycle, mostly waiting on I/O, and
+// with two processors every wake-up of an idle agent also woke a second
+// thread to look for work (measured: −18 % CPU at a 1 s interval,
+// docs/benchmarks.md). And it sets the GC percentage to gcPercent. Either
+// is left alone when its variable (GOMAXPROCS, GOGC) is set in the
+// environment: a person's choice wins. An idle agent's live heap is under
+// 1 MiB, and at the default 100 the heap fills to the 4 MiB minimum goal
+// before each collection; at 20 the goal is a fifth of that and the
+// collections, of a heap this small, cost no CPU that measures
+// (docs/benchmarks.md). No memory limit is set: a limit near the heap made
+// the runtime collect continuously and trebled the agent's CPU.
 
 const (
+	// gcPercent is the agent's GOGC (see above).
+	gcPercent = 20
 	// trimAfter is when start-up is over: every service had its first
 	// cycle (the stagger is at most 30 s) and the first spawns settled.
 	trimAfter = 45 * time.Second
 	trimEvery = time.Hour
 )
+
+// setRuntime applies gcPercent and one processor, unless the environment
+// sets GOGC or GOMAXPROCS.
+func setRuntime() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+}
 
 // trimLoop trims once start-up is over, then hourly (a restart or a burst of
 // work touches pages that then stay mapped).

@@ -215,6 +215,9 @@ func (a *Agent) writeReport() {
 	}
 	r := state.AgentReport{Instance: a.instance, PID: os.Getpid(), StartedAt: a.started, UpdatedAt: time.Now().UTC(),
 		Ledger: a.ledgerHealth(), Config: a.loaded.Load(), Serves: a.serves(), Draining: a.draining.Load(), Boot: proc.BootID()}
+	if a.sup != nil {
+		r.Checked = a.sup.Checked()
+	}
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
 	if s := a.ledger.stop; s != nil {

@@ -13,6 +13,30 @@ import (
 // agent (at most a few hundred stats a second per flooding service).
 const capReactMin = 2 * time.Millisecond
 
+// Without Options.LogCheckEvery, a quiet log's regular look comes every
+// logCheckWatched while the OS tells the agent of its writes (inotify
+// watches the file), else every logCheckUnwatched. A watched log's write is
+// looked at within capReactMin whatever this is, and its regular look only
+// trims runtime.prev.log and catches what a lost event missed. An unwatched
+// log's is the bound on how long the first burst of a flood goes unseen
+// (docs/benchmarks.md measures it). A timer every 500 ms was a fifth of an
+// idle agent's CPU.
+const (
+	logCheckWatched   = 5 * time.Second
+	logCheckUnwatched = 500 * time.Millisecond
+)
+
+// logEvery is the regular look's period for the log at path.
+func (a *Agent) logEvery(w logWatcher, path string) time.Duration {
+	switch {
+	case a.o.LogCheckEvery > 0:
+		return a.o.LogCheckEvery
+	case w.watching(path):
+		return logCheckWatched
+	}
+	return logCheckUnwatched
+}
+
 // capState is what the log cap loop knows of one service's log.
 type capState struct {
 	path    string
@@ -36,10 +60,11 @@ type capState struct {
 //     and
 //   - on a schedule that follows its growth: half the time it would take,
 //     at the rate it grew lately, to fill what is left below log_max
-//     (at least capReactMin, at most LogCheckEvery). A quiet log is looked
-//     at every LogCheckEvery; where the OS says nothing (macOS, Windows) the
-//     first burst of a flood is seen within LogCheckEvery, and the flood
-//     after it on the growth schedule.
+//     (at least capReactMin, at most its regular look: logEvery). A quiet
+//     log is looked at every logCheckWatched while inotify watches it;
+//     where the OS says nothing (macOS, Windows, a file inotify cannot
+//     watch) every logCheckUnwatched, so the first burst of a flood is seen
+//     within it, and the flood after it on the growth schedule.
 //
 // One look is one stat; a cut is a copy of at most log_max bytes and an
 // fsync, during which the service writes on (docs/benchmarks.md measures the
@@ -47,6 +72,7 @@ type capState struct {
 func (a *Agent) logCapLoop(ctx context.Context) {
 	w := a.newLogWatcher(ctx)
 	defer w.close()
+
 	caps := map[string]*capState{} // by service name
 	byPath := map[string]string{}  // log path -> service name, for the watcher's events
 	timer := time.NewTimer(0)
@@ -54,7 +80,7 @@ func (a *Agent) logCapLoop(ctx context.Context) {
 	var quietUntil time.Time // the watcher's events are not read before this (capReactMin after the last)
 	for {
 		now := time.Now()
-		next := now.Add(a.o.LogCheckEvery)
+		next := now.Add(max(a.o.LogCheckEvery, logCheckWatched)) // each log's own look pulls it earlier
 		seen := map[string]bool{}
 		services := a.config().Services
 		for i := range services {
@@ -109,9 +135,10 @@ func (a *Agent) logCapLoop(ctx context.Context) {
 // schedules the next look by how fast it grew.
 func (a *Agent) lookAtLog(svc *config.Service, st *capState, w logWatcher, now time.Time) {
 	size := a.logSize(svc, w)
+	every := a.logEvery(w, svc.Log)
 	regular := !now.Before(st.regular)
 	if regular {
-		st.regular = now.Add(a.o.LogCheckEvery)
+		st.regular = now.Add(every)
 	}
 	grown := size - st.size
 	if grown < 0 { // cut or replaced by someone else (a restart's rotation)
@@ -131,7 +158,7 @@ func (a *Agent) lookAtLog(svc *config.Service, st *capState, w logWatcher, now t
 		}
 	}
 	st.size, st.at = size, now
-	st.next = now.Add(nextLook(a.sup.CapTrigger(svc.Name)-size, st.rate, a.o.LogCheckEvery))
+	st.next = now.Add(nextLook(a.sup.CapTrigger(svc.Name)-size, st.rate, every))
 }
 
 // nextLook is how long until a log with headroom bytes left below its cap,

@@ -14,6 +14,9 @@ type logWatcher interface {
 	// written yields the path (as given to follow) of a log just written.
 	// It is unbuffered: writes the loop has not read yet coalesce.
 	written() <-chan string
+	// watching is true while written would tell of a write to path (its
+	// regular look can then be rarer: logEvery).
+	watching(path string) bool
 	close()
 }
 
@@ -23,4 +26,5 @@ type noWatcher struct{}
 func (noWatcher) follow(string, os.FileInfo) {}
 func (noWatcher) forget(string)              {}
 func (noWatcher) written() <-chan string     { return nil }
+func (noWatcher) watching(string) bool       { return false }
 func (noWatcher) close()                     {}

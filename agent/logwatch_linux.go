@@ -36,6 +36,11 @@ func (a *Agent) newLogWatcher(ctx context.Context) logWatcher {
 	return iw
 }
 
+func (iw *inotifyWatcher) watching(path string) bool {
+	_, ok := iw.files[path]
+	return ok
+}
+
 // relay hands each write event's path to the cap loop. An overflowed
 // queue loses events, not looks: the schedule still runs.
 func (iw *inotifyWatcher) relay(ctx context.Context) {

@@ -6,5 +6,5 @@ import "context"
 
 // newLogWatcher: elsewhere the log cap loop's schedule alone holds the logs
 // (it follows their growth; the first burst of a flood is seen within
-// LogCheckEvery).
+// logCheckUnwatched).
 func (a *Agent) newLogWatcher(context.Context) logWatcher { return noWatcher{} }

@@ -51,7 +51,8 @@ type Options struct {
 	// Ready, when set, is closed once the agent runs its loops.
 	Ready chan<- struct{}
 	// LogCheckEvery is how often every service's runtime log is held to
-	// its log_max between cycles (default 500ms).
+	// its log_max between cycles (default: 5s for a log inotify
+	// watches, 500ms for one nothing tells the agent of a write to; logcap.go).
 	LogCheckEvery time.Duration
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
@@ -172,6 +173,9 @@ type Agent struct {
 // Run runs the agent until ctx is cancelled, then drains and returns. A nil
 // error means a clean stop; anything else must end the process non-zero.
 func Run(ctx context.Context, o Options) error {
+	if o.Lean {
+		setRuntime()
+	}
 	a, err := newAgent(o)
 	if err != nil {
 		return err
@@ -186,9 +190,6 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	if o.SleepTick <= 0 {
 		o.SleepTick = 5 * time.Second
-	}
-	if o.LogCheckEvery <= 0 {
-		o.LogCheckEvery = 500 * time.Millisecond
 	}
 	if o.ReapEvery <= 0 {
 		o.ReapEvery = ReapEvery

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -44,8 +45,10 @@ func PeekStateDir(path string) (dir string, fromFile bool) {
 }
 
 var (
-	tableLine    = regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(#.*)?$`)
-	stateDirLine = regexp.MustCompile(`^\s*state_dir\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')\s*(#.*)?$`)
+	tableLine    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(#.*)?$`) })
+	stateDirLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*state_dir\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')\s*(#.*)?$`)
+	})
 )
 
 // scanStateDir finds `state_dir = "..."` in the [agent] table line by line,
@@ -53,7 +56,7 @@ var (
 func scanStateDir(data []byte) string {
 	table := ""
 	for _, line := range strings.Split(string(data), "\n") {
-		if m := tableLine.FindStringSubmatch(line); m != nil && !strings.HasPrefix(strings.TrimSpace(line), "[[") {
+		if m := tableLine().FindStringSubmatch(line); m != nil && !strings.HasPrefix(strings.TrimSpace(line), "[[") {
 			table = m[1]
 			continue
 		}
@@ -64,7 +67,7 @@ func scanStateDir(data []byte) string {
 		if table != "agent" {
 			continue
 		}
-		if m := stateDirLine.FindStringSubmatch(line); m != nil {
+		if m := stateDirLine().FindStringSubmatch(line); m != nil {
 			if m[2] != "" {
 				return m[2]
 			}

@@ -7,23 +7,19 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
+	"svcctl/internal/svcname"
 )
-
-// nameRE is the rule for service and job names: they become directory
-// names under <state>/services/ and job ids in run_trace, so they stay
-// short, lower case and free of path separators on every OS.
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 const nameRule = "use 1 to 63 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit"
 
-func validName(s string) bool { return nameRE.MatchString(s) }
+// validName is the rule for service and job names (internal/svcname).
+func validName(s string) bool { return svcname.Valid(s) }
 
 // ValidName reports whether s is a name a service or job may have.
 func ValidName(s string) bool { return validName(s) }

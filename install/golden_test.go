@@ -340,7 +340,7 @@ func TestIntervalReadBack(t *testing.T) {
 		f.run.on = func(argv []string) error { return nil }
 		var got time.Duration
 		if c.t == scm {
-			got = parseISODuration(taskIntervalRe.FindStringSubmatch(p.Files[0].Content)[1])
+			got = parseISODuration(taskIntervalRe().FindStringSubmatch(p.Files[0].Content)[1])
 		} else {
 			got = p.sched.interval(context.Background(), f.run)
 		}

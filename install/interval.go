@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 )
@@ -13,12 +14,17 @@ import (
 // The registered interval is read back from what is registered, not from the
 // config, so status shows what the OS will really do.
 
+// Compiled at their first use: only `status` reads what is registered, and
+// every other svc-ctl process (the agent above all) would build them at
+// its start for nothing.
 var (
-	systemdActiveRe  = regexp.MustCompile(`(?m)^OnUnitActiveSec=(\d+)\s*$`)
-	cronLineRe       = regexp.MustCompile(`(?m)^(\S+) (\S+) \* \* \* root `)
-	launchdIntervlRe = regexp.MustCompile(`<key>StartInterval</key>\s*<integer>(\d+)</integer>`)
-	taskIntervalRe   = regexp.MustCompile(`<Interval>(P[0-9DTHMS]+)</Interval>`)
-	isoPartRe        = regexp.MustCompile(`(\d+)([DHMS])`)
+	systemdActiveRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^OnUnitActiveSec=(\d+)\s*$`) })
+	cronLineRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\S+) (\S+) \* \* \* root `) })
+	launchdIntervlRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`<key>StartInterval</key>\s*<integer>(\d+)</integer>`)
+	})
+	taskIntervalRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<Interval>(P[0-9DTHMS]+)</Interval>`) })
+	isoPartRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)([DHMS])`) })
 )
 
 func readRegistered(p string) string {
@@ -30,7 +36,7 @@ func readRegistered(p string) string {
 }
 
 func (t systemdTimer) interval(context.Context, runner) time.Duration {
-	m := systemdActiveRe.FindStringSubmatch(readRegistered(t.where()))
+	m := systemdActiveRe().FindStringSubmatch(readRegistered(t.where()))
 	if m == nil {
 		return 0
 	}
@@ -39,7 +45,7 @@ func (t systemdTimer) interval(context.Context, runner) time.Duration {
 }
 
 func (c cronFile) interval(context.Context, runner) time.Duration {
-	m := cronLineRe.FindStringSubmatch(readRegistered(c.where()))
+	m := cronLineRe().FindStringSubmatch(readRegistered(c.where()))
 	if m == nil {
 		return 0
 	}
@@ -64,7 +70,7 @@ func parseCronEvery(minute, hour string) time.Duration {
 }
 
 func (j launchdJob) interval(context.Context, runner) time.Duration {
-	m := launchdIntervlRe.FindStringSubmatch(readRegistered(j.where()))
+	m := launchdIntervlRe().FindStringSubmatch(readRegistered(j.where()))
 	if m == nil {
 		return 0
 	}
@@ -79,7 +85,7 @@ func (schedTask) interval(ctx context.Context, r runner) time.Duration {
 	if err != nil {
 		return 0
 	}
-	m := taskIntervalRe.FindStringSubmatch(decodeMaybeUTF16(out))
+	m := taskIntervalRe().FindStringSubmatch(decodeMaybeUTF16(out))
 	if m == nil {
 		return 0
 	}
@@ -106,7 +112,7 @@ func parseISODuration(s string) time.Duration {
 		text string
 		inT  bool
 	}{{date, false}, {clock, true}} {
-		for _, m := range isoPartRe.FindAllStringSubmatch(part.text, -1) {
+		for _, m := range isoPartRe().FindAllStringSubmatch(part.text, -1) {
 			n, _ := strconv.Atoi(m[1])
 			unit := map[string]time.Duration{"D": 24 * time.Hour, "H": time.Hour, "M": time.Minute, "S": time.Second}[m[2]]
 			if m[2] == "M" && !part.inT {

@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// plainArg is what needs no quoting in any format we write.
-var plainArg = regexp.MustCompile(`^[A-Za-z0-9/._:@+,=-]+$`)
+// plainArg is what needs no quoting in any format we write; compiled at
+// its first use (install and the renderers only), not at every start.
+var plainArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9/._:@+,=-]+$`) })
 
 // systemdArg quotes one ExecStart argument. systemd expands % specifiers and
 // $VARIABLES even inside quotes, so they are doubled.
 func systemdArg(a string) string {
-	if plainArg.MatchString(a) {
+	if plainArg().MatchString(a) {
 		return a
 	}
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `%`, `%%`, `$`, `$$`)
@@ -34,7 +36,7 @@ func systemdValue(v string) string { return strings.ReplaceAll(v, "%", "%%") }
 
 // shQuote quotes one word for /bin/sh: single quotes, with ' written '\”.
 func shQuote(a string) string {
-	if plainArg.MatchString(a) {
+	if plainArg().MatchString(a) {
 		return a
 	}
 	return `'` + strings.ReplaceAll(a, `'`, `'\''`) + `'`
@@ -57,7 +59,7 @@ func xmlText(s string) string {
 // cronSafe refuses what a cron line would read as shell syntax or as its own
 // syntax (% is a newline in crontab): the backstop line must be a plain argv.
 func cronSafe(key, v string) error {
-	if !plainArg.MatchString(v) {
+	if !plainArg().MatchString(v) {
 		return fmt.Errorf("%s %q: a cron line runs through /bin/sh, so it may only hold letters, digits and / . _ : @ + , = -; move the file to such a path", key, v)
 	}
 	return nil

@@ -2,12 +2,16 @@ package probe
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
+	"sync"
 
 	"svcctl/internal/redact"
 )
@@ -26,10 +30,10 @@ type redirectError struct {
 
 func (e *redirectError) Error() string { return e.reason }
 
-// probeHTTP GETs s.Target with a fresh, keep-alive-free transport that uses
-// the proxies of the service's env, follows same-host redirects (at most 5)
-// and is healthy when the status is as expected (default any 2xx) and the
-// first 64 KiB of the body match s.ExpectBody.
+// probeHTTP GETs s.Target through the probes' shared, keep-alive-free
+// transport with the proxies of the service's env, follows same-host
+// redirects (at most 5) and is healthy when the status is as expected
+// (default any 2xx) and the first 64 KiB of the body match s.ExpectBody.
 func probeHTTP(ctx context.Context, s Spec) Result {
 	u, err := url.Parse(s.Target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -41,39 +45,72 @@ func probeHTTP(ctx context.Context, s Spec) Result {
 			return unhealthy("expect_body %q is not a valid regexp: %v", s.ExpectBody, err)
 		}
 	}
-	t := &tracker{}
-	proxies := proxyFor(s.Env)
-	tr := newTransport(t, proxies.forRequest)
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, CheckRedirect: sameHostOnly(u)}
+	rs := &requestState{t: &tracker{}, proxies: proxyFor(s.Env)}
+	client := &http.Client{Transport: httpTransport(), CheckRedirect: sameHostOnly(u)}
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, requestStateKey{}, rs), http.MethodGet, u.String(), nil)
 	if err != nil {
 		return unhealthy("invalid URL: %s", innerMessage(err))
 	}
 	req.Header.Set("User-Agent", userAgent)
 	resp, err := client.Do(req)
 	detail := map[string]any{}
-	if v := proxies.usedVar(); v != "" {
+	if v := rs.proxies.usedVar(); v != "" {
 		detail["proxy_env"] = v
 	}
 	if err != nil {
-		return httpFailure(ctx, s, resp, err, t.phase(), detail)
+		return httpFailure(ctx, s, resp, err, rs.t.phase(), detail)
 	}
 	defer resp.Body.Close()
 	return judgeResponse(ctx, s, u, resp, re, detail)
 }
 
-// newTransport is a transport for one probe: no connection outlives it, so
-// a probe never rides on a connection a previous probe left open.
-func newTransport(t *tracker, proxy func(*http.Request) (*url.URL, error)) *http.Transport {
-	return &http.Transport{
-		Proxy:                  proxy,
-		DialContext:            trackedDial(t),
-		TLSClientConfig:        tlsConfig(""),
-		DisableKeepAlives:      true,
-		MaxResponseHeaderBytes: 64 << 10,
+// requestState is what one check's requests carry in their context to the
+// shared transport: where the check got to (tracker) and its service's
+// proxies.
+type requestState struct {
+	t       *tracker
+	proxies *proxyRules
+}
+
+type requestStateKey struct{}
+
+func stateOf(ctx context.Context) *requestState {
+	rs, _ := ctx.Value(requestStateKey{}).(*requestState)
+	if rs == nil { // a request not made by probeHTTP: nothing to record, direct
+		rs = &requestState{t: &tracker{}, proxies: proxyFor(nil)}
 	}
+	return rs
+}
+
+// shared is the one transport every HTTP check uses. Keep-alives are off,
+// so no connection outlives its request: each check dials afresh and a
+// hung server is judged by a new connection, never one a previous check
+// left open. What differs between checks (proxies, the tracker) travels in
+// the request's context; building a transport, its TLS config and its
+// pools every cycle cost an idle agent a sixth of its CPU.
+var shared struct {
+	mu    sync.Mutex
+	tr    *http.Transport
+	roots []*x509.Certificate // the extraRootCerts it was built with
+}
+
+func httpTransport() *http.Transport {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.tr == nil || !slices.Equal(shared.roots, extraRootCerts) {
+		shared.tr = &http.Transport{
+			Proxy: func(req *http.Request) (*url.URL, error) { return stateOf(req.Context()).proxies.forRequest(req) },
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				return trackedDial(stateOf(ctx).t)(ctx, network, addr)
+			},
+			TLSClientConfig:        tlsConfig(""),
+			DisableKeepAlives:      true,
+			MaxResponseHeaderBytes: 64 << 10,
+		}
+		shared.roots = extraRootCerts
+	}
+	return shared.tr
 }
 
 // sameHostOnly follows redirects to the original host and port only: a

@@ -295,6 +295,43 @@ func TestHTTPProxyFromServiceEnv(t *testing.T) {
 	}
 }
 
+// TestHTTPConcurrentChecksKeepTheirOwnProxy: every check shares one
+// transport, so what is a check's own (its service's proxies, how far it
+// got) must travel with its request: two checks at once, one through a
+// proxy and one direct, each see and report only their own.
+func TestHTTPConcurrentChecksKeepTheirOwnProxy(t *testing.T) {
+	p := startProxy(t, "")
+	direct := healthServer(t)
+	var wg sync.WaitGroup
+	results := make([]Result, 20)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%2 == 0 {
+				results[i] = run(Spec{Kind: KindHTTP, Target: "http://svc.invalid/health", Env: map[string]string{"HTTP_PROXY": p.URL},
+					ExpectBody: "via proxy", Timeout: 5 * time.Second})
+				return
+			}
+			results[i] = run(Spec{Kind: KindHTTP, Target: direct.URL + "/health", Timeout: 5 * time.Second})
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		wantHealthy(t, r)
+		want := any(nil)
+		if i%2 == 0 {
+			want = "HTTP_PROXY"
+		}
+		if r.Detail["proxy_env"] != want {
+			t.Fatalf("check %d: proxy_env %v, want %v", i, r.Detail["proxy_env"], want)
+		}
+	}
+	if got := len(p.requests()); got != len(results)/2 {
+		t.Fatalf("the proxy saw %d requests, want %d (only the proxied checks')", got, len(results)/2)
+	}
+}
+
 func TestHTTPSProxyTunnel(t *testing.T) {
 	// httptest's certificate is valid for example.com: through the CONNECT
 	// tunnel the probe verifies it as example.com, with no DNS anywhere.

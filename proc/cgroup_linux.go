@@ -10,11 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"svcctl/internal/svcname"
 )
 
 // A cgroup v2 per instance, under a parent the caller names (the agent's
@@ -23,17 +24,18 @@ import (
 // enables no controller: it is only used to know the members, which no
 // fork, setsid or double fork takes out of it.
 
-// cgroupName is the base name of an instance cgroup: svc-NAME-RANDOM. Only
-// a directory named so is ever read as a tree (a pid file naming another
-// cgroup, the root say, must never make svc-ctl signal its members).
-var cgroupName = regexp.MustCompile(`^svc-[a-z0-9][a-z0-9._-]{0,62}-[0-9a-f]{12}$`)
+// cgroupName reports whether base is the name of an instance cgroup:
+// svc-NAME-RANDOM (12 hex digits). Only a directory named so is ever read
+// as a tree (a pid file naming another cgroup, the root say, must never
+// make svc-ctl signal its members).
+func cgroupName(base string) bool { return svcname.ValidWithSuffix(base, "svc-") }
 
 // cgroup2Magic is CGROUP2_SUPER_MAGIC, the f_type of a cgroup v2 mount.
 const cgroup2Magic = 0x63677270
 
 // validCgroup checks that dir can be an instance cgroup svc-ctl made.
 func validCgroup(dir string) error {
-	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || !cgroupName.MatchString(filepath.Base(dir)) {
+	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || !cgroupName(filepath.Base(dir)) {
 		return fmt.Errorf("cgroup %q is not an instance cgroup svc-ctl creates (svc-NAME-HEX): not used", dir)
 	}
 	var st unix.Statfs_t

@@ -121,3 +121,36 @@ func TestParseStat(t *testing.T) {
 		}
 	}
 }
+
+// TestBootTimeReadOnceUntilTheClockSteps: /proc/stat is read once, then
+// again only when the wall clock moved against the boot clock (a step).
+func TestBootTimeReadOnceUntilTheClockSteps(t *testing.T) {
+	var reads int
+	inject(t, &bootTimeFile, func() (int64, error) { reads++; return readBootTimeFile() })
+	var step time.Duration
+	inject(t, &clockOffset, func() (time.Duration, error) {
+		off, err := wallMinusBootClock()
+		return off + step, err
+	})
+	bootCache.mu.Lock()
+	bootCache.ok = false
+	bootCache.mu.Unlock()
+	want, err := readBootTimeFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if bt, err := readBootTime(); err != nil || bt != want {
+			t.Fatalf("read %d: %d, %v; want %d", i, bt, err, want)
+		}
+	}
+	if reads != 1 {
+		t.Fatalf("/proc/stat read %d times for 5 boot times, want once", reads)
+	}
+	step = time.Hour // the wall clock stepped
+	readBootTime()
+	readBootTime()
+	if reads != 2 {
+		t.Fatalf("/proc/stat read %d times after a clock step, want once more (2)", reads)
+	}
+}

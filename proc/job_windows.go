@@ -5,12 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 
 	"svcctl/internal/winjob"
+
+	"svcctl/internal/svcname"
 )
 
 // A job object per instance, named so that another svc-ctl process (a
@@ -23,7 +24,10 @@ import (
 // jobName is the name of an instance job: Global\ for a system agent (one
 // name space for every logon session, so a CLI in any session finds it),
 // Local\ where creating a global object is not allowed (a per-user agent).
-var jobName = regexp.MustCompile(`^(Global|Local)\\svc-ctl-[a-z0-9][a-z0-9._-]{0,62}-[0-9a-f]{12}$`)
+// NAME-RANDOM is svcname's rule (12 hex digits).
+func jobName(name string) bool {
+	return svcname.ValidWithSuffix(name, `Global\svc-ctl-`) || svcname.ValidWithSuffix(name, `Local\svc-ctl-`)
+}
 
 // Job access rights (winnt.h).
 const (
@@ -58,7 +62,7 @@ func createJob(name string) (windows.Handle, string, error) {
 
 // openJob opens an instance's job by the name its record gives.
 func openJob(name string) (windows.Handle, error) {
-	if !jobName.MatchString(name) {
+	if !jobName(name) {
 		return 0, fmt.Errorf("job %q is not an instance job svc-ctl creates: not used", name)
 	}
 	p, err := windows.UTF16PtrFromString(name)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tklauser/go-sysconf"
 	"golang.org/x/sys/unix"
@@ -209,8 +210,57 @@ func readBootID() (string, error) { return bootIDOnce() }
 
 // readBootTime is /proc/stat's btime: the wall clock now minus the time since
 // boot, so it moves when the wall clock is stepped. Only CreateTime (for
-// people) uses it.
+// people) uses it. /proc/stat is a line per CPU and every interrupt
+// counter, generated at each read: read for every process a cycle looks at,
+// it was a measurable part of an idle agent's CPU. So it is read once, and
+// again only when the wall clock moved against the boot clock since (a
+// step, or a slew past bootRereadAfter).
 func readBootTime() (int64, error) {
+	off, err := clockOffset()
+	if err != nil {
+		return bootTimeFile()
+	}
+	bootCache.mu.Lock()
+	defer bootCache.mu.Unlock()
+	if d := off - bootCache.offset; bootCache.ok && d < bootRereadAfter && d > -bootRereadAfter {
+		return bootCache.btime, nil
+	}
+	bt, err := bootTimeFile()
+	if err != nil {
+		return 0, err
+	}
+	bootCache.btime, bootCache.offset, bootCache.ok = bt, off, true
+	return bt, nil
+}
+
+// bootRereadAfter is how far the wall clock may move against the boot
+// clock before btime is read again (NTP slews at most 0.5 ms a second).
+const bootRereadAfter = 100 * time.Millisecond
+
+var (
+	bootCache struct {
+		mu     sync.Mutex
+		btime  int64
+		offset time.Duration // clockOffset when btime was read
+		ok     bool
+	}
+	// Seams: tests count the reads and step the clock.
+	bootTimeFile = readBootTimeFile
+	clockOffset  = wallMinusBootClock
+)
+
+// wallMinusBootClock is the wall clock less CLOCK_BOOTTIME: constant but
+// for steps and slews of the wall clock.
+func wallMinusBootClock() (time.Duration, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0, fmt.Errorf("read the boot clock: %w", err)
+	}
+	return time.Duration(time.Now().UnixNano() - ts.Nano()), nil
+}
+
+// readBootTimeFile reads btime from /proc/stat.
+func readBootTimeFile() (int64, error) {
 	b, err := os.ReadFile(procRoot + "/stat")
 	if err != nil {
 		return 0, fmt.Errorf("read boot time: %w", err)

@@ -1,9 +1,8 @@
 package proc
 
 import (
-	"regexp"
-
 	"svcctl/internal/child"
+	"svcctl/internal/svcname"
 )
 
 // owner is the OS seam of Spawn: what makes the new process the leader of a
@@ -17,12 +16,8 @@ type owner interface {
 	close()                                             // release what Spawn held open
 }
 
-// instanceName is what Spawn accepts as SpawnSpec.Name (a service or job
-// name as the config allows it).
-var instanceName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-
 func nameOf(s SpawnSpec) string {
-	if instanceName.MatchString(s.Name) {
+	if svcname.Valid(s.Name) { // what Spawn accepts as a name: one the config allows
 		return s.Name
 	}
 	return "service"

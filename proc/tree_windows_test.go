@@ -15,7 +15,7 @@ func TestJobOwnsTree(t *testing.T) {
 	s := helperSpec(t, "group", "ignore-term")
 	s.Name = "web"
 	c := spawnT(t, s)
-	if !jobName.MatchString(c.Job) {
+	if !jobName(c.Job) {
 		t.Fatalf("Job = %q (notes %v), want an instance job name", c.Job, c.Notes)
 	}
 	child := childPID(t, waitLog(t, s.LogPath, "child="))

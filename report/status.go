@@ -406,6 +406,7 @@ func BuildStatus(ctx context.Context, cfg *config.Config, now time.Time) (*Statu
 	for i := range cfg.Services {
 		r.Services = append(r.Services, serviceStatus(ctx, &cfg.Services[i], p, store, last, now))
 	}
+	checkedSince(r.Services, live)
 	markStarting(r, cfg)
 	r.Jobs = jobStatuses(ctx, cfg, p, store, now)
 	for _, rs := range removedServices(p, now) {

@@ -137,7 +137,9 @@ func dsn(path string, busyMS int64, h handle) string {
 		q.Add("_pragma", "query_only(1)")
 	case readHandle:
 		q.Add("_pragma", "query_only(1)")
+		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", cachePages))
 	default:
+		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", cachePages))
 		// FULL, not NORMAL: in WAL mode NORMAL may lose the last commits on
 		// power loss, and a lost row would later read as "never triggered".
 		q.Add("_pragma", "synchronous(FULL)")

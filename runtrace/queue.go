@@ -45,6 +45,9 @@ type Queue struct {
 	h       Health
 	closed  bool
 	kick    chan struct{}
+	// waits tells Run that writes started to wait (a failed write): Run
+	// sleeps without a timer while nothing waits.
+	waits chan struct{}
 }
 
 // QueueOptions tune a Queue. The zero value is what the agent uses.
@@ -126,7 +129,7 @@ func NewQueue(st *Store, o QueueOptions) *Queue {
 		o.SpillDirs = SpillDirs(st.Path())
 	}
 	q := &Queue{st: st, o: o, dir: filepath.Dir(st.Path()), begun: map[int64]*op{}, written: map[int64]int64{},
-		dropped: map[int64]bool{}, kick: make(chan struct{}, 1)}
+		dropped: map[int64]bool{}, kick: make(chan struct{}, 1), waits: make(chan struct{}, 1)}
 	q.h = Health{Up: true, Dir: q.dir, FreeBytes: -1}
 	return q
 }
@@ -511,6 +514,10 @@ func (q *Queue) dropLocked(o *op) {
 // failLocked records a failed write; down is true when it starts the
 // condition (the caller then calls changed outside the lock).
 func (q *Queue) failLocked(cause Cause, err error) (down bool) {
+	select {
+	case q.waits <- struct{}{}: // Run starts retrying
+	default:
+	}
 	down = q.h.Up
 	if down {
 		q.h.Up, q.h.Since, q.h.WrittenLate, q.h.Lost, q.h.RecoveredAt = false, q.o.Now().UTC(), 0, 0, time.Time{}
@@ -537,23 +544,37 @@ func (q *Queue) changed(transition bool) {
 }
 
 // Run retries the database every Retry while writes wait, until ctx ends.
+// While nothing waits it sleeps without a timer (an idle agent's wake-ups
+// are its CPU): a failed write (failLocked) or Kick wakes it.
 func (q *Queue) Run(ctx context.Context) {
-	t := time.NewTicker(q.o.Retry)
+	t := time.NewTimer(q.o.Retry)
+	t.Stop()
 	defer t.Stop()
 	for {
+		var retry <-chan time.Time
+		if q.waiting() {
+			t.Reset(q.o.Retry) // (Go 1.23+: no stale tick survives a Reset)
+			retry = t.C
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-q.waits:
+			continue // writes wait now: retry in Retry, not at once
+		case <-retry:
 		case <-q.kick:
 		}
-		q.mu.Lock()
-		waiting := q.deferLocked() || q.beat != nil
-		q.mu.Unlock()
-		if waiting {
+		if q.waiting() {
 			q.Flush(ctx)
 		}
 	}
+}
+
+// waiting reports whether writes wait for the database.
+func (q *Queue) waiting() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.deferLocked() || q.beat != nil
 }
 
 // Kick asks Run to try now.

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"svcctl/internal/testutil"
 )
 
 // refuseWrites makes the store's one writer connection refuse every write
@@ -630,5 +632,33 @@ func TestRowsNameTheirBoot(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("boot_id by job:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestQueueRunRetriesOnceWritesWait: Run sleeps with no timer while nothing
+// waits, so the write that fails must wake it; it then retries every Retry
+// by itself (no Kick) until the rows are written.
+func TestQueueRunRetriesOnceWritesWait(t *testing.T) {
+	s := newStore(t)
+	q, _ := newQueue(t, s, QueueOptions{Retry: 20 * time.Millisecond})
+	ctx, cancel := context.WithCancel(ctxb)
+	done := make(chan struct{})
+	go func() { q.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	for round := range 2 { // a second outage after a recovery wakes it too
+		refuseWrites(t, s, true)
+		if _, err := q.Record(ctxb, Run{JobID: "job:pull", Trigger: TriggerSchedule, StartedAt: t0.Add(time.Duration(round) * time.Minute),
+			Outcome: OutcomeOK, Reason: ReasonAlreadyRunning}); err != nil {
+			t.Fatal(err)
+		}
+		if h := q.Health(); h.Up || h.Pending != 1 {
+			t.Fatalf("round %d: health %+v, want down with 1 pending", round, h)
+		}
+		refuseWrites(t, s, false)
+		testutil.WaitFor(t, 5*time.Second, "Run to write the waiting row", func() bool { return q.Health().Up && q.Health().Pending == 0 })
+		if n := len(allRuns(t, s)); n != round+1 {
+			t.Fatalf("round %d: %d rows, want %d", round, n, round+1)
+		}
 	}
 }

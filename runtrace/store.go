@@ -39,6 +39,20 @@ const DefaultBusyTimeout = 10 * time.Second
 // readConns bounds the reader pool; reads never block the writer in WAL mode.
 const readConns = 4
 
+// readIdle is how long a reader connection of a read-write store (the
+// agent's, a verb's) stays open unused. Each connection keeps its own page
+// cache and SQLite heap; an agent that reads once a minute holds none
+// between. The writer stays open: it is the one that must not fail later.
+const readIdle = 10 * time.Second
+
+// cachePages bounds each connection's page cache (PRAGMA cache_size, in
+// KiB when negative). SQLite's default, 2,000 KiB a connection, fills as
+// the ledger grows (a 1 s cycle adds ~3,600 rows an hour) and is then held
+// for the life of the agent; what a commit or the agent's reads touch again
+// (the b-trees' upper levels) is a few dozen pages, and a miss is a read
+// from the OS's page cache.
+const cachePages = -512
+
 // Store is an open run_trace database. It is safe for concurrent use.
 type Store struct {
 	path string
@@ -150,6 +164,9 @@ func (s *Store) sqlOpen(h handle, conns int) (*sql.DB, error) {
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(0)
+	if h == readHandle {
+		db.SetConnMaxIdleTime(readIdle)
+	}
 	return db, nil
 }
 

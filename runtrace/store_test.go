@@ -3,6 +3,7 @@ package runtrace
 import (
 	"bytes"
 	"crypto/rand"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -423,5 +424,21 @@ func TestReadOnlyOfAStoppedLedgerCreatesNothing(t *testing.T) {
 	w2.Close()
 	if got := names(); got != before {
 		t.Errorf("after the readers the dir holds %q, want %q", got, before)
+	}
+}
+
+// TestConnectionsBoundTheirPageCache: the agent's connections (the writer
+// and its readers) keep at most cachePages of page cache each, so a ledger
+// that grows all day does not grow the agent with it.
+func TestConnectionsBoundTheirPageCache(t *testing.T) {
+	s := newStore(t)
+	for name, db := range map[string]*sql.DB{"writer": s.w, "reader": s.r} {
+		var n int
+		if err := db.QueryRow("PRAGMA cache_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != cachePages {
+			t.Errorf("%s: cache_size %d, want %d", name, n, cachePages)
+		}
 	}
 }

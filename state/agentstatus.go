@@ -49,6 +49,12 @@ type AgentReport struct {
 	// names none): the next agent tells a crash from a host that went
 	// down by it.
 	Boot string `json:"boot_id,omitempty"`
+	// Checked is, per service, when the agent last looked at its health,
+	// where that is newer than its state.json says: a healthy service's
+	// cycles that change nothing keep state.json as it was (watchdog,
+	// written.go) and readers take "last checked" from here. Renewed at
+	// each heartbeat; left out when it would not fit in the file.
+	Checked map[string]time.Time `json:"checked,omitempty"`
 }
 
 // LoadedConfig is the config file an agent loaded.
@@ -106,6 +112,10 @@ func OpenStatusFile(p Paths) (*StatusFile, error) {
 // Write rewrites the report in place.
 func (s *StatusFile) Write(r AgentReport) error {
 	b, err := json.Marshal(r)
+	if err == nil && len(b) >= statusSize {
+		r.Checked = nil // readers fall back on state.json's older times
+		b, err = json.Marshal(r)
+	}
 	if err == nil && len(b) >= statusSize {
 		r.Ledger.Error = "" // the one field of unbounded length
 		b, err = json.Marshal(r)

@@ -13,6 +13,7 @@ import (
 // BenchmarkEnsureHealthy is one cycle of a healthy service, as the agent runs
 // it: probe, run_trace row, state and watchdog.last.json.
 func BenchmarkEnsureHealthy(b *testing.B) {
+	b.ReportAllocs()
 	addr := testutil.FreeAddr(b)
 	e := newEnv(b, testutil.Service{Name: "web", Addr: addr})
 	if r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {

@@ -51,7 +51,14 @@ func (s *Supervisor) loadState(name string) (state.Service, error) {
 			return k.st, nil
 		}
 	}
-	return state.LoadService(path)
+	if st, ok := s.keptState(name, path); ok {
+		return st, nil // the file is the one this process wrote or read (written.go)
+	}
+	st, err := state.LoadService(path)
+	if err == nil {
+		s.rememberState(name, path, st)
+	}
+	return st, err
 }
 
 // saveState writes the service's state, or keeps it in memory. A state that
@@ -60,7 +67,14 @@ func (s *Supervisor) saveState(name string, st state.Service, durable bool) {
 	s.book.mu.Lock()
 	_, waited := s.book.states[name]
 	s.book.mu.Unlock()
-	err := state.SaveService(s.Paths.StateFile(name), st, durable || waited)
+	path := s.Paths.StateFile(name)
+	if !durable && !waited && s.skipState(name, path, st) {
+		return // only its times moved: kept in memory (written.go)
+	}
+	err := state.SaveService(path, st, durable || waited)
+	if err == nil {
+		s.rememberState(name, path, st)
+	}
 	s.book.mu.Lock()
 	defer s.book.mu.Unlock()
 	if err != nil {
@@ -83,6 +97,10 @@ func (s *Supervisor) saveLast(name string, r *state.LastResult, durable bool) {
 		s.book.last = map[string]*state.LastResult{}
 	}
 	waited := len(s.book.last) > 0
+	if !durable && !waited && s.skipLast(name, s.Paths.WatchdogLast(), r) {
+		s.book.mu.Unlock()
+		return // the same verdict again: kept in memory (written.go)
+	}
 	s.book.last[name] = r
 	all := make(map[string]*state.LastResult, len(s.book.last))
 	for k, v := range s.book.last {
@@ -101,6 +119,7 @@ func (s *Supervisor) saveLast(name string, r *state.LastResult, durable bool) {
 			delete(s.book.last, k)
 		}
 	}
+	s.rememberLast(s.Paths.WatchdogLast(), all)
 	s.writeOKLocked()
 }
 

@@ -48,6 +48,7 @@ type Supervisor struct {
 
 	recErr   recordErrors
 	book     bookkeeping                     // state.json, watchdog.last.json and pid files the disk refused
+	wr       written                         // state.json and watchdog.last.json as last written or read (written.go)
 	limits   limitTracker                    // what the samples of each service's tree have seen ([service.limits])
 	cfg      atomic.Pointer[config.Config]   // the config in force (SetConfig on a reload)
 	red      atomic.Pointer[redact.Redactor] // every secret of every config in force so far, scrubbed wherever the cycle writes

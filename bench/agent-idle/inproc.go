@@ -42,7 +42,7 @@ func inProcess(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, su 
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
-		done <- agent.Run(runCtx, agent.Options{Config: cfg, Version: "bench", Mode: "foreground", MaxStagger: 100 * time.Millisecond})
+		done <- agent.Run(runCtx, agent.Options{Config: cfg, Version: "bench", Mode: "foreground", MaxStagger: 100 * time.Millisecond, Lean: true})
 	}()
 	if err := benchkit.WaitAllHealthy(ctx, addrs, 60*time.Second); err != nil {
 		return err

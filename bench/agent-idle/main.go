@@ -14,6 +14,17 @@
 //   - floor: the same with no service and no job: heartbeat, sleep
 //     detector and housekeeping alone, to read the others against.
 //
+//   - steady: the floor program (bench/memfloor: Go, modernc.org/sqlite, one
+//     GET and one insert per cycle) and the agent with one HTTP service,
+//     side by side in one window (-window, 10 minutes; -short: 2), at each
+//     of -cadences (1s and 10m); each one's steady state (RssAnon, RssFile,
+//     RssShmem, PSS: the median of the last minute's samples), its CPU (the
+//     threads' schedstat over the window) and the agent's ratios to the
+//     floor of its cadence. -before BIN runs another svc-ctl binary beside
+//     (the branch point's, for a before/after in one window); -samples FILE
+//     keeps every sample as CSV. A 60-minute window also prints the growth
+//     from minute 5.
+//
 //   - notify: the floor, and 1 service at 10s, each with one [[notify]]
 //     webhook channel configured and nothing to send (read against floor and
 //     cpu: the aim is no change).
@@ -24,6 +35,7 @@
 //     a loopback receiver in this process.
 //
 //     go run ./bench/agent-idle [-trials 5] [-scenario rss,cpu,jobs,floor] [-duration 60s] [-idle 30s]
+//     go run ./bench/agent-idle -scenario steady [-short] [-window 10m] [-cadences 1s,10m] [-before BIN] [-samples FILE]
 //
 // Every trial is a fresh agent with a fresh state dir; its services are
 // stopped by PID at the end of the trial. /proc/PID/stat counts in 10 ms
@@ -54,18 +66,28 @@ import (
 type options struct {
 	duration, idle, rssInterval time.Duration
 	memProfile, cpuProfile      string
+	steady                      steadyOptions
 }
 
 func main() {
 	c := benchkit.CommonFlags()
 	var o options
-	scen := flag.String("scenario", "rss,cpu,jobs,floor", "comma-separated: rss, cpu, jobs, floor, notify")
+	scen := flag.String("scenario", "rss,cpu,jobs,floor", "comma-separated: rss, cpu, jobs, floor, notify, fleet, steady")
+	flag.DurationVar(&o.steady.window, "window", 10*time.Minute, "steady: how long the programs run side by side (steady state = its last minute)")
+	flag.DurationVar(&o.steady.every, "every", 10*time.Second, "steady: time between samples")
+	flag.StringVar(&o.steady.cadences, "cadences", "1s,10m", "steady: the intervals (agent) and cadences (floor) to run")
+	flag.StringVar(&o.steady.before, "before", "", "steady: also run this svc-ctl binary's agent beside (before/after in one window)")
+	flag.StringVar(&o.steady.samples, "samples", "", "steady: write every sample to this CSV file")
+	flag.BoolVar(&o.steady.short, "short", false, "steady: a 2-minute window with a sample every 5 s, for trying a change (the 10-minute run is the record)")
 	flag.DurationVar(&o.duration, "duration", 60*time.Second, "CPU measurement window")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "idle time before reading VmRSS")
 	flag.DurationVar(&o.rssInterval, "rss-interval", 10*time.Second, "service interval in the rss scenario")
 	flag.StringVar(&o.memProfile, "memprofile", "", "rss scenario: also run the agent in-process with 10 services for -idle and write its heap profile here")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "cpu scenario: also run the agent in-process with 1 service at 1s for -duration and write its CPU profile here")
 	benchkit.Main("bench/agent-idle", c, func(ctx context.Context, k *benchkit.Kit) error {
+		if o.steady.short {
+			o.steady.window, o.steady.every = 2*time.Minute, 5*time.Second
+		}
 		if o.memProfile != "" {
 			// The default rate (one sample per 512 KiB) says nothing about a
 			// heap of a few MiB.
@@ -95,8 +117,10 @@ func run(ctx context.Context, k *benchkit.Kit, o options, scenarios []string) er
 			err = notifyCPU(ctx, k, bins, o)
 		case "fleet":
 			err = fleet(ctx, k, bins, o)
+		case "steady":
+			err = steady(ctx, k, bins, o.steady)
 		default:
-			err = fmt.Errorf("-scenario %q: want rss, cpu, jobs, floor, notify or fleet", sc)
+			err = fmt.Errorf("-scenario %q: want rss, cpu, jobs, floor, notify, fleet or steady", sc)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", strings.TrimSpace(sc), err)

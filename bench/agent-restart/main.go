@@ -281,7 +281,10 @@ func settled(ctx context.Context, a *benchkit.Agent, svc benchkit.Service, since
 				continue
 			}
 			got = startedRun{row: r}
-			if json.Unmarshal(r.Detail, &got.detail) != nil || r.StartedAt.Before(since) {
+			// The ledger keeps milliseconds: a cycle begun within the
+			// millisecond of since reads as before it unless since is cut
+			// to the same precision.
+			if json.Unmarshal(r.Detail, &got.detail) != nil || r.StartedAt.Before(since.Truncate(time.Millisecond)) {
 				continue
 			}
 			return benchkit.Healthy(ctx, svc.Addr, time.Second)

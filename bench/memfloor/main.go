@@ -4,8 +4,13 @@
 // inserts one row — a watchdog with nothing else. It starts that program as
 // a child of itself, serves the GET from here on 127.0.0.1, and after -idle
 // prints the child's VmRSS, RssAnon and RssFile as ps and top read them
-// (Linux /proc). Set it beside the agent's figure from
-// `go run ./bench/agent-idle -scenario rss`.
+// (Linux /proc).
+//
+// The agent's own benches run this program beside the agent, in the same
+// invocation, and print the agent's figures as ratios of its
+// (`go run ./bench/agent-idle -scenario steady`, `go run ./bench/peers
+// -scenario steady`): they start it with -child and -every (the cadence of
+// the GET and the insert, as the agent's interval).
 //
 //	go run ./bench/memfloor [-idle 60s] [-trials 3]
 package main
@@ -34,11 +39,12 @@ func main() {
 	child := flag.Bool("child", false, "run the floor program itself (used by the parent)")
 	dbPath := flag.String("db", "", "with -child: the SQLite file")
 	url := flag.String("url", "", "with -child: the URL to GET once a second")
+	every := flag.Duration("every", time.Second, "with -child: how often to GET and insert")
 	idle := flag.Duration("idle", 60*time.Second, "how long the floor program runs before its memory is read")
 	trials := flag.Int("trials", 3, "how many times")
 	flag.Parse()
 	if *child {
-		runFloor(*dbPath, *url)
+		runFloor(*dbPath, *url, *every)
 		return
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -76,8 +82,8 @@ func main() {
 		*trials, *idle, summary(rss), summary(anon), summary(file))
 }
 
-// runFloor is the floor program.
-func runFloor(dbPath, url string) {
+// runFloor is the floor program: every `every`, one GET and one insert.
+func runFloor(dbPath, url string, every time.Duration) {
 	db, err := sql.Open("sqlite", "file:"+dbPath+"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
 	if err != nil {
 		log.Fatal(err)
@@ -85,7 +91,7 @@ func runFloor(dbPath, url string) {
 	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS run (at INTEGER, status INTEGER)`); err != nil {
 		log.Fatal(err)
 	}
-	for range time.Tick(time.Second) {
+	for range time.Tick(every) {
 		status := 0
 		if resp, err := http.Get(url); err == nil {
 			io.Copy(io.Discard, resp.Body)

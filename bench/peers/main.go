@@ -18,6 +18,12 @@
 //     healthy. supervisord and PM2 have no health check: they never
 //     replace a hung service, and the table says so from these trials.
 //
+//   - steady: the floor program (bench/memfloor) and every peer, each with
+//     one healthy service, all at once for -steady-window (10 minutes):
+//     RssAnon, RssFile, RssShmem and PSS at steady state (the median of the
+//     last minute's samples), CPU from the threads' schedstat over the
+//     window, and each peer's ratios to the floor.
+//
 //     go run ./bench/peers [-quick] [-trials 5] [-peers monit,supervisord,pm2,svc-ctl]
 //     [-scenario idle,kill,hang] [-idle 60s] [-doc docs/benchmarks.md] [-no-install]
 //
@@ -55,6 +61,7 @@ type options struct {
 	quick                      bool
 	peers, scenarios           []string
 	idle, settle, hangWindow   time.Duration
+	steadyWindow               time.Duration
 	doc                        string
 	docSet, noInstall, noWrite bool
 }
@@ -63,7 +70,8 @@ func main() {
 	c := benchkit.CommonFlags()
 	var o options
 	peers := flag.String("peers", "monit,supervisord,pm2,svc-ctl", "comma-separated: monit, supervisord, pm2, svc-ctl")
-	scen := flag.String("scenario", "idle,kill,hang", "comma-separated: idle, kill, hang")
+	scen := flag.String("scenario", "idle,kill,hang", "comma-separated: idle, kill, hang, steady")
+	flag.DurationVar(&o.steadyWindow, "steady-window", 10*time.Minute, "steady: how long every peer and the floor run side by side")
 	flag.BoolVar(&o.quick, "quick", false, "a quick try: 2 trials, 10s idle windows, 6s hang window, no doc unless -doc")
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "idle CPU window (RSS is read at its end)")
 	flag.DurationVar(&o.settle, "settle", 5*time.Second, "wait after the service first answers before an idle window")
@@ -86,6 +94,9 @@ func main() {
 			}
 			if !set["hang-window"] {
 				o.hangWindow = 6 * time.Second
+			}
+			if !set["steady-window"] {
+				o.steadyWindow = time.Minute
 			}
 		}
 		o.docSet = set["doc"]
@@ -153,6 +164,14 @@ func run(ctx context.Context, k *benchkit.Kit, o options) error {
 // measure runs the scenarios: idle trials take turns between the peers;
 // kill and hang run peer by peer on one supervisor each.
 func measure(ctx context.Context, e *env, o options, scen map[string]bool, peers []peer, rec *record) error {
+	if scen["steady"] {
+		st, err := steadyRun(ctx, e, o, peers)
+		if err != nil {
+			return fmt.Errorf("steady: %w", err)
+		}
+		rec.steady = st
+		fmt.Print(benchkit.SteadyTable(st, o.steadyWindow))
+	}
 	if scen["idle"] {
 		for i := range e.k.Common.Trials {
 			for _, p := range peers {
@@ -190,10 +209,10 @@ func scenarios(names []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, n := range names {
 		switch n {
-		case "idle", "kill", "hang":
+		case "idle", "kill", "hang", "steady":
 			out[n] = true
 		default:
-			return nil, fmt.Errorf("-scenario %q: want idle, kill or hang", n)
+			return nil, fmt.Errorf("-scenario %q: want idle, kill, hang or steady", n)
 		}
 	}
 	return out, nil

@@ -29,6 +29,7 @@ type record struct {
 	trials             int
 	baseline           benchkit.Summary
 	rows               []*row
+	steady             []benchkit.Steady
 }
 
 // row is one peer's figures.
@@ -117,6 +118,7 @@ func (r *record) markdown() string {
 	b.WriteString("\n")
 	r.writeNever(&b)
 	r.writeAims(&b)
+	r.writeSteady(&b)
 	b.WriteString(endMarker + "\n")
 	return b.String()
 }

@@ -24,6 +24,10 @@ import (
 	"svcctl/state"
 )
 
+// agentTrust is what `agent` does with the config (trust.go): it runs
+// what the config names. The command and runAgentDirect both declare it.
+const agentTrust = trustRun
+
 type agentOptions struct {
 	mode, logFormat string
 	managed         bool
@@ -45,7 +49,7 @@ func newAgentCommand(g *globals) *cobra.Command {
 	var o agentOptions
 	cmd := &cobra.Command{
 		Use:         "agent",
-		Annotations: trust(trustRun),
+		Annotations: trust(agentTrust),
 		Short:       "Run the agent in the foreground (what the OS service runs)",
 		Long: `Run the agent: one watchdog loop per service, the scheduled jobs, the heartbeat.
 It logs JSON lines to <state>/agent.log. Run by a person (no --managed), it
@@ -67,6 +71,33 @@ hand); before, its parent and session were taken to mean a service.`,
 	}
 	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+// runAgentDirect runs `svc-ctl agent [flags]` without building the command
+// tree: the agent is the process that stays, and the tree (every verb's
+// cobra command, flags and help) would be built, and its pages touched,
+// for nothing. It answers only a command line it parses exactly as the
+// tree would (the agent's flags and --config, no argument, no help): for
+// anything else ok is false and the tree runs, so a typo or --help gets the
+// same answer as before.
+func runAgentDirect(g *globals, args []string) (code int, ok bool) {
+	if len(args) == 0 || args[0] != "agent" {
+		return 0, false
+	}
+	fs := pflag.NewFlagSet("agent", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var o agentOptions
+	o.addFlags(fs)
+	fs.StringVar(&g.configPath, "config", "", "")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+		g.configPath = ""
+		return 0, false
+	}
+	g.trust = agentTrust
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return exitCode(runAgent(ctx, g, o, nil), g.stderr, "svc-ctl agent"), true
 }
 
 func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error {

@@ -110,6 +110,9 @@ keeps the evidence before every restart, and records every run in run_trace.`,
 // run executes the command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	g := &globals{stdout: stdout, stderr: stderr}
+	if code, ok := runAgentDirect(g, args); ok {
+		return code
+	}
 	root := newRootCommand(g)
 	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -96,3 +96,52 @@ func MappingsOf(pid int) ([]Mapping, error) {
 	}
 	return out, nil
 }
+
+// PSSOf is pid's proportional set size (/proc/PID/smaps_rollup Pss: each
+// shared page divided among the processes that map it), in bytes.
+func PSSOf(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read smaps_rollup of pid %d: %w", pid, err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Pss:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("pid %d smaps_rollup Pss %q: %w", pid, v, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("pid %d: no Pss line in /proc/%d/smaps_rollup", pid, pid)
+}
+
+// SchedCPUOf is the time pid's threads have run on a CPU, in ns: the sum
+// of the first field of /proc/PID/task/*/schedstat over every thread alive
+// now. Unlike /proc/PID/stat's 10 ms ticks it is exact; a thread that
+// exited takes its time with it (a Go program rarely ends a thread), so
+// CPUOf is printed beside it as a check.
+func SchedCPUOf(pid int) (time.Duration, error) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("list threads of pid %d: %w", pid, err)
+	}
+	var sum int64
+	for _, e := range ents {
+		b, err := os.ReadFile(dir + "/" + e.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread ended between the listing and the read
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 1 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("pid %d thread %s schedstat %q: %w", pid, e.Name(), b, err)
+		}
+		sum += ns
+	}
+	return time.Duration(sum), nil
+}

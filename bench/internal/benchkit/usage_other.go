@@ -33,3 +33,11 @@ type Mapping struct {
 func MappingsOf(pid int) ([]Mapping, error) {
 	return nil, fmt.Errorf("mappings of pid %d: %w", pid, errNoProc)
 }
+
+// PSSOf needs /proc: it fails on this OS.
+func PSSOf(pid int) (int64, error) { return 0, fmt.Errorf("pss of pid %d: %w", pid, errNoProc) }
+
+// SchedCPUOf needs /proc: it fails on this OS.
+func SchedCPUOf(pid int) (time.Duration, error) {
+	return 0, fmt.Errorf("cpu time of pid %d: %w", pid, errNoProc)
+}

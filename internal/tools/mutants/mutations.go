@@ -41,6 +41,36 @@ var mutations = []mutation{
 		run:   "^(TestMustSync|TestRowDurabilityByCycle)$",
 	},
 	{
+		name: "a lazy cycle keeps a changed state.json in memory (facts not compared)",
+		pkg:  "./watchdog", decl: "(*Supervisor).skipState",
+		edits: []edit{{"!sameFacts(w.onDisk, st)", "false"}},
+		run:   "^TestLazyWriteOfAChangedFactIsWritten$",
+	},
+	{
+		name: "a lazy cycle keeps a changed watchdog.last.json entry in memory (words not compared)",
+		pkg:  "./watchdog", decl: "(*Supervisor).skipLast",
+		edits: []edit{{"r.Message != w.r.Message", "false"}},
+		run:   "^TestLazyWriteOfAChangedFactIsWritten$",
+	},
+	{
+		name: "another writer's state.json not read again (the kept copy wins)",
+		pkg:  "./watchdog", decl: "(*Supervisor).keptState",
+		edits: []edit{{"if !ok || !sameFile(path, w.fi) {", "if !ok {"}},
+		run:   "^TestAnotherWritersStateIsReadAgain$",
+	},
+	{
+		name: "state.json never refreshed while nothing changes",
+		pkg:  "./watchdog", decl: "(*Supervisor).skipState",
+		edits: []edit{{"s.now().Sub(w.savedAt) >= refreshEvery", "false"}},
+		run:   "^TestHealthyCyclesWriteNothingNew$",
+	},
+	{
+		name: "a healthy cycle that changes nothing rewrites state.json",
+		pkg:  "./watchdog", decl: "(*Supervisor).saveState",
+		edits: []edit{{"if !durable && !waited && s.skipState(name, path, st) {", "if false {"}},
+		run:   "^TestHealthyCyclesWriteNothingNew$",
+	},
+	{
 		name: "an env or env_file change on reload keeps the running instance",
 		pkg:  "./agent", decl: "var instanceKeys",
 		edits: []edit{{`"env": true, "env_file": true, `, ""}},
