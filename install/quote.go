@@ -28,7 +28,8 @@ func systemdCommand(exe string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
-// shQuote quotes one word for /bin/sh: single quotes, with ' written '\''.
+// shQuote quotes one word for /bin/sh: in single quotes, each quote inside
+// closed, escaped and opened again.
 func shQuote(a string) string {
 	if plainArg.MatchString(a) {
 		return a

@@ -1,5 +1,3 @@
-//go:build linux
-
 // Command logflood measures how tightly log_max holds a service that floods
 // its log as fast as it can (review1, F2; docs/benchmarks.md): it runs the
 // agent in this process (agent.Run, what `svc-ctl agent` runs) over one
