@@ -3,8 +3,8 @@
 // served from the CLI process out of the state directory and the ledger,
 // with a few guarded actions (start, restart, pause, resume).
 //
-// The page is embedded (assets/: hand-written HTML, CSS and JavaScript, no
-// build step, no network) and uses only the JSON API this package serves;
+// The page is embedded (assets/: hand-written HTML, CSS and JavaScript
+// modules, one per view, no build step, no network) and uses only the JSON API this package serves;
 // everything — page, assets and API — needs the random token `svc-ctl ui`
 // prints, which the first load moves into an HttpOnly, SameSite=Strict
 // cookie. Actions are POSTs that must also come from the page's own origin.
