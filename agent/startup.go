@@ -30,7 +30,7 @@ func (a *Agent) recordStartup() {
 }
 
 // warnSecretsReadable says once, at start, that the config holds
-// notification secrets other users can read (review2 R5): the keys and the
+// notification secrets other users can read: the keys and the
 // fix, never the values. `svc-ctl verify` says it too.
 func (a *Agent) warnSecretsReadable() {
 	words, err := a.config().SecretsExposed()
@@ -71,7 +71,7 @@ func (a *Agent) recordSlot(jobID string, trigger runtrace.Trigger, slot time.Tim
 func (a *Agent) reportCrash() (crashed bool) {
 	path := a.paths.CrashLog()
 	// Lstat and fsutil: a crash.log link would copy the tail of any file
-	// into agent.log (issue 11, finding 2); it is reported and replaced.
+	// into agent.log; it is reported and replaced.
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
 		tail, _ := fsutil.TailLines(path, 40, 64<<10)
 		a.log.Error("agent.previous_crash", "crash_log", path, "at", st.ModTime().UTC(), "tail", strings.Join(tail, "\n"))

@@ -1,6 +1,6 @@
 package config
 
-// Defaults, exactly as DESIGN.md and docs/configuration.md state them. They
+// Defaults, exactly as docs/configuration.md states them. They
 // are written as the person would write them, and go through the same
 // ParseDuration as the file, so the documentation and the code cannot drift
 // apart in units.

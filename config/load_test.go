@@ -93,7 +93,7 @@ func TestLoadValidFull(t *testing.T) {
 	compareConfig(t, cfg, want)
 }
 
-// defaultService is a service with every default of DESIGN.md.
+// defaultService is a service with every default docs/configuration.md states.
 func defaultService(name, stateDir string) Service {
 	return Service{
 		Name:         name,
@@ -140,7 +140,7 @@ func compareConfig(t *testing.T, got, want *Config) {
 	}
 }
 
-// TestDefaults: a minimal file gets every default of DESIGN.md.
+// TestDefaults: a minimal file gets every default docs/configuration.md states.
 func TestDefaults(t *testing.T) {
 	data := []byte(`[[service]]
 name = "proxy"

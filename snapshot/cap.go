@@ -23,11 +23,11 @@ type Capped struct {
 }
 
 // CapLog keeps a running service's log under limit bytes without stopping it
-// (DESIGN.md, log_max): when the log at logPath is larger than limit, its
-// newest limit bytes are copied to RotatedPath(logPath) (replacing the previous
-// generation, fsynced) and the log is truncated in place. The service keeps
-// writing through its O_APPEND descriptor, from offset 0. It returns nil,
-// nil when the log is within limit or missing.
+// (log_max, docs/configuration.md): when the log at logPath is larger than
+// limit, its newest limit bytes are copied to RotatedPath(logPath) (replacing
+// the previous generation, fsynced) and the log is truncated in place. The
+// service keeps writing through its O_APPEND descriptor, from offset 0. It
+// returns nil, nil when the log is within limit or missing.
 //
 // What the service writes between the copy and the truncation is lost: that
 // is the price of a rotation the service knows nothing about (copytruncate).

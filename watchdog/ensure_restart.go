@@ -419,7 +419,7 @@ var privileged = func() bool { return !config.UserMode() }
 // checkLogDir refuses, for a privileged agent, a log directory another user
 // can write or replace, unless that user is the one the service runs as:
 // they could otherwise swap the log for a link to any file between the
-// check and the open (issue 11, finding 3). The open itself never follows a
+// check and the open. The open itself never follows a
 // link either (proc).
 func checkLogDir(logPath string, id *runas.Identity) error {
 	if logPath == "" || !privileged() {

@@ -3,8 +3,8 @@
 // env_file's variables, then env's (config merges those two into
 // Service.Env / Job.Env). The result is the same whoever starts it — the
 // agent at boot or a person running `svc-ctl start` from a shell — because
-// nothing is taken from the caller's environment. That is finding 7 of
-// issue 11: a service that worked when started by hand (with the person's
+// nothing is taken from the caller's environment. Otherwise a
+// service that worked when started by hand (with the person's
 // PATH, proxy and pyenv shims) failed after the next reboot.
 //
 // The base, per OS (docs/configuration.md, "The environment a service
