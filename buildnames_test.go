@@ -37,20 +37,13 @@ var osWords = map[string][]string{
 // left as they are while other changes to them are in flight; each is to be
 // renamed to the name given (and removed from here).
 var notYetRenamed = map[string]string{
-	"config/paths_other.go":             "paths_notlinux_notdarwin_notwindows.go",
-	"config/permissions_other.go":       "permissions_notunix_notwindows.go",
-	"internal/fsutil/safe_other.go":     "safe_notunix_notwindows.go",
-	"internal/svcenv/lookpath_other.go": "lookpath_notunix.go",
-	"internal/svcenv/svcenv_bsd.go":     "svcenv_unix_notlinux.go",
-	"internal/svcenv/svcenv_other.go":   "svcenv_notunix_notwindows.go",
-	"probe/exec_bsd.go":                 "exec_unix_notlinux.go",
-	"probe/exec_other.go":               "exec_notunix_notwindows.go",
-	"proc/logfile_other.go":             "logfile_notwindows.go",
-	"proc/osproc_other.go":              "osproc_notlinux_notdarwin_notwindows.go",
-	"proc/spawn_bsd.go":                 "spawn_unix_notlinux.go",
-	"proc/spawn_other.go":               "spawn_notunix_notwindows.go",
-	"proc/stop_bsd.go":                  "stop_unix_notlinux.go",
-	"proc/tree_bsd.go":                  "tree_unix_notlinux.go",
+	"probe/exec_bsd.go":    "exec_unix_notlinux.go",
+	"probe/exec_other.go":  "exec_notunix_notwindows.go",
+	"proc/osproc_other.go": "osproc_notlinux_notdarwin_notwindows.go",
+	"proc/spawn_bsd.go":    "spawn_unix_notlinux.go",
+	"proc/spawn_other.go":  "spawn_notunix_notwindows.go",
+	"proc/stop_bsd.go":     "stop_unix_notlinux.go",
+	"proc/tree_bsd.go":     "tree_unix_notlinux.go",
 }
 
 // TestFileNamesSayTheirOS: every Go file's name says which systems it is

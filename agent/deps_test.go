@@ -36,6 +36,9 @@ func TestAgentLinksOnlyTheLoop(t *testing.T) {
 		"github.com/godbus/dbus/v5", "git.sr.ht/~jackmordaunt/go-toast",
 		// Linux only: inotify, so a log written past log_max is cut at once (logwatch_linux.go)
 		"github.com/fsnotify/fsnotify",
+		// notify's otlp channel: OTLP's message types and their protobuf runtime
+		"google.golang.org/protobuf/", "go.opentelemetry.io/proto/otlp/common/", "go.opentelemetry.io/proto/otlp/logs/",
+		"go.opentelemetry.io/proto/otlp/metrics/", "go.opentelemetry.io/proto/otlp/resource/",
 	}
 	denied := map[string]string{
 		"github.com/spf13/cobra":       "the CLI",
@@ -47,6 +50,11 @@ func TestAgentLinksOnlyTheLoop(t *testing.T) {
 		"svcctl/cmd/":                  "the command line",
 		"svcctl/internal/testutil":     "test helpers",
 		"svcctl/internal/testsvc":      "test helpers",
+		// OTLP/HTTP needs none of gRPC: the collector/* packages of the
+		// OTLP protos would link it and its gateway (about 10 MB).
+		"go.opentelemetry.io/proto/otlp/collector": "OTLP over gRPC (the otlp channel sends LogsData/MetricsData over HTTP)",
+		"google.golang.org/grpc":                   "OTLP over gRPC (the otlp channel sends LogsData/MetricsData over HTTP)",
+		"github.com/grpc-ecosystem":                "OTLP over gRPC (the otlp channel sends LogsData/MetricsData over HTTP)",
 	}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		cmd := exec.Command(goTool, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".")

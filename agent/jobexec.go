@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"svcctl/config"
 	"svcctl/internal/redact"
+	"svcctl/internal/runas"
+	"svcctl/internal/svcenv"
 	"svcctl/runtrace"
 	"svcctl/watchdog"
 )
@@ -130,13 +134,11 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 	if err != nil {
 		return jobSpawnFailed(err, req.Redactor)
 	}
-	c := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
-	// The job's user, as for the agent's own runs of it: a root cron line
-	// `svc-ctl exec backup -- ...` runs the command as `user`, not as root.
-	// The environment stays the caller's: CMD is the caller's own command;
-	// only SVCCTL_RESULT is added, as for every run of a job.
-	runAs(c, id)
-	c.Env = append(os.Environ(), EnvResult+"="+result.path)
+	c, err := execCommand(ctx, req, id, result)
+	if err != nil {
+		result.read()
+		return jobSpawnFailed(err, req.Redactor)
+	}
 	c.Stdin = req.Stdin
 	c.Stdout = io.MultiWriter(req.Stdout, tail)
 	c.Stderr = io.MultiWriter(req.Stderr, tail)
@@ -164,6 +166,38 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 	res.Detail["via"] = "svc-ctl exec"
 	res.keepTail(tail.lines(), req.Redactor)
 	return res
+}
+
+// execCommand is the command of an `svc-ctl exec` run. With the job's
+// `user`, the agent's rule for anything that runs as another user
+// (internal/svcenv): that user's base environment, search_path, env_file
+// and env, never the caller's (a root cron line's HOME=/root and secrets
+// must not reach a process of another user); a bare program name looked up
+// in that PATH; the job's dir, else that user's home. Without one, CMD is
+// the caller's own command, run as the caller: the caller's environment
+// and PATH with the job's env_file and env on top, in the job's dir (else
+// the caller's). Every run gets SVCCTL_RESULT, as every run of a job does.
+func execCommand(ctx context.Context, req ExecRequest, id *runas.Identity, result *resultFile) (*exec.Cmd, error) {
+	j := req.Job
+	if id != nil {
+		pe := svcenv.Process{RunAs: id, Env: result.env(j.Env), SearchPath: j.SearchPath, Dir: j.Dir}
+		exe, err := pe.LookPath(req.Argv[0])
+		if err != nil {
+			return nil, err
+		}
+		c := exec.CommandContext(ctx, exe, req.Argv[1:]...)
+		c.Args[0] = req.Argv[0]
+		c.Env, c.Dir = pe.Environ(), pe.WorkDir()
+		runAs(c, id)
+		return c, nil
+	}
+	c := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
+	env := os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(j.Env)) {
+		env = append(env, k+"="+j.Env[k]) // later wins
+	}
+	c.Env, c.Dir = append(env, EnvResult+"="+result.path), j.Dir
+	return c, nil
 }
 
 // tailBuffer keeps the last max bytes written to it.

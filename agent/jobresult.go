@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -44,27 +46,46 @@ const (
 
 var resultLine = regexp.MustCompile(`^(skipped|failed) ([a-z0-9-]{1,40})(?::\s*(.*))?$`)
 
-// resultFile is one run's SVCCTL_RESULT: a private directory (0700, owned
-// by the job's user when it runs as another) outside the state dir, so the
-// job can create its file and nothing else can.
+// resultFile is one run's SVCCTL_RESULT: a directory of the run's own,
+// owned by the job's user when it runs as another, inside a parent only the
+// agent's user may write (a system agent's: root's, 0711, outside the state
+// dir, whose rules refuse other owners; resultparent_*.go). The job can
+// create its file and nothing else: it cannot rename its directory away
+// and put a link to another in its place (the parent is not its to write),
+// and the file is read through the pinned parent and directory, never
+// through a link, and only if it is a regular file with one link owned by
+// the job's user or the agent's (a job must not make the agent read the
+// first line of a root-only file named result).
 type resultFile struct {
+	parent    *fsutil.Dir
+	name      string // the run's directory in parent
 	dir, path string
+	owners    fsutil.Owners
 }
 
 // newResultFile makes the directory for one run; id is the job's user
 // (nil: the agent's own).
 func newResultFile(id *runas.Identity) (*resultFile, error) {
-	dir, err := os.MkdirTemp("", "svc-ctl-result-")
+	parent, err := resultParent()
 	if err != nil {
 		return nil, fmt.Errorf("result file for %s: %w", EnvResult, err)
 	}
-	if id != nil && id.UID != uint32(os.Getuid()) {
-		if err := os.Chown(dir, int(id.UID), int(id.GID)); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("result file for %s: give %s to %s: %w", EnvResult, dir, id.Username, err)
-		}
+	b := make([]byte, 8)
+	rand.Read(b)
+	name := "run-" + hex.EncodeToString(b)
+	if err := parent.Mkdir(name, 0o700); err != nil {
+		return nil, fmt.Errorf("result file for %s: %w", EnvResult, err)
 	}
-	return &resultFile{dir: dir, path: filepath.Join(dir, "result")}, nil
+	var uids []int
+	if id != nil && id.UID != uint32(os.Geteuid()) {
+		if err := parent.Lchown(name, int(id.UID), int(id.GID)); err != nil {
+			os.RemoveAll(parent.Join(name))
+			return nil, fmt.Errorf("result file for %s: give %s to %s: %w", EnvResult, parent.Join(name), id.Username, err)
+		}
+		uids = append(uids, int(id.UID))
+	}
+	return &resultFile{parent: parent, name: name, dir: parent.Join(name), path: filepath.Join(parent.Join(name), "result"),
+		owners: fsutil.TrustedOwners(uids...)}, nil
 }
 
 // env adds SVCCTL_RESULT to a job's environment (a copy).
@@ -78,12 +99,18 @@ func (r *resultFile) env(env map[string]string) map[string]string {
 }
 
 // read returns the line the job wrote ("" when it wrote none) and removes
-// the directory. The file is opened without following a link and must be a
-// regular file: a job running as another user must not make the agent
-// read a file it could not (a link to /etc/shadow) or hang on a FIFO.
+// the directory (os.RemoveAll removes what the job left in it without
+// following a link). The run's directory is opened in the pinned parent
+// and the file in it, neither through a link, and the file is checked on
+// its descriptor before a byte is read.
 func (r *resultFile) read() (string, error) {
 	defer os.RemoveAll(r.dir)
-	f, err := fsutil.Open(r.path)
+	dir, err := r.parent.Sub(r.name)
+	if err != nil {
+		return "", err
+	}
+	defer dir.Close()
+	f, err := dir.Open("result", r.owners)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

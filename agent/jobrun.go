@@ -168,7 +168,7 @@ func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redac
 		out.Close()
 		return jobSpawnFailed(fmt.Errorf("output pipe: %w", err), red)
 	}
-	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, Env: result.env(j.Env), Output: pw, RunAs: id, Name: j.Name})
+	child, err := proc.Spawn(proc.SpawnSpec{Argv: j.Command, Dir: j.Dir, SearchPath: j.SearchPath, Env: result.env(j.Env), Output: pw, RunAs: id, Name: j.Name})
 	pw.Close() // the child has its own copy; EOF comes when the last holder closes it
 	if err != nil {
 		pr.Close()

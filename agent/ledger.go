@@ -63,7 +63,8 @@ func (a *Agent) openLedger() {
 	a.ledger.queue = runtrace.NewQueue(st, runtrace.QueueOptions{OnChange: a.ledgerChanged, Emit: a.deriver.Emit})
 	a.funnel = notify.NewFunnel(st, a.deriver).Through(a.ledger.queue)
 	a.rec = a.funnel
-	a.sender = notify.NewSender(a.config(), st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped})
+	a.sender = notify.NewSender(a.config(), st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped,
+		OnUndelivered: a.recordUndelivered, Metrics: a.metrics.points, Started: a.started})
 	a.funnel.OnQueued(a.sender.Wake)
 	a.pinger = notify.NewPinger(a.config(), st, a.log)
 	a.pinger.Go = func(name string, fn func()) { a.goOnce(name, fn, nil) }
@@ -112,7 +113,9 @@ func (a *Agent) ledgerChanged(h runtrace.Health) {
 			"hint", "supervision goes on; rows wait in memory (up to 10,000) and are written in order, with their times, "+
 				"as soon as the ledger takes writes: "+h.Cause.Fix())
 		a.ledgerEvent("cannot write its ledger: "+h.Summary(), h.Cause.Fix(), h.Since, true)
+		a.selfFail("svc-ctl cannot write its ledger: "+h.Summary()+": "+h.Cause.Fix(), true)
 	} else {
+		a.selfLedgerOK()
 		a.log.Warn("ledger.recovered", "cause", h.Cause, "since", h.Since, "down_ms", h.RecoveredAt.Sub(h.Since).Milliseconds(),
 			"written_late", h.WrittenLate, "lost", h.Lost)
 		a.ledgerEvent(fmt.Sprintf("writes its ledger again after %s of %s: %d rows written late, %d lost",

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"svcctl/config"
@@ -109,7 +108,7 @@ func (a *Agent) logCapLoop(ctx context.Context) {
 // every LogCheckEvery in any case: CapLog also trims runtime.prev.log), and
 // schedules the next look by how fast it grew.
 func (a *Agent) lookAtLog(svc *config.Service, st *capState, w logWatcher, now time.Time) {
-	size := logSize(svc.Log, w)
+	size := a.logSize(svc, w)
 	regular := !now.Before(st.regular)
 	if regular {
 		st.regular = now.Add(a.o.LogCheckEvery)
@@ -128,7 +127,7 @@ func (a *Agent) lookAtLog(svc *config.Service, st *capState, w logWatcher, now t
 	}
 	if size > a.sup.CapTrigger(svc.Name) || regular {
 		if cut, _ := a.sup.CapLog(svc.Name); cut { // errors are logged there, once
-			size = logSize(svc.Log, nil)
+			size = a.logSize(svc, nil)
 		}
 	}
 	st.size, st.at = size, now
@@ -146,16 +145,19 @@ func nextLook(headroom int64, rate float64, every time.Duration) time.Duration {
 	return min(max(d, capReactMin), every)
 }
 
-// logSize is the size of the log at path (0 when there is none, or it is
-// not a regular file: nothing of ours to cut); w, when set, is told which
-// file the path names now, so it watches the file the service writes.
-func logSize(path string, w logWatcher) int64 {
-	fi, err := os.Lstat(path)
+// logSize is the size of the service's log (0 when there is none, or it
+// is not a regular file: nothing of ours to cut), looked at in its pinned
+// directory (watchdog.LogInfo); w, when set, is told which file the path
+// names now, so it watches the file the service writes. (The watch is
+// taken by path: it only ever wakes this loop, whose looks go through the
+// pinned directory.)
+func (a *Agent) logSize(svc *config.Service, w logWatcher) int64 {
+	fi, err := a.sup.LogInfo(svc.Name)
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0
 	}
 	if w != nil {
-		w.follow(path, fi)
+		w.follow(svc.Log, fi)
 	}
 	return fi.Size()
 }

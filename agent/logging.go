@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"svcctl/internal/redact"
-
-	"gopkg.in/natefinch/lumberjack.v2"
 )
 
 // LogLevel maps a validated config level to slog's.
@@ -66,47 +64,4 @@ func redactAttr(r *redact.Redactor, groups []string, a slog.Attr) slog.Attr {
 		return slog.Any(a.Key, r.Value(v))
 	}
 	return a
-}
-
-// agentLogWriter is agent.log, size-rotated by lumberjack (10 MB x 3),
-// copied to console when there is one (a person's agent). A line that
-// agent.log refuses (its disk is full) goes to stderr instead, which the
-// service manager keeps (the journal): the line saying the disk is full
-// must reach somebody.
-func agentLogWriter(path string, stderr *os.File, console io.Writer) (io.Writer, io.Closer) {
-	lj := &lumberjack.Logger{Filename: path, MaxSize: 10, MaxBackups: 3}
-	if console != nil {
-		return bothWriter{lj, console}, lj
-	}
-	if stderr != nil {
-		return fallbackWriter{w: lj, alt: stderr}, lj
-	}
-	return lj, lj
-}
-
-// bothWriter writes every line to the log and the console, whichever
-// refuses it: a person watching sees the line the disk could not take.
-type bothWriter struct{ log, console io.Writer }
-
-func (b bothWriter) Write(p []byte) (int, error) {
-	b.console.Write(p)
-	if _, err := b.log.Write(p); err != nil {
-		return len(p), nil // the person saw it; the log's own trouble is told elsewhere (ledger, agent.status)
-	}
-	return len(p), nil
-}
-
-// fallbackWriter writes to w, and a line w refuses to alt, whole (a line
-// cut where the disk filled would be unreadable in either place).
-type fallbackWriter struct{ w, alt io.Writer }
-
-func (f fallbackWriter) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err == nil {
-		return n, nil
-	}
-	if _, aerr := f.alt.Write(p); aerr != nil {
-		return n, err
-	}
-	return len(p), nil
 }

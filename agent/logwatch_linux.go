@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/fsnotify/fsnotify"
+
+	"svcctl/internal/fsutil"
 )
 
 // inotifyWatcher watches each service log (the file, not its directory: a
@@ -62,7 +64,7 @@ func (iw *inotifyWatcher) relay(ctx context.Context) {
 }
 
 func (iw *inotifyWatcher) follow(path string, fi os.FileInfo) {
-	if old, ok := iw.files[path]; ok && os.SameFile(old, fi) {
+	if old, ok := iw.files[path]; ok && fsutil.SameFile(old, fi) {
 		return
 	}
 	// A restart renamed the old file to runtime.prev.log and the new

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/notify"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
@@ -423,6 +424,7 @@ func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 		a.log.Info("host.woke", "away_ms", away.Milliseconds())
 		a.record("agent", runtrace.TriggerCatchUp, runtrace.OutcomeOK, runtrace.ReasonResumed,
 			map[string]any{"away_ms": away.Milliseconds(), "away": away.Round(time.Second).String()})
+		a.selfPing(notify.SignalStart, fmt.Sprintf("svc-ctl woke after %s away", away.Round(time.Second)))
 		for _, s := range a.config().Services {
 			a.trigger(s.Name, watchdog.Request{Trigger: runtrace.TriggerCatchUp})
 		}

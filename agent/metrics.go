@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/net/netutil"
 
+	"svcctl/notify"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -102,6 +103,45 @@ func (m *metrics) write(w io.Writer) {
 	for _, j := range sortedNames(m.jobSuccess) {
 		fmt.Fprintf(w, "svcctl_job_last_success_timestamp_seconds{job=%q} %d\n", j, m.jobSuccess[j].Unix())
 	}
+}
+
+// points are the counters for an otlp channel's metrics (notify
+// otlp_metrics.go): cycles and job runs by outcome and reason (cumulative
+// since the agent started), each service's state, the ledger's health.
+func (m *metrics) points() []notify.MetricPoint {
+	var h runtrace.Health
+	if m.ledger != nil {
+		h = m.ledger()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []notify.MetricPoint
+	for _, k := range sortedKeys(m.cycles) {
+		out = append(out, notify.MetricPoint{Name: "svcctl.cycles", Unit: "{cycle}", Counter: true,
+			Description: "Watchdog cycles by outcome and reason.", Value: int64(m.cycles[k]),
+			Attrs: map[string]string{"svcctl.service": k[0], "svcctl.outcome": k[1], "svcctl.reason": k[2]}})
+	}
+	for _, k := range sortedKeys(m.jobRuns) {
+		out = append(out, notify.MetricPoint{Name: "svcctl.job.runs", Unit: "{run}", Counter: true,
+			Description: "Job runs by outcome and reason.", Value: int64(m.jobRuns[k]),
+			Attrs: map[string]string{"svcctl.job": k[0], "svcctl.outcome": k[1], "svcctl.reason": k[2]}})
+	}
+	for _, k := range sortedKeys2(m.restarts) {
+		out = append(out, notify.MetricPoint{Name: "svcctl.service.restarts", Unit: "{restart}", Counter: true,
+			Description: "Restarts: an instance that had been healthy replaced, by whom (watchdog, person, reload).", Value: int64(m.restarts[k]),
+			Attrs: map[string]string{"svcctl.service": k[0], "svcctl.restart_by": k[1]}})
+	}
+	for _, svc := range sortedNames(m.state) {
+		out = append(out, notify.MetricPoint{Name: "svcctl.service.state", Unit: "1",
+			Description: "The state of each service (1 for the current one).", Value: 1,
+			Attrs: map[string]string{"svcctl.service": svc, "svcctl.state": m.state[svc]}})
+	}
+	out = append(out,
+		notify.MetricPoint{Name: "svcctl.ledger.up", Unit: "1", Description: "Whether run_trace takes writes.", Value: int64(b2i(h.Up))},
+		notify.MetricPoint{Name: "svcctl.ledger.pending_rows", Unit: "{row}", Description: "Rows waiting in memory to be written to run_trace.", Value: int64(h.Pending)},
+		notify.MetricPoint{Name: "svcctl.ledger.rows_lost", Unit: "{row}", Counter: true, Description: "Rows dropped because the queue of waiting rows was full.", Value: int64(h.TotalLost)},
+	)
+	return out
 }
 
 // writeLedger prints the ledger's write health: whether it takes writes,

@@ -76,6 +76,16 @@ func (a *Agent) recordDropped(d runtrace.Dropped) {
 	})
 }
 
+// recordUndelivered records, as a failed `agent` row, that an otlp channel
+// gave up on events or rows (its backlog bound, rows pruned before it could
+// send them, a refusal): the count and why.
+func (a *Agent) recordUndelivered(u notify.Undelivered) {
+	a.record(runtrace.AgentID, runtrace.TriggerSchedule, runtrace.OutcomeFailed, runtrace.ReasonUndelivered, map[string]any{
+		"message": fmt.Sprintf("%d %s not delivered through channel %s: %s", u.Count, u.What, u.Channel, u.Why),
+		"channel": u.Channel, "undelivered": u.Count, "what": u.What,
+	})
+}
+
 // notifyDirect tells people about the agent itself when there is no outbox
 // to queue it in: at most once, in the background, results logged.
 func (a *Agent) notifyDirect(msg, detail string) {

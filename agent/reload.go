@@ -41,7 +41,7 @@ import (
 
 // instanceKeys are the keys of a service whose change needs a new
 // instance: what the running one was started with.
-var instanceKeys = map[string]bool{"command": true, "env": true, "env_file": true, "dir": true, "user": true,
+var instanceKeys = map[string]bool{"command": true, "env": true, "env_file": true, "dir": true, "search_path": true, "user": true,
 	"group": true, "log": true, "limits": true}
 
 // reloadPlan is what a new config changes.
@@ -67,6 +67,9 @@ func (p *reloadPlan) empty() bool {
 func (a *Agent) reload(ctx context.Context, req control.Request, args control.ReloadArgs) control.ReloadDone {
 	old := a.config()
 	next, err := a.loadForReload(old)
+	if err == nil && !args.AllowMissingInclude {
+		err = missingIncludes(old, next)
+	}
 	if err != nil {
 		return a.refuseReload(old, req, err)
 	}
@@ -148,6 +151,23 @@ func (a *Agent) loadForReload(old *config.Config) (*config.Config, error) {
 			"put it back, or restart the agent to use the new one", old.Path, old.Agent.StateDir, next.Agent.StateDir)
 	}
 	return next, nil
+}
+
+// missingIncludes refuses a file whose include matched files when the
+// config in force was loaded and matches none now: a half-finished deploy
+// (conf.d emptied before its new files arrive) must not read as every one
+// of its services removed. `svc-ctl reload --allow-missing-include` takes it.
+func missingIncludes(old, next *config.Config) error {
+	gone := next.MissingIncludes(old)
+	if len(gone) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, m := range gone {
+		parts = append(parts, fmt.Sprintf("include %q matched %d file(s) when the config in force was loaded and matches none now", m.Pattern, len(m.Files)))
+	}
+	return fmt.Errorf("%s: %s: finish the deploy, or run `svc-ctl reload --allow-missing-include` if their services and jobs are meant to go",
+		next.Path, strings.Join(parts, "; "))
 }
 
 // refuseReload records the refusal: failed/config-invalid with every error,
@@ -290,6 +310,15 @@ func planReload(old, next *config.Config) (reloadPlan, *config.Config) {
 		p.NeedsRestart = append(p.NeedsRestart, "agent.metrics_listen")
 		eff.Agent.MetricsListen = old.Agent.MetricsListen
 	}
+	// The agent's own ping and its log's destinations are set up at start.
+	if next.Agent.Ping != old.Agent.Ping || next.Agent.PingEvery != old.Agent.PingEvery {
+		p.NeedsRestart = append(p.NeedsRestart, "agent.ping")
+		eff.Agent.Ping, eff.Agent.PingFile, eff.Agent.PingEvery = old.Agent.Ping, old.Agent.PingFile, old.Agent.PingEvery
+	}
+	if !reflect.DeepEqual(next.Agent.LogDestinations, old.Agent.LogDestinations) {
+		p.NeedsRestart = append(p.NeedsRestart, "agent.log_destinations")
+		eff.Agent.LogDestinations = old.Agent.LogDestinations
+	}
 	if !reflect.DeepEqual(next.Notify, old.Notify) {
 		p.NeedsRestart = append(p.NeedsRestart, "[[notify]]")
 		eff.Notify = old.Notify
@@ -315,8 +344,8 @@ func serviceChanges(o, n *config.Service) []string {
 	}
 	return changedKeys([]keyEq{
 		{"command", eq(o.Command, n.Command)}, {"env", eq(o.Env, n.Env)}, {"env_file", o.EnvFile == n.EnvFile},
-		{"dir", o.Dir == n.Dir}, {"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group},
-		{"log", o.Log == n.Log}, {"log_max", o.LogMax == n.LogMax}, {"interval", o.Interval == n.Interval},
+		{"dir", o.Dir == n.Dir}, {"search_path", eq(o.SearchPath, n.SearchPath)},
+		{"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log", o.Log == n.Log}, {"log_max", o.LogMax == n.LogMax}, {"interval", o.Interval == n.Interval},
 		{"start_timeout", o.StartTimeout == n.StartTimeout}, {"stop_timeout", o.StopTimeout == n.StopTimeout},
 		{"health", eq(o.Health, n.Health)}, {"depends", eq(o.Depends, n.Depends)}, {"restart", eq(o.Restart, n.Restart)},
 		{"limits", o.Limits == n.Limits}, {"ping", o.Ping == n.Ping},
@@ -331,8 +360,8 @@ func jobChanges(o, n *config.Job) []string {
 	}
 	return changedKeys([]keyEq{
 		{"schedule", o.Schedule == n.Schedule}, {"timezone", o.Timezone == n.Timezone}, {"command", eq(o.Command, n.Command)},
-		{"dir", o.Dir == n.Dir}, {"env", eq(o.Env, n.Env)}, {"env_file", o.EnvFile == n.EnvFile},
-		{"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log_max", o.LogMax == n.LogMax},
+		{"dir", o.Dir == n.Dir}, {"search_path", eq(o.SearchPath, n.SearchPath)}, {"env", eq(o.Env, n.Env)},
+		{"env_file", o.EnvFile == n.EnvFile}, {"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log_max", o.LogMax == n.LogMax},
 		{"timeout", o.Timeout == n.Timeout}, {"catch_up", o.CatchUp == n.CatchUp}, {"grace", o.Grace == n.Grace},
 		{"external", o.External == n.External}, {"depends", eq(o.Depends, n.Depends)}, {"ping", o.Ping == n.Ping},
 	})

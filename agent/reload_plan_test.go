@@ -28,7 +28,9 @@ var serviceKeys = map[string]serviceKeyRow{
 	"Name":                   {why: "the service's identity: another name is another service (one removed, one added)"},
 	"Command":                {key: "command", replaces: true},
 	"Dir":                    {key: "dir", replaces: true},
+	"SearchPath":             {key: "search_path", replaces: true},
 	"Env":                    {key: "env", replaces: true},
+	"EnvKeys":                {why: "which env names are written in the file (verify's secrets check): a change of them is a change of Env"},
 	"EnvFile":                {key: "env_file", replaces: true},
 	"RunAs.User":             {key: "user", replaces: true},
 	"RunAs.Group":            {key: "group", replaces: true},
@@ -67,7 +69,9 @@ var jobKeys = map[string]serviceKeyRow{
 	"Location":    {why: "resolved from timezone, compared by its name (a *time.Location caches lookups)"},
 	"Command":     {key: "command"},
 	"Dir":         {key: "dir"},
+	"SearchPath":  {key: "search_path"},
 	"Env":         {key: "env"},
+	"EnvKeys":     {why: "which env names are written in the file (verify's secrets check): a change of them is a change of Env"},
 	"EnvFile":     {key: "env_file"},
 	"RunAs.User":  {key: "user"},
 	"RunAs.Group": {key: "group"},
@@ -96,12 +100,20 @@ var agentKeys = map[string]agentKeyRow{
 	"OnPanic":       {key: "agent.on_panic"},
 	"Heartbeat":     {key: "agent.heartbeat", needsRestart: true},
 	"MetricsListen": {key: "agent.metrics_listen", needsRestart: true},
+	// The agent's own ping and its log are set up at start.
+	"Ping":            {key: "agent.ping", needsRestart: true},
+	"PingEvery":       {key: "agent.ping", needsRestart: true},
+	"PingFile":        {why: "where ping was read from: the URL itself (Ping) is what is compared"},
+	"LogDestinations": {key: "agent.log_destinations", needsRestart: true},
 }
 
 // configFields: the top-level fields, each a table of its own or no key.
 var configFields = map[string]string{
 	"Path": "not a key: the file's own path", "Digest": "not a key: the file's hash", "ModTime": "not a key: the file's mtime",
 	"UnreadEnvFiles": "not a key: what LoadToRead could not read",
+	"Includes":       "not a key of its own: what include matched; a pattern that now matches nothing is refused before planning (missingIncludes)",
+	"Files":          "not a key: the files read, for the digest",
+	"sources":        "not a key: which file defined each table (config check)",
 	"Agent":          "agentKeys", "Services": "serviceKeys", "Jobs": "jobKeys", "Notify": "every field: needs an agent restart",
 }
 
@@ -271,7 +283,7 @@ func TestReloadPlanAgentKeys(t *testing.T) {
 		} else if len(plan.NeedsRestart) != 0 {
 			t.Errorf("%s: needs restart %v, want nothing (it applies at once)", row.key, plan.NeedsRestart)
 		}
-		if eff.Agent != want {
+		if !reflect.DeepEqual(eff.Agent, want) {
 			t.Errorf("%s: in force %+v, want %+v", row.key, eff.Agent, want)
 		}
 	}

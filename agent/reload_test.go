@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +238,41 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 	}
 	if rec, err := state.ReadRemoved(state.PathsOf(e.cfg), "old"); err != nil || rec == nil || rec.PID != oldPID || rec.StopTimeout != "2s" {
 		t.Fatalf("the record that lets 'svc-ctl stop old' stop it later: %+v, %v", rec, err)
+	}
+}
+
+// TestReloadRefusesAnIncludeThatEmptied: a conf.d whose files are all gone
+// (a deploy half done) is refused instead of read as every job of it
+// removed; with --allow-missing-include the same file is taken.
+func TestReloadRefusesAnIncludeThatEmptied(t *testing.T) {
+	e := jobEnv(t, "")
+	r := &reloadEnv{testEnv: e, t: t, reload: make(chan struct{}, 1)}
+	r.head = fmt.Sprintf("include = [\"conf.d/*.toml\"]\n[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.cfg.Agent.StateDir)
+	confd := filepath.Join(filepath.Dir(e.cfg.Path), "conf.d")
+	os.MkdirAll(confd, 0o700)
+	inc := filepath.Join(confd, "pull.toml")
+	if err := os.WriteFile(inc, []byte(quickJob("pull", "@every 1h")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.write("")
+	cfg, err := config.Load(e.cfg.Path)
+	if err != nil || cfg.Job("pull") == nil {
+		t.Fatalf("load: %v", err)
+	}
+	e.cfg = cfg
+	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
+
+	os.Remove(inc)
+	row := r.reloadNow(time.Now().UTC())
+	if row.Reason != runtrace.ReasonConfigInvalid || !strings.Contains(string(row.Detail), `include \"conf.d/*.toml\" matched 1 file(s)`) ||
+		!strings.Contains(string(row.Detail), "--allow-missing-include") {
+		t.Fatalf("reload with an emptied include: %s %s", row.Verdict(), row.Detail)
+	}
+	if _, err := control.Post(state.PathsOf(e.cfg), control.KindReload, control.ReloadArgs{AllowMissingInclude: true}); err != nil {
+		t.Fatal(err)
+	}
+	row = r.reloadNow(time.Now().UTC())
+	if row.Reason != runtrace.ReasonReloaded || !strings.Contains(string(row.Detail), `"removed_jobs":["pull"]`) {
+		t.Fatalf("reload --allow-missing-include: %s %s", row.Verdict(), row.Detail)
 	}
 }

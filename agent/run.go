@@ -31,12 +31,13 @@ type Options struct {
 	Config  *config.Config
 	Version string
 	Mode    string   // service | user-service | foreground
-	Stderr  *os.File // where a line agent.log refuses goes (a full disk); nil = none
+	Stderr  *os.File // where a line no log destination took goes (a full disk); nil = none
 	// Console gets a copy of every log line (a person's agent: cmd gives
 	// it the human lines on a terminal, the JSON lines otherwise); nil =
 	// none.
 	Console io.Writer
-	// LogWriter replaces agent.log (tests, demo); nil = agent.log via lumberjack.
+	// LogWriter replaces the log's destinations (tests, demo); nil = the
+	// config's log_destinations (agent.log via lumberjack by default).
 	LogWriter io.Writer
 	Clock     Clock
 	// SleepTick is the period of the sleep detector (default 5s).
@@ -107,6 +108,8 @@ type Agent struct {
 	deriver *notify.Deriver
 	sender  *notify.Sender
 	pinger  *notify.Pinger
+	// self is the agent's own ping ([agent] ping); nil when none.
+	self *selfPinger
 	// missingEvery is the period of the job.missing check (a minute; tests
 	// shorten it through startAgentWith's tweak).
 	missingEvery time.Duration
@@ -196,6 +199,7 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.lock = lock
 	a.setupLog()
+	a.setIdentity()
 	a.metrics = newMetrics(a.started)
 	a.metrics.ledger = a.ledgerHealth
 	a.openStatus()
@@ -215,20 +219,36 @@ func newAgent(o Options) (*Agent, error) {
 	return a, nil
 }
 
+// setIdentity makes (the first time) and reads the ids an otlp channel
+// sends as its resource: service.instance.id and, where the OS has no
+// machine id, host.id, both kept in the state dir (docs/fleet.md).
+func (a *Agent) setIdentity() {
+	id, err := notify.IdentityOf(a.paths, a.o.Version, true)
+	if err != nil {
+		a.log.Warn("identity.incomplete", "err", err, "hint", "otlp exports go without the ids named")
+	}
+	notify.SetIdentity(id)
+}
+
 // config is the configuration in force. A reload replaces it; whoever
 // needs several of its values at once reads it once.
 func (a *Agent) config() *config.Config { return a.cur.Load() }
 
 func (a *Agent) setupLog() {
 	w := a.o.LogWriter
+	var unavailable []error
 	if w == nil {
-		lw, c := agentLogWriter(a.paths.AgentLog(), a.o.Stderr, a.o.Console)
-		w = lw
-		a.closers = append(a.closers, c)
+		ds, errs := openLogDestinations(a.config().Agent, a.paths.AgentLog())
+		f := newFanout(ds, a.o.Stderr, a.o.Console)
+		w, unavailable = f, errs
+		a.closers = append(a.closers, f)
 	}
 	a.logLevel.Set(LogLevel(a.config().Agent.LogLevel))
 	a.logRed.Store(redact.New(a.config().SecretValues()...))
 	a.log = newLiveLogger(w, &a.logLevel, &a.logRed)
+	for _, err := range unavailable {
+		a.log.Error("log.destination_unavailable", "err", err, "destinations", a.config().Agent.LogDestinations)
+	}
 }
 
 func (a *Agent) closeAll() {
@@ -313,6 +333,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.goSafe(loopCtx, "verify-at-start", a.verifyAtStart)
 	}
 	a.startNotify(loopCtx)
+	a.startSelfPing(loopCtx)
 	a.startJobs()
 	if a.config().Agent.MetricsListen != "" {
 		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {

@@ -30,7 +30,7 @@ func (a *Agent) recordStartup() {
 }
 
 // warnSecretsReadable says once, at start, that the config holds
-// notification secrets other users can read: the keys and the
+// secrets other users can read (notification keys, env values): the keys and the
 // fix, never the values. `svc-ctl verify` says it too.
 func (a *Agent) warnSecretsReadable() {
 	words, err := a.config().SecretsExposed()

@@ -35,6 +35,9 @@ const (
 	defaultLogMax            = "50MiB"
 
 	defaultLimitFor = "5m"
+
+	defaultAgentPingEvery   = "5m"
+	defaultOTLPMetricsEvery = "60s"
 )
 
 // Bounds checked during validation.
@@ -45,4 +48,10 @@ const (
 	// minLimitMemory: a smaller memory limit is below any real process's
 	// resident set; it would restart the service at every sample.
 	minLimitMemory = "1MiB"
+	// minPingEvery: hosted healthchecks rate-limit, and each ping is an
+	// HTTPS request of the agent's.
+	minPingEvery = "1m"
+	// minMetricsEvery: every export is a request; a collector needs no
+	// more than this for counters.
+	minMetricsEvery = "10s"
 )

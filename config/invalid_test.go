@@ -27,7 +27,7 @@ func TestLoadInvalid(t *testing.T) {
 	}{
 		{"unknown-key-top", 2, `agnet`, `unknown key: did you mean "agent"?`, ""},
 		{"unknown-key-nested", 6, `service "proxy".health.timout`, `unknown key: did you mean "timeout"?`, ""},
-		{"unknown-key-list", 3, `agent.foo`, `unknown key: accepted keys here are drain_timeout, heartbeat, log_level, metrics_listen, on_panic, retention, state_dir`, ""},
+		{"unknown-key-list", 3, `agent.foo`, `unknown key: accepted keys here are drain_timeout, heartbeat, log_destinations, log_level, metrics_listen, on_panic, ping, ping_every, ping_file, retention, state_dir`, ""},
 		{"wrong-type", 4, `service "proxy".command`, `wrong type: want a list of strings, got a string`, ""},
 		{"wrong-type-duration", 6, `service "proxy".interval`, `wrong type: want a duration string like "30s", got an integer`, ""},
 		{"wrong-type-table", 2, `service`, `wrong type: want a list of tables, got a table: write [[service]]`, ""},
@@ -66,7 +66,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"backoff", 8, `service "proxy".restart.backoff_initial`, `backoff_initial "20m" is longer than backoff_max "10m": the first wait cannot exceed the longest`, ""},
 		{"retention", 3, `agent.retention`, `"30m" is too short: use at least 1h`, ""},
 		{"env-name", 6, `service "proxy".env."A=B"`, `invalid variable name "A=B": it must not be empty or contain '=' or a NUL byte`, ""},
-		{"notify-kind", 4, `notify "phone".kind`, `unknown kind "sms": use webhook, ntfy, healthchecks, desktop or command`, ""},
+		{"notify-kind", 4, `notify "phone".kind`, `unknown kind "sms": use webhook, ntfy, healthchecks, desktop, command or otlp`, ""},
 		{"notify-missing-url", 2, `notify "phone".url`, `kind "ntfy" needs url: set url = "https://ntfy.sh/TOPIC"`, ""},
 		{"notify-url", 5, `notify "hook".url`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hooks.example.com/svc-ctl`, ""},
 		{"notify-ntfy-topic", 5, `notify "phone".url`, `no topic: write the topic as the path, like https://ntfy.sh/TOPIC`, ""},
@@ -79,7 +79,20 @@ func TestLoadInvalid(t *testing.T) {
 		{"notify-desktop-system", 4, `notify "screen".kind`, `kind "desktop" needs the per-user agent (svc-ctl install --user): a system agent has no desktop session to show it in; use ntfy or webhook in this config`, ""},
 		{"notify-duplicate-name", 8, `notify "screen".name`, `duplicate name "screen": already used at line 3; give each notify its own name`, ""},
 		{"notify-min-interval", 6, `notify "hook".min_interval`, `"-5m" is negative: use 0s or more`, ""},
+		{"notify-otlp-min-interval", 6, `notify "fleet".min_interval`, `not used by kind "otlp": it sends what is due in batches instead of folding a subject's events; remove it (use ` + "`on`" + ` to choose the events)`, ""},
+		{"notify-otlp-rows", 5, `notify "fleet".rows`, `invalid value "some": use notable, all or none`, ""},
+		{"notify-otlp-encoding", 5, `notify "fleet".encoding`, `invalid value "grpc": use protobuf or json`, ""},
+		{"notify-otlp-reserved", 7, `notify "fleet".resource_attributes."host.name"`, `"host.name" is set by svc-ctl itself (docs/fleet.md, "Attributes"): remove it`, ""},
+		{"notify-otlp-cert-alone", 1, `notify "fleet".key_file`, `a client certificate needs cert_file and key_file: set key_file too, or remove the other`, ""},
+		{"notify-otlp-header", 5, `notify "fleet".headers."Bad Header"`, `invalid header name "Bad Header": use a name like X-Scope-OrgID (letters, digits and -)`, ""},
+		{"notify-otlp-metrics-every", 5, `notify "fleet".metrics_every`, `"1s" is too short: use at least 10s`, ""},
+		{"agent-ping-every", 3, `agent.ping_every`, `no ping to send: set ping = "https://hc-ping.com/UUID" (or ping_file), or remove ping_every`, ""},
+		{"agent-ping-every-short", 3, `agent.ping_every`, `"10s" is too short: use at least 1m`, ""},
+		{"log-destinations", 3, `agent.log_destinations[1]`, `invalid value "syslog": use {dests}`, ""},
+		{"log-destinations-empty", 2, `agent.log_destinations`, `no destination: the agent's log must go somewhere; use ["file"] (the default) and, on this OS, {dests}`, ""},
 		{"ping", 6, `service "proxy".ping`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hc-ping.com/UUID`, ""},
+		{"search-path-relative", 6, `service "proxy".search_path`, `"bin" is not an absolute directory: write the full path (search_path is searched from anywhere, never relative to a directory)`, ""},
+		{"search-path-writable", 7, `job "pull".search_path`, `/tmp is writable by its group or by everyone (mode 0777), who could put any program there (it can be changed by another user); run: chmod go-w /tmp: the system agent would run programs from it as the service's user; use a directory only administrators can write, or give the program's absolute path in command`, ""},
 		{"tilde-path", 6, `service "proxy".dir`, `"~/srv/proxy": ~ is not expanded here: write the full path, or a path relative to the config file`, ""},
 		{"duration-too-long", 6, `service "proxy".interval`, `duration "106751d" is too long: the longest accepted is 366d`, ""},
 		{"size", 6, `service "proxy".log_max`, `invalid size "50": use a number with a unit, like "50MiB", "512KiB" or "2GB"`, ""},
@@ -105,6 +118,7 @@ func TestLoadInvalid(t *testing.T) {
 			file := filepath.Join("..", "testdata", "config", "invalid-"+tt.rule+".toml")
 			dir, _ := filepath.Abs(filepath.Dir(file))
 			tt.msg = strings.ReplaceAll(tt.msg, "{dir}", dir)
+			tt.msg = strings.ReplaceAll(tt.msg, "{dests}", orList(osLogDestinations))
 			cfg, err := Load(file)
 			if err == nil {
 				t.Fatalf("Load(%s) = %+v, want an error", file, cfg)

@@ -49,6 +49,7 @@ func load(path string, deniedEnvFileOK bool) (*Config, error) {
 	if statErr == nil {
 		cfg.ModTime = fi.ModTime().UTC()
 	}
+	setDigest(cfg)
 	return cfg, nil
 }
 
@@ -96,7 +97,12 @@ func parse(data []byte, file string, deniedEnvFileOK bool) (*Config, error) {
 	cfg.Services = c.services(raw.Service, cfg.Agent.StateDir)
 	cfg.Jobs = c.jobs(raw.Job)
 	cfg.Notify = c.notifies(raw.Notify)
+	cfg.Includes = c.includes(raw.Include)
 	if err := doc.finish(); err != nil {
+		return nil, err
+	}
+	cfg.Files = []SourceFile{{Path: abs, Digest: Digest(data)}}
+	if err := readIncludes(cfg, doc, c); err != nil {
 		return nil, err
 	}
 	cfg.UnreadEnvFiles = c.unread

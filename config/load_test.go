@@ -33,6 +33,7 @@ func TestLoadValidFull(t *testing.T) {
 		Env: map[string]string{"HTTPS_PROXY": "http://user:pw@127.0.0.1:7890", "LANG": "C.UTF-8",
 			"PROXY_TOKEN": "tok-from-file", "DB_PASSWORD": `pa ss"word`, "RAW": "$HOME stays as written", "EMPTY": ""},
 		EnvFile:  filepath.Join(dir, "proxy.env"),
+		EnvKeys:  []string{"HTTPS_PROXY", "LANG"},
 		RunAs:    RunAs{User: "nobody", Group: "nogroup"},
 		Log:      filepath.Join(dir, "logs", "proxy.log"),
 		LogMax:   10 << 20,
@@ -59,7 +60,7 @@ func TestLoadValidFull(t *testing.T) {
 		Agent: Agent{
 			StateDir: filepath.Join(dir, "state"), LogLevel: "debug", Retention: 14 * day,
 			DrainTimeout: 45 * time.Second, OnPanic: "exit", Heartbeat: 15 * time.Second,
-			MetricsListen: "127.0.0.1:9464",
+			MetricsListen: "127.0.0.1:9464", PingEvery: 5 * time.Minute, LogDestinations: []string{"file"},
 		},
 		Services: []Service{proxy, defaultService("worker", filepath.Join(dir, "state"))},
 		Jobs: []Job{
@@ -67,7 +68,7 @@ func TestLoadValidFull(t *testing.T) {
 				Name: "daily-pull", Schedule: "30 9 * * *", Timezone: "Asia/Shanghai", Location: shanghai,
 				Command: []string{"/srv/bin/pull", "--since", "1d"}, Dir: filepath.Join(dir, "jobs"),
 				Env: map[string]string{"API_TOKEN": "t0ken", "PULL_KEY": "k-123"}, EnvFile: filepath.Join(dir, "pull.env"),
-				RunAs: RunAs{User: "nobody"}, LogMax: 1e9, Timeout: 30 * time.Minute, CatchUp: true,
+				EnvKeys: []string{"API_TOKEN"}, RunAs: RunAs{User: "nobody"}, LogMax: 1e9, Timeout: 30 * time.Minute, CatchUp: true,
 				Grace: 10 * time.Minute, External: false,
 				Depends: []Depend{{Kind: "dns", Host: "api.example.com", Timeout: 5 * time.Second}},
 			},
@@ -163,7 +164,7 @@ command = ["/bin/pull"]
 	svc.Health.TCP = "127.0.0.1:8789"
 	want := &Config{
 		Agent: Agent{StateDir: state, LogLevel: "info", Retention: 40 * day, DrainTimeout: 30 * time.Second,
-			OnPanic: "continue", Heartbeat: 30 * time.Second},
+			OnPanic: "continue", Heartbeat: 30 * time.Second, PingEvery: 5 * time.Minute, LogDestinations: []string{"file"}},
 		Services: []Service{svc},
 		Jobs: []Job{{Name: "pull", Schedule: "@daily", Timezone: "UTC", Location: time.UTC,
 			Command: []string{"/bin/pull"}, LogMax: 50 << 20, Timeout: time.Hour, Grace: 5 * time.Minute, Depends: []Depend{}}},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"svcctl/internal/fsutil"
 )
 
 // FileName is the config file's name in the platform config directory.
@@ -58,4 +60,19 @@ func xdgDir(envVar, fallback string) string {
 		return filepath.Join(v, "svc-ctl")
 	}
 	return filepath.Join(homeDir(), fallback, "svc-ctl")
+}
+
+// Canonical is path with the symbolic links resolved that only an
+// administrator could have made and could change (macOS's /var ->
+// /private/var, Debian's /var/run -> /run; for a per-user svc-ctl, also its
+// own user's links): fsutil.Canonical. Config applies it once, at load, to
+// the state dir and to every service's log, so that what the agent pins
+// later (the log's directory, opened without following any link) is the
+// path a person reads in `config check`. A link anyone else could change
+// stays as written, and the agent refuses it when it pins the directory.
+func Canonical(path string) string {
+	if UserMode() {
+		return fsutil.Canonical(path, os.Geteuid())
+	}
+	return fsutil.Canonical(path)
 }

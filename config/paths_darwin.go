@@ -16,3 +16,10 @@ func DefaultStateDir(user bool) string {
 func DefaultConfigPath(user bool) string {
 	return filepath.Join(DefaultStateDir(user), FileName)
 }
+
+// osLogDestinations are the [agent] log_destinations this OS has: the
+// unified log has no interface that a program without cgo can write to,
+// so the agent's log is agent.log (docs/configuration.md says where).
+var osLogDestinations = []string{LogFile}
+
+const osName = "macOS"

@@ -21,3 +21,8 @@ func DefaultConfigPath(user bool) string {
 	}
 	return filepath.Join("/etc/svc-ctl", FileName)
 }
+
+// osLogDestinations are the [agent] log_destinations this OS has.
+var osLogDestinations = []string{LogFile, LogJournal}
+
+const osName = "Linux"

@@ -26,3 +26,8 @@ func DefaultStateDir(user bool) string {
 func DefaultConfigPath(user bool) string {
 	return filepath.Join(DefaultStateDir(user), FileName)
 }
+
+// osLogDestinations are the [agent] log_destinations this OS has.
+var osLogDestinations = []string{LogFile, LogEventLog}
+
+const osName = "Windows"

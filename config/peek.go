@@ -37,10 +37,10 @@ func PeekStateDir(path string) (dir string, fromFile bool) {
 					dir = filepath.Join(filepath.Dir(abs), dir)
 				}
 			}
-			return filepath.Clean(dir), true
+			return Canonical(dir), true
 		}
 	}
-	return DefaultStateDir(UserMode()), false
+	return Canonical(DefaultStateDir(UserMode())), false
 }
 
 var (

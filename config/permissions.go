@@ -26,6 +26,17 @@ func (c *Config) CheckTrusted() error {
 			errs = append(errs, checkPermissions("env_file", p, dirs))
 		}
 	}
+	// Whoever can change an included file, or add one to a directory an
+	// include globs in, chooses what the agent runs too.
+	for _, f := range c.IncludedFiles() {
+		if !seen[f] {
+			seen[f] = true
+			errs = append(errs, checkPermissions("included file", f, dirs))
+		}
+	}
+	for _, d := range c.IncludeDirs() {
+		errs = append(errs, checkDirPermissions("include directory", d))
+	}
 	for i := range c.Services {
 		check(c.Services[i].EnvFile)
 	}
@@ -36,6 +47,16 @@ func (c *Config) CheckTrusted() error {
 		if !seen[f] {
 			seen[f] = true
 			errs = append(errs, checkPermissions("secret file", f, dirs))
+		}
+	}
+	// Whoever rewrites an otlp channel's CA chooses which server gets the
+	// events; its client certificate goes with the (secret) key.
+	for i := range c.Notify {
+		for _, f := range []string{c.Notify[i].OTLP.CAFile, c.Notify[i].OTLP.CertFile} {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				errs = append(errs, checkPermissions("tls file", f, dirs))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -81,3 +81,23 @@ func describeUID(uid uint32) string {
 func insecure(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInsecurePermissions}, args...)...)
 }
+
+// checkDirPermissions refuses a directory that anyone but root can add a
+// file to (an include directory: a file added there is read as config).
+// The sticky bit does not help here: it keeps others from replacing a file,
+// not from adding one. A directory that does not exist is no problem yet.
+func checkDirPermissions(what, dir string) error {
+	di, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check permissions of %s: %w", dir, err)
+	}
+	errs := []error{ownerProblem(what, dir, di)}
+	if di.Mode().Perm()&0o022 != 0 {
+		errs = append(errs, insecure("%s %s is writable by its group or by everyone (mode %#o), so they can add a file the agent reads as config; run: chmod go-w %s",
+			what, dir, di.Mode().Perm(), dir))
+	}
+	return errors.Join(errs...)
+}

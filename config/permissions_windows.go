@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/windows"
@@ -49,4 +51,15 @@ func daclProblem(what, path string, mask windows.ACCESS_MASK, fix string) error 
 			ErrInsecurePermissions, what, path, name, fix))
 	}
 	return errors.Join(errs...)
+}
+
+// checkDirPermissions refuses a directory that Users, Authenticated Users or
+// Everyone can add a file to (an include directory). One that does not
+// exist is no problem yet.
+func checkDirPermissions(what, dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return daclProblem(what, dir, fsutil.DirReplaceMask|fsutil.FileWriteMask, // FILE_ADD_FILE is FILE_WRITE_DATA on a directory
+		fmt.Sprintf(`icacls "%s" /remove:g Users "Authenticated Users" Everyone`, dir))
 }

@@ -15,6 +15,7 @@ type durationText string
 type sizeText string
 
 type rawFile struct {
+	Include []string     `toml:"include"`
 	Agent   rawAgent     `toml:"agent"`
 	Service []rawService `toml:"service"`
 	Job     []rawJob     `toml:"job"`
@@ -29,12 +30,18 @@ type rawAgent struct {
 	OnPanic       *string       `toml:"on_panic"`
 	Heartbeat     *durationText `toml:"heartbeat"`
 	MetricsListen *string       `toml:"metrics_listen"`
+	// Ping is the agent's own dead man's switch (a healthchecks-style URL).
+	Ping            string        `toml:"ping"`
+	PingFile        string        `toml:"ping_file"`
+	PingEvery       *durationText `toml:"ping_every"`
+	LogDestinations []string      `toml:"log_destinations"`
 }
 
 type rawService struct {
 	Name         string            `toml:"name"`
 	Command      []string          `toml:"command"`
 	Dir          string            `toml:"dir"`
+	SearchPath   []string          `toml:"search_path"`
 	Env          map[string]string `toml:"env"`
 	EnvFile      string            `toml:"env_file"`
 	User         string            `toml:"user"`
@@ -90,23 +97,24 @@ type rawRestart struct {
 }
 
 type rawJob struct {
-	Name     string            `toml:"name"`
-	Schedule string            `toml:"schedule"`
-	Timezone string            `toml:"timezone"`
-	Command  []string          `toml:"command"`
-	Dir      string            `toml:"dir"`
-	Env      map[string]string `toml:"env"`
-	EnvFile  string            `toml:"env_file"`
-	User     string            `toml:"user"`
-	Group    string            `toml:"group"`
-	LogMax   *sizeText         `toml:"log_max"`
-	Timeout  *durationText     `toml:"timeout"`
-	CatchUp  bool              `toml:"catch_up"`
-	Grace    *durationText     `toml:"grace"`
-	External bool              `toml:"external"`
-	Depends  []rawDepend       `toml:"depends"`
-	Ping     string            `toml:"ping"`
-	PingFile string            `toml:"ping_file"`
+	Name       string            `toml:"name"`
+	Schedule   string            `toml:"schedule"`
+	Timezone   string            `toml:"timezone"`
+	Command    []string          `toml:"command"`
+	Dir        string            `toml:"dir"`
+	SearchPath []string          `toml:"search_path"`
+	Env        map[string]string `toml:"env"`
+	EnvFile    string            `toml:"env_file"`
+	User       string            `toml:"user"`
+	Group      string            `toml:"group"`
+	LogMax     *sizeText         `toml:"log_max"`
+	Timeout    *durationText     `toml:"timeout"`
+	CatchUp    bool              `toml:"catch_up"`
+	Grace      *durationText     `toml:"grace"`
+	External   bool              `toml:"external"`
+	Depends    []rawDepend       `toml:"depends"`
+	Ping       string            `toml:"ping"`
+	PingFile   string            `toml:"ping_file"`
 }
 
 type rawNotify struct {
@@ -126,4 +134,15 @@ type rawNotify struct {
 	User        string        `toml:"user"`
 	Group       string        `toml:"group"`
 	Timeout     *durationText `toml:"timeout"`
+	// otlp
+	Headers            map[string]string `toml:"headers"`
+	HeadersFile        string            `toml:"headers_file"`
+	CAFile             string            `toml:"ca_file"`
+	CertFile           string            `toml:"cert_file"`
+	KeyFile            string            `toml:"key_file"`
+	Gzip               *bool             `toml:"gzip"`
+	Encoding           string            `toml:"encoding"`
+	Rows               string            `toml:"rows"`
+	MetricsEvery       *durationText     `toml:"metrics_every"`
+	ResourceAttributes map[string]string `toml:"resource_attributes"`
 }

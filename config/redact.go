@@ -13,22 +13,33 @@ import (
 // and query values, and arguments of secret-looking flags are [redacted]
 // (internal/redact).
 type View struct {
-	Path     string        `json:"path,omitempty" toml:"-"`
-	Agent    AgentView     `json:"agent" toml:"agent"`
-	Services []ServiceView `json:"service" toml:"service,omitempty"`
-	Jobs     []JobView     `json:"job" toml:"job,omitempty"`
-	Notify   []NotifyView  `json:"notify" toml:"notify,omitempty"`
+	Path string `json:"path,omitempty" toml:"-"`
+	// Include are the main file's patterns, Files what each matched,
+	// Sources which file each table came from ("service proxy" -> file).
+	// The TOML form holds every table already (it loads as one file), so
+	// it leaves them out; `config check` prints them as comments.
+	Include  []string          `json:"include,omitempty" toml:"-"`
+	Files    []IncludeMatch    `json:"include_files,omitempty" toml:"-"`
+	Sources  map[string]string `json:"sources,omitempty" toml:"-"`
+	Agent    AgentView         `json:"agent" toml:"agent"`
+	Services []ServiceView     `json:"service" toml:"service,omitempty"`
+	Jobs     []JobView         `json:"job" toml:"job,omitempty"`
+	Notify   []NotifyView      `json:"notify" toml:"notify,omitempty"`
 }
 
 // AgentView is [agent] in a View.
 type AgentView struct {
-	StateDir      string `json:"state_dir" toml:"state_dir"`
-	LogLevel      string `json:"log_level" toml:"log_level"`
-	Retention     string `json:"retention" toml:"retention"`
-	DrainTimeout  string `json:"drain_timeout" toml:"drain_timeout"`
-	OnPanic       string `json:"on_panic" toml:"on_panic"`
-	Heartbeat     string `json:"heartbeat" toml:"heartbeat"`
-	MetricsListen string `json:"metrics_listen" toml:"metrics_listen"`
+	StateDir        string   `json:"state_dir" toml:"state_dir"`
+	LogLevel        string   `json:"log_level" toml:"log_level"`
+	Retention       string   `json:"retention" toml:"retention"`
+	DrainTimeout    string   `json:"drain_timeout" toml:"drain_timeout"`
+	OnPanic         string   `json:"on_panic" toml:"on_panic"`
+	Heartbeat       string   `json:"heartbeat" toml:"heartbeat"`
+	MetricsListen   string   `json:"metrics_listen" toml:"metrics_listen"`
+	Ping            string   `json:"ping,omitempty" toml:"ping,omitempty"`
+	PingFile        string   `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
+	PingEvery       string   `json:"ping_every,omitempty" toml:"ping_every,omitempty"`
+	LogDestinations []string `json:"log_destinations" toml:"log_destinations"`
 }
 
 // ServiceView is one [[service]] in a View. Env lists every variable the
@@ -37,6 +48,7 @@ type ServiceView struct {
 	Name         string            `json:"name" toml:"name"`
 	Command      []string          `json:"command" toml:"command"`
 	Dir          string            `json:"dir" toml:"dir"`
+	SearchPath   []string          `json:"search_path,omitempty" toml:"search_path,omitempty"`
 	Env          map[string]string `json:"env" toml:"env,omitempty"`
 	EnvFile      string            `json:"env_file" toml:"env_file"`
 	User         string            `json:"user" toml:"user"`
@@ -98,23 +110,24 @@ type RestartView struct {
 
 // JobView is one [[job]] in a View.
 type JobView struct {
-	Name     string            `json:"name" toml:"name"`
-	Schedule string            `json:"schedule" toml:"schedule"`
-	Timezone string            `json:"timezone" toml:"timezone"`
-	Command  []string          `json:"command" toml:"command"`
-	Dir      string            `json:"dir" toml:"dir"`
-	Env      map[string]string `json:"env" toml:"env,omitempty"`
-	EnvFile  string            `json:"env_file" toml:"env_file"`
-	User     string            `json:"user" toml:"user"`
-	Group    string            `json:"group" toml:"group"`
-	LogMax   string            `json:"log_max" toml:"log_max"`
-	Timeout  string            `json:"timeout" toml:"timeout"`
-	CatchUp  bool              `json:"catch_up" toml:"catch_up"`
-	Grace    string            `json:"grace" toml:"grace"`
-	External bool              `json:"external" toml:"external"`
-	Depends  []DependView      `json:"depends" toml:"depends,omitempty"`
-	Ping     string            `json:"ping,omitempty" toml:"ping,omitempty"`
-	PingFile string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
+	Name       string            `json:"name" toml:"name"`
+	Schedule   string            `json:"schedule" toml:"schedule"`
+	Timezone   string            `json:"timezone" toml:"timezone"`
+	Command    []string          `json:"command" toml:"command"`
+	Dir        string            `json:"dir" toml:"dir"`
+	SearchPath []string          `json:"search_path,omitempty" toml:"search_path,omitempty"`
+	Env        map[string]string `json:"env" toml:"env,omitempty"`
+	EnvFile    string            `json:"env_file" toml:"env_file"`
+	User       string            `json:"user" toml:"user"`
+	Group      string            `json:"group" toml:"group"`
+	LogMax     string            `json:"log_max" toml:"log_max"`
+	Timeout    string            `json:"timeout" toml:"timeout"`
+	CatchUp    bool              `json:"catch_up" toml:"catch_up"`
+	Grace      string            `json:"grace" toml:"grace"`
+	External   bool              `json:"external" toml:"external"`
+	Depends    []DependView      `json:"depends" toml:"depends,omitempty"`
+	Ping       string            `json:"ping,omitempty" toml:"ping,omitempty"`
+	PingFile   string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
 }
 
 // NotifyView is one [[notify]] in a View. The URL keeps its scheme and host
@@ -124,7 +137,7 @@ type NotifyView struct {
 	Kind        string   `json:"kind" toml:"kind"`
 	URL         string   `json:"url,omitempty" toml:"url,omitempty"`
 	On          []string `json:"on" toml:"on"`
-	MinInterval string   `json:"min_interval" toml:"min_interval"`
+	MinInterval string   `json:"min_interval,omitempty" toml:"min_interval,omitempty"`
 	Secret      string   `json:"secret,omitempty" toml:"secret,omitempty"`
 	Token       string   `json:"token,omitempty" toml:"token,omitempty"`
 	URLFile     string   `json:"url_file,omitempty" toml:"url_file,omitempty"`
@@ -136,6 +149,22 @@ type NotifyView struct {
 	User        string   `json:"user,omitempty" toml:"user,omitempty"`
 	Group       string   `json:"group,omitempty" toml:"group,omitempty"`
 	Timeout     string   `json:"timeout" toml:"timeout"`
+	*OTLPView
+}
+
+// OTLPView is what an otlp channel adds to its NotifyView. Header values
+// are [redacted].
+type OTLPView struct {
+	Headers            map[string]string `json:"headers,omitempty" toml:"headers,omitempty"`
+	HeadersFile        string            `json:"headers_file,omitempty" toml:"headers_file,omitempty"`
+	CAFile             string            `json:"ca_file,omitempty" toml:"ca_file,omitempty"`
+	CertFile           string            `json:"cert_file,omitempty" toml:"cert_file,omitempty"`
+	KeyFile            string            `json:"key_file,omitempty" toml:"key_file,omitempty"`
+	Gzip               bool              `json:"gzip" toml:"gzip"`
+	Encoding           string            `json:"encoding" toml:"encoding"`
+	Rows               string            `json:"rows" toml:"rows"`
+	MetricsEvery       string            `json:"metrics_every" toml:"metrics_every"`
+	ResourceAttributes map[string]string `json:"resource_attributes,omitempty" toml:"resource_attributes,omitempty"`
 }
 
 // Redacted returns the printable view of c, written with the one rule set
@@ -149,13 +178,33 @@ func (c *Config) Redacted() View {
 			StateDir: a.StateDir, LogLevel: a.LogLevel, Retention: FormatDuration(a.Retention),
 			DrainTimeout: FormatDuration(a.DrainTimeout), OnPanic: a.OnPanic,
 			Heartbeat: FormatDuration(a.Heartbeat), MetricsListen: a.MetricsListen,
+			Ping: pingView(a.Ping, a.PingFile), PingFile: a.PingFile, LogDestinations: a.LogDestinations,
 		},
 		Services: make([]ServiceView, 0, len(c.Services)),
 		Jobs:     make([]JobView, 0, len(c.Jobs)),
 		Notify:   make([]NotifyView, 0, len(c.Notify)),
 	}
+	if a.Ping != "" {
+		v.Agent.PingEvery = FormatDuration(a.PingEvery)
+	}
 	for i := range c.Notify {
 		v.Notify = append(v.Notify, notifyView(r, &c.Notify[i]))
+	}
+	for _, m := range c.Includes {
+		v.Include = append(v.Include, m.Pattern)
+		v.Files = append(v.Files, m)
+	}
+	if len(c.Includes) > 0 {
+		v.Sources = map[string]string{}
+		for _, s := range c.Services {
+			v.Sources["service "+s.Name] = c.Source("service", s.Name)
+		}
+		for _, j := range c.Jobs {
+			v.Sources["job "+j.Name] = c.Source("job", j.Name)
+		}
+		for _, n := range c.Notify {
+			v.Sources["notify "+n.Name] = c.Source("notify", n.Name)
+		}
 	}
 	for i := range c.Services {
 		v.Services = append(v.Services, serviceView(r, &c.Services[i]))
@@ -170,7 +219,7 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 	h := s.Health
 	rs := s.Restart
 	return ServiceView{
-		Name: s.Name, Command: r.Args(s.Command), Dir: s.Dir, Env: redact.Env(s.Env), EnvFile: s.EnvFile,
+		Name: s.Name, Command: r.Args(s.Command), Dir: s.Dir, SearchPath: s.SearchPath, Env: redact.Env(s.Env), EnvFile: s.EnvFile,
 		User: s.RunAs.User, Group: s.RunAs.Group, Log: s.Log, LogMax: FormatSize(s.LogMax),
 		Interval: FormatDuration(s.Interval), StartTimeout: FormatDuration(s.StartTimeout),
 		StopTimeout: FormatDuration(s.StopTimeout),
@@ -226,6 +275,19 @@ func notifyView(r *redact.Redactor, n *Notify) NotifyView {
 	if n.TokenFile != "" {
 		v.Token = ""
 	}
+	if n.Kind == NotifyOTLP {
+		v.MinInterval = ""
+		o := n.OTLP
+		v.OTLPView = &OTLPView{HeadersFile: o.HeadersFile, CAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile,
+			Gzip: o.Gzip, Encoding: o.Encoding, Rows: o.Rows, MetricsEvery: FormatDuration(o.MetricsEvery),
+			ResourceAttributes: o.ResourceAttributes}
+		if len(o.Headers) > 0 {
+			v.Headers = map[string]string{}
+			for k := range o.Headers {
+				v.Headers[k] = redact.Placeholder
+			}
+		}
+	}
 	return v
 }
 
@@ -249,7 +311,7 @@ func redactSet(s string) string {
 func jobView(r *redact.Redactor, j *Job) JobView {
 	return JobView{
 		Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, Command: r.Args(j.Command),
-		Dir: j.Dir, Env: redact.Env(j.Env), EnvFile: j.EnvFile, User: j.RunAs.User, Group: j.RunAs.Group,
+		Dir: j.Dir, SearchPath: j.SearchPath, Env: redact.Env(j.Env), EnvFile: j.EnvFile, User: j.RunAs.User, Group: j.RunAs.Group,
 		LogMax: FormatSize(j.LogMax), Timeout: FormatDuration(j.Timeout), CatchUp: j.CatchUp,
 		Grace: FormatDuration(j.Grace), External: j.External, Depends: dependViews(r, j.Depends),
 		Ping: pingView(j.Ping, j.PingFile), PingFile: j.PingFile,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"svcctl/internal/fsutil"
+	"svcctl/internal/redact"
 )
 
 // NotifySecretKeys names (never quotes) the keys of the config file that
@@ -27,7 +28,7 @@ func (c *Config) NotifySecretKeys() []string {
 			if n.URL != "" {
 				keys = append(keys, p+"url")
 			}
-		case n.Kind == NotifyWebhook:
+		case n.Kind == NotifyWebhook || n.Kind == NotifyOTLP:
 			if u, err := url.Parse(n.URL); err == nil && (u.User != nil || u.RawQuery != "") {
 				keys = append(keys, p+"url")
 			}
@@ -38,6 +39,12 @@ func (c *Config) NotifySecretKeys() []string {
 		if n.Token != "" && n.TokenFile == "" {
 			keys = append(keys, p+"token")
 		}
+		if len(n.OTLP.Headers) > 0 {
+			keys = append(keys, p+"headers")
+		}
+	}
+	if c.Agent.Ping != "" && c.Agent.PingFile == "" {
+		keys = append(keys, "agent.ping")
 	}
 	for i := range c.Services {
 		if c.Services[i].Ping != "" && c.Services[i].PingFile == "" {
@@ -51,6 +58,32 @@ func (c *Config) NotifySecretKeys() []string {
 	}
 	return keys
 }
+
+// EnvSecretKeys names (never quotes) the env entries written in the config
+// file itself whose values are secrets: every one but a harmless value (a
+// number, an address, a boolean, under four characters: the redaction
+// rule's, internal/redact). env_file's are in a file of their own.
+func (c *Config) EnvSecretKeys() []string {
+	var keys []string
+	add := func(what, name string, envKeys []string, env map[string]string) {
+		for _, k := range envKeys {
+			if v, ok := env[k]; ok && !redact.Harmless(v) {
+				keys = append(keys, fmt.Sprintf("%s %q.env.%s", what, name, k))
+			}
+		}
+	}
+	for i := range c.Services {
+		add("service", c.Services[i].Name, c.Services[i].EnvKeys, c.Services[i].Env)
+	}
+	for i := range c.Jobs {
+		add("job", c.Jobs[i].Name, c.Jobs[i].EnvKeys, c.Jobs[i].Env)
+	}
+	return keys
+}
+
+// SecretKeys are every key of the config file that holds a secret:
+// NotifySecretKeys, then EnvSecretKeys.
+func (c *Config) SecretKeys() []string { return append(c.NotifySecretKeys(), c.EnvSecretKeys()...) }
 
 // SecretFiles lists the url_file, secret_file and token_file paths of the
 // [[notify]] tables and the ping_file of services and jobs, each once.
@@ -66,8 +99,9 @@ func (c *Config) SecretFiles() []string {
 		}
 	}
 	for i := range c.Notify {
-		add(c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile)
+		add(c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile, c.Notify[i].OTLP.HeadersFile, c.Notify[i].OTLP.KeyFile)
 	}
+	add(c.Agent.PingFile)
 	for i := range c.Services {
 		add(c.Services[i].PingFile)
 	}
@@ -78,7 +112,7 @@ func (c *Config) SecretFiles() []string {
 }
 
 // SecretsExposed says, in one sentence for people per file, that the
-// config file holds notification secrets (NotifySecretKeys) that other
+// config file holds secrets (SecretKeys: notification keys, env values) that other
 // users of the host can read, or that a secret_file, token_file or url_file
 // is readable by them, and the command that fixes it; "" when nothing is
 // exposed. The secrets themselves are never in it. An error is a file that
@@ -86,7 +120,7 @@ func (c *Config) SecretFiles() []string {
 func (c *Config) SecretsExposed() (string, error) {
 	var out []string
 	var errs []error
-	if keys := c.NotifySecretKeys(); len(keys) > 0 && c.Path != "" {
+	if keys := c.SecretKeys(); len(keys) > 0 && c.Path != "" {
 		who, fix, err := readableByOthers(c.Path)
 		errs = append(errs, err)
 		if who != "" {
@@ -94,8 +128,8 @@ func (c *Config) SecretsExposed() (string, error) {
 			if len(shown) > 4 {
 				shown = append(shown[:4:4], fmt.Sprintf("%d more", len(keys)-4))
 			}
-			out = append(out, fmt.Sprintf("config %s holds notification secrets (%s) and is readable by %s, who can use them "+
-				"(forge signed events, use the ntfy topic, send fake pings); run: %s, or move them to secret_file, token_file, url_file, ping_file",
+			out = append(out, fmt.Sprintf("config %s holds secrets (%s) and is readable by %s, who can use them "+
+				"(a service's credentials, forge signed events, use the ntfy topic, send fake pings); run: %s, or move them to env_file, secret_file, token_file, url_file, ping_file",
 				c.Path, strings.Join(shown, ", "), who, fix))
 		}
 	}

@@ -23,6 +23,12 @@ type Config struct {
 	// read (LoadToRead only; Load and LoadToRun fail instead): their
 	// variables are missing from Env.
 	UnreadEnvFiles []string
+	// Includes are the main file's include patterns and what each matched;
+	// Files every file read, the main one first (include.go).
+	Includes []IncludeMatch
+	Files    []SourceFile
+	// sources: "service:NAME" (job, notify) -> the file defining it.
+	sources map[string]string
 }
 
 // Agent is the [agent] table.
@@ -34,18 +40,50 @@ type Agent struct {
 	OnPanic       string        // continue | exit
 	Heartbeat     time.Duration // default 30s
 	MetricsListen string        // "" = off
+	// Ping is the agent's own healthchecks-style check: /start at start and
+	// at wake, the bare URL every PingEvery, /fail when verify at start
+	// fails or the ledger cannot be written. "" = none; a secret.
+	Ping      string
+	PingFile  string        // the file Ping was read from (ping_file); "" when written in the config
+	PingEvery time.Duration // default 5m
+	// LogDestinations are where agent.log's lines go: LogFile, LogJournal,
+	// LogEventLog. Default ["file"].
+	LogDestinations []string
+}
+
+// Log destinations of [agent] log_destinations.
+const (
+	LogFile     = "file"
+	LogJournal  = "journal"
+	LogEventLog = "eventlog"
+)
+
+// LogsTo reports whether the agent's log goes to destination d.
+func (a *Agent) LogsTo(d string) bool {
+	for _, x := range a.LogDestinations {
+		if x == d {
+			return true
+		}
+	}
+	return false
 }
 
 // Service is one [[service]] table.
 type Service struct {
 	Name    string
 	Command []string // argv; never a shell
-	Dir     string
+	Dir     string   // working directory; "" = the home of the user it runs as (internal/svcenv)
+	// SearchPath is search_path: absolute directories put before the base
+	// PATH, where bare program names are looked up too.
+	SearchPath []string
 	// Env is what the service gets on top of the agent's base environment:
 	// the env_file's variables overlaid by env's (env wins). Every value is a
 	// secret to every writer (EnvValues).
 	Env     map[string]string
 	EnvFile string // absolute path of env_file as written; "" = none (already read into Env)
+	// EnvKeys are the names written in env itself (not env_file's): what
+	// `verify` weighs against who may read the config.
+	EnvKeys []string
 	RunAs   RunAs  // user and group; zero = the agent's own
 	Log     string // absolute; default <state>/services/<name>/runtime.log
 	// LogMax is the size past which runtime.log is rotated while the service
@@ -114,23 +152,25 @@ type Restart struct {
 
 // Job is one [[job]] table.
 type Job struct {
-	Name     string
-	Schedule string // 5 fields or @descriptor
-	Timezone string // as written: an IANA name or "Local"
-	Location *time.Location
-	Command  []string
-	Dir      string
-	Env      map[string]string // env_file overlaid by env, as for a service
-	EnvFile  string
-	RunAs    RunAs
-	LogMax   int64         // caps last.log; default 50MiB
-	Timeout  time.Duration // default 1h
-	CatchUp  bool
-	Grace    time.Duration // default 5m
-	External bool
-	Depends  []Depend
-	Ping     string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
-	PingFile string // the file Ping was read from (ping_file); "" when written in the config
+	Name       string
+	Schedule   string // 5 fields or @descriptor
+	Timezone   string // as written: an IANA name or "Local"
+	Location   *time.Location
+	Command    []string
+	Dir        string
+	SearchPath []string          // as for a service
+	Env        map[string]string // env_file overlaid by env, as for a service
+	EnvFile    string
+	EnvKeys    []string // as for a service
+	RunAs      RunAs
+	LogMax     int64         // caps last.log; default 50MiB
+	Timeout    time.Duration // default 1h
+	CatchUp    bool
+	Grace      time.Duration // default 5m
+	External   bool
+	Depends    []Depend
+	Ping       string // healthchecks-style URL: URL/start, URL, URL/fail; "" = none; a secret
+	PingFile   string // the file Ping was read from (ping_file); "" when written in the config
 }
 
 // Notify is one [[notify]] table: a channel events are delivered through.
@@ -152,7 +192,37 @@ type Notify struct {
 	// were read from (absolute paths; "" when written in the config): a
 	// secret kept out of a config that others may read.
 	URLFile, SecretFile, TokenFile string
+	OTLP                           OTLP // kind otlp only
 }
+
+// OTLP is what an otlp channel reads besides url and on.
+type OTLP struct {
+	// Headers and FileHeaders are sent with every request: those written in
+	// `headers`, and those read from headers_file ("Name: value" lines); no
+	// name is in both. Every value is a secret.
+	Headers, FileHeaders map[string]string
+	HeadersFile          string // absolute; "" = none
+	// CAFile, CertFile and KeyFile: the collector's CA (instead of the
+	// system's) and this agent's client certificate for mTLS. Absolute.
+	CAFile, CertFile, KeyFile string
+	Gzip                      bool          // default true
+	Encoding                  string        // protobuf (default) | json
+	Rows                      string        // notable (default) | all | none
+	MetricsEvery              time.Duration // default 60s; 0 = no metrics
+	// ResourceAttributes are added to the resource of everything sent
+	// (deployment.environment, team, ...); they cannot replace the ones
+	// svc-ctl sets.
+	ResourceAttributes map[string]string
+}
+
+// OTLP encodings and row selections.
+const (
+	OTLPProtobuf    = "protobuf"
+	OTLPJSON        = "json"
+	OTLPRowsNotable = "notable"
+	OTLPRowsAll     = "all"
+	OTLPRowsNone    = "none"
+)
 
 // Wants reports whether the channel takes events of kind k.
 func (n *Notify) Wants(k string) bool {
@@ -191,11 +261,12 @@ const (
 	NotifyHealthchecks = "healthchecks"
 	NotifyDesktop      = "desktop"
 	NotifyCommand      = "command"
+	NotifyOTLP         = "otlp"
 )
 
 // NotifyKinds lists every channel kind a [[notify]] `kind` accepts, in the
 // order documentation shows them. Package notify opens exactly these.
-var NotifyKinds = []string{NotifyWebhook, NotifyNtfy, NotifyHealthchecks, NotifyDesktop, NotifyCommand}
+var NotifyKinds = []string{NotifyWebhook, NotifyNtfy, NotifyHealthchecks, NotifyDesktop, NotifyCommand, NotifyOTLP}
 
 // NotifyChannel returns the [[notify]] channel with the given name, or nil.
 func (c *Config) NotifyChannel(name string) *Notify {
@@ -265,6 +336,13 @@ func (c *Config) SecretValues() []string {
 	}
 	for i := range c.Notify {
 		add(c.Notify[i].URL, c.Notify[i].Secret, c.Notify[i].Token)
+		for _, v := range c.Notify[i].OTLP.Headers {
+			add(v)
+		}
+		for _, v := range c.Notify[i].OTLP.FileHeaders {
+			add(v)
+		}
 	}
+	add(c.Agent.Ping)
 	return out
 }

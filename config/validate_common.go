@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
 )
 
@@ -181,4 +183,42 @@ func (c *checker) size(path string, v *sizeText, def, least string) int64 {
 		c.fail(path, "%q is too small: use at least %s", s, least)
 	}
 	return n
+}
+
+// searchPath checks search_path: absolute directories, each once; for a
+// system agent only directories non-administrators cannot write (nor any
+// directory above them: whoever could write there could put a program of
+// their own where root looks for one), each refusal naming the directory
+// and what to do.
+func (c *checker) searchPath(key string, dirs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dirs {
+		switch {
+		case d == "" || !filepath.IsAbs(d):
+			c.fail(key, "%q is not an absolute directory: write the full path (search_path is searched from anywhere, never relative to a directory)", d)
+			continue
+		case seen[filepath.Clean(d)]:
+			c.fail(key, "%q is listed twice: keep one", d)
+			continue
+		}
+		d = filepath.Clean(d)
+		seen[d] = true
+		if !c.user {
+			if err := fsutil.CheckAdminOnlyDir(d); err != nil {
+				c.fail(key, "%v: the system agent would run programs from it as the service's user; use a directory only administrators can write, or give the program's absolute path in command", err)
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// sortedKeys are the names of m, sorted; nil when there are none.
+func sortedKeys(m map[string]string) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(m))
 }

@@ -40,21 +40,23 @@ func (c *checker) job(p string, r *rawJob) Job {
 	c.schedule(p+".schedule", r.Schedule)
 	envFile := c.path(p+".env_file", r.EnvFile)
 	j := Job{
-		Name:     r.Name,
-		Schedule: r.Schedule,
-		Timezone: r.Timezone,
-		Location: c.location(p+".timezone", r.Timezone),
-		Command:  r.Command,
-		Dir:      c.path(p+".dir", r.Dir),
-		Env:      c.envFile(p+".env_file", envFile, c.env(p+".env", r.Env)),
-		EnvFile:  envFile,
-		RunAs:    c.runAs(p, r.User, r.Group),
-		LogMax:   c.size(p+".log_max", r.LogMax, defaultLogMax, minLogMax),
-		Timeout:  c.positive(p+".timeout", r.Timeout, defaultJobTimeout),
-		CatchUp:  r.CatchUp,
-		Grace:    c.nonNegative(p+".grace", r.Grace, defaultJobGrace),
-		External: r.External,
-		Depends:  c.depends(p+".depends", r.Depends),
+		Name:       r.Name,
+		Schedule:   r.Schedule,
+		Timezone:   r.Timezone,
+		Location:   c.location(p+".timezone", r.Timezone),
+		Command:    r.Command,
+		Dir:        c.path(p+".dir", r.Dir),
+		SearchPath: c.searchPath(p+".search_path", r.SearchPath),
+		EnvKeys:    sortedKeys(r.Env),
+		Env:        c.envFile(p+".env_file", envFile, c.env(p+".env", r.Env)),
+		EnvFile:    envFile,
+		RunAs:      c.runAs(p, r.User, r.Group),
+		LogMax:     c.size(p+".log_max", r.LogMax, defaultLogMax, minLogMax),
+		Timeout:    c.positive(p+".timeout", r.Timeout, defaultJobTimeout),
+		CatchUp:    r.CatchUp,
+		Grace:      c.nonNegative(p+".grace", r.Grace, defaultJobGrace),
+		External:   r.External,
+		Depends:    c.depends(p+".depends", r.Depends),
 	}
 	j.Ping, j.PingFile = c.pingKeys(p, r.Ping, r.PingFile)
 	return j

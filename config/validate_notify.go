@@ -16,6 +16,8 @@ var notifyKinds = map[string][]string{
 	NotifyHealthchecks: {"url", "url_file"},
 	NotifyDesktop:      {},
 	NotifyCommand:      {"command", "user", "group"},
+	NotifyOTLP: {"url", "url_file", "headers", "headers_file", "ca_file", "cert_file", "key_file", "gzip", "encoding",
+		"rows", "metrics_every", "resource_attributes"},
 }
 
 // ntfyPriorities are ntfy's own priority names.
@@ -72,6 +74,10 @@ func (c *checker) notify(p string, r *rawNotify) Notify {
 			n.Token, n.TokenFile = c.notifySecretFile(p, "token", r.Token, r.TokenFile)
 		}
 		c.notifyTarget(p, r, urlKey, n.URL)
+		if r.Kind == NotifyOTLP {
+			n.OTLP = c.otlp(p, r)
+			n.MinInterval = 0 // it batches instead (otlp refuses the key)
+		}
 		switch {
 		case r.Kind != NotifyCommand:
 		case r.Group != "" && r.User == "":
@@ -123,6 +129,9 @@ const placeholderUnread = "https://unread.invalid/secret-file"
 // ntfy channel would otherwise look like it protects something.
 func (c *checker) unusedNotifyKeys(p, kind string, uses []string) {
 	for _, k := range acceptedKeys(typeRawNotify) {
+		if k == "min_interval" && kind == NotifyOTLP {
+			continue // otlp says why itself
+		}
 		if slices.Contains(notifyCommon, k) || slices.Contains(uses, k) {
 			continue
 		}
@@ -165,6 +174,10 @@ func (c *checker) notifyTarget(p string, r *rawNotify, urlKey, u string) {
 		}
 	case NotifyCommand:
 		c.command(p+".command", r.Command, "")
+	case NotifyOTLP:
+		if c.required(p, r.Kind, "url", u, `url = "https://collector.example.org:4318"`) {
+			c.secretURL(p+"."+urlKey, u, "https://collector.example.org:4318")
+		}
 	}
 }
 

@@ -27,6 +27,8 @@ func (c *checker) service(p string, r *rawService, stateDir string) Service {
 		Name:         r.Name,
 		Command:      r.Command,
 		Dir:          c.path(p+".dir", r.Dir),
+		SearchPath:   c.searchPath(p+".search_path", r.SearchPath),
+		EnvKeys:      sortedKeys(r.Env),
 		Env:          c.envFile(p+".env_file", envFile, c.env(p+".env", r.Env)),
 		EnvFile:      envFile,
 		RunAs:        c.runAs(p, r.User, r.Group),
@@ -44,6 +46,7 @@ func (c *checker) service(p string, r *rawService, stateDir string) Service {
 	if s.Log == "" {
 		s.Log = filepath.Join(stateDir, "services", r.Name, "runtime.log")
 	}
+	s.Log = Canonical(s.Log)
 	return s
 }
 

@@ -15,6 +15,11 @@ type ReloadArgs struct {
 	// KeepRemoved: leave running the instances of services the new file no
 	// longer has (by default the reload stops them, identity-checked).
 	KeepRemoved bool `json:"keep_removed,omitempty"`
+	// AllowMissingInclude: take the file even when an include pattern that
+	// matched files when the config in force was loaded matches none now
+	// (refused without it: a half-finished deploy must not read as
+	// removals).
+	AllowMissingInclude bool `json:"allow_missing_include,omitempty"`
 }
 
 // ReloadDone is a reload's answer: the agent's row for it.

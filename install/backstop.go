@@ -161,7 +161,11 @@ func ApplyBackstop(ctx context.Context, p *BackstopPlan) (BackstopResult, error)
 	res := BackstopResult{Kind: p.Kind, Every: human(p.Every)}
 	res.Platform, res.Scope, res.Path = host.target().Platform, p.Spec.Scope(), p.Where
 	res.Command = append([]string{p.Spec.Exe}, p.Spec.BackstopArgs()...)
-	if err := checkExe(p.Spec.Exe); err != nil {
+	err := checkExe(p.Spec.Exe)
+	if err == nil && !p.Spec.User {
+		err = checkExeTrusted(p.Spec.Exe)
+	}
+	if err != nil {
 		return res, &UsageError{err}
 	}
 	evidence := state.Paths{State: p.Spec.StateDir}.WatchdogLast()

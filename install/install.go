@@ -51,6 +51,11 @@ func Apply(ctx context.Context, p *Plan) (Result, error) {
 	if err := checkExe(p.Spec.Exe); err != nil {
 		return res, &UsageError{err}
 	}
+	if !p.Spec.User {
+		if err := checkExeTrusted(p.Spec.Exe); err != nil {
+			return res, &UsageError{err}
+		}
+	}
 	m, err := newManager(p.Unit, p.Spec)
 	if err != nil {
 		return res, err

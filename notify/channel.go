@@ -30,6 +30,7 @@ var kinds = map[string]opener{
 	config.NotifyHealthchecks: openHealthchecks,
 	config.NotifyDesktop:      openDesktop,
 	config.NotifyCommand:      openCommand,
+	config.NotifyOTLP:         openOTLP,
 }
 
 // Open builds the channel n describes.

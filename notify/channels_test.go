@@ -94,31 +94,40 @@ func TestHealthchecksSignals(t *testing.T) {
 // TestCommandChannel runs a real child (this test binary) that reads the
 // event from stdin: exit 0 delivers, exit 1 is an error with its output,
 // a child that does not finish is stopped at the timeout.
+//
+// The child gets the base environment of the agent's user, never the
+// caller's: a root shell's variable does not reach it (failed before: the
+// channel ran in the caller's whole environment).
 func TestCommandChannel(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "events")
-	t.Setenv(childEnv, out)
-	n := config.Notify{Name: "script", Kind: config.NotifyCommand, Command: []string{os.Args[0], "-test.run=^$"}, Timeout: 5 * time.Second}
-	ch, err := Open(&n)
-	if err != nil {
-		t.Fatal(err)
+	t.Setenv(callerVar, "leaked-from-the-caller")
+	open := func(exit, sleep string) Channel {
+		n := config.Notify{Name: "script", Kind: config.NotifyCommand, Command: childCommand(out, exit, sleep), Timeout: 5 * time.Second}
+		ch, err := Open(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch
 	}
 	e := sample(KindServiceDown)
-	if err := ch.Send(ctxb, e); err != nil {
+	if err := open("0", "").Send(ctxb, e); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	b, _ := os.ReadFile(out)
-	id, js, _ := strings.Cut(string(b), " ")
+	id, rest, _ := strings.Cut(string(b), " ")
+	seen, js, _ := strings.Cut(rest, " ")
 	var got Event
 	if err := json.Unmarshal([]byte(js), &got); err != nil || id != e.ID || got.ID != e.ID || got.Message != e.Message {
 		t.Errorf("the child read %q (%v)", b, err)
 	}
+	if caller, home, _ := strings.Cut(seen, "|"); caller != "" || home == "" {
+		t.Errorf("the child's environment: caller's variable %q (want none), HOME %q (want the user's)", caller, home)
+	}
 
-	t.Setenv(childExitEnv, "1")
-	if err := ch.Send(ctxb, e); err == nil || !strings.Contains(err.Error(), "exit status 1: receiver is unhappy") || IsPermanent(err) {
+	if err := open("1", "").Send(ctxb, e); err == nil || !strings.Contains(err.Error(), "exit status 1: receiver is unhappy") || IsPermanent(err) {
 		t.Errorf("failing child: %v", err)
 	}
-	t.Setenv(childExitEnv, "")
-	t.Setenv(childSleepEnv, "1")
+	ch := open("0", "sleep")
 	ctx, cancel := contextTimeout(300 * time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"time"
 
@@ -19,8 +18,11 @@ import (
 // its id and kind in SVCCTL_EVENT_ID and SVCCTL_EVENT_KIND. Exit 0 is
 // delivered; anything else is retried. It runs as the channel's `user` and
 // `group` when set (a service's rule: a system agent then never runs it as
-// root), in the base environment a service of that user gets
-// (internal/svcenv); without them, as the agent, in its environment.
+// root), else as the agent's user, and either way as a service of that
+// user starts (internal/svcenv): its base environment, never the caller's
+// (a root shell's `svc-ctl notify test` gives it nothing of its own), a
+// bare program name looked up in that PATH, the user's home as its
+// working directory.
 type command struct {
 	argv  []string
 	runAs config.RunAs
@@ -45,18 +47,16 @@ func (c *command) Send(ctx context.Context, e *Event) error {
 	if err != nil {
 		return fmt.Errorf("command %s: run as %s: %w", name, c.runAs.User+":"+c.runAs.Group, err)
 	}
-	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
-	cmd.Stdin = bytes.NewReader(append(e.JSON(), '\n'))
-	vars := map[string]string{"SVCCTL_EVENT_ID": e.ID, "SVCCTL_EVENT_KIND": e.Kind}
-	if id != nil {
-		// Another user's command gets that user's base environment (HOME,
-		// USER, the services' PATH), as a service run as them does: never
-		// root's.
-		cmd.Env = svcenv.Build(id, vars)
-		runas.Apply(cmd, id)
-	} else {
-		cmd.Env = append(os.Environ(), "SVCCTL_EVENT_ID="+e.ID, "SVCCTL_EVENT_KIND="+e.Kind)
+	pe := svcenv.Process{RunAs: id, Env: map[string]string{"SVCCTL_EVENT_ID": e.ID, "SVCCTL_EVENT_KIND": e.Kind}}
+	exe, err := pe.LookPath(c.argv[0])
+	if err != nil {
+		return fmt.Errorf("command %s: %w", name, err)
 	}
+	cmd := exec.CommandContext(ctx, exe, c.argv[1:]...)
+	cmd.Args[0] = c.argv[0]
+	cmd.Stdin = bytes.NewReader(append(e.JSON(), '\n'))
+	cmd.Env, cmd.Dir = pe.Environ(), pe.WorkDir()
+	runas.Apply(cmd, id)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 2 * time.Second // a child that keeps the pipes open cannot hold the sender

@@ -61,14 +61,13 @@ func TestCommandChannelRunsAsItsUser(t *testing.T) {
 // A user that is gone by the time an event is delivered (config checked it
 // at load) is an error for the sender to retry, never a run as root.
 func TestCommandChannelUserGone(t *testing.T) {
-	n := config.Notify{Name: "script", Kind: config.NotifyCommand, Command: []string{os.Args[0], "-test.run=^$"},
+	out := filepath.Join(t.TempDir(), "events")
+	n := config.Notify{Name: "script", Kind: config.NotifyCommand, Command: childCommand(out, "0", ""),
 		RunAs: config.RunAs{User: "svcctl-no-such-user-x9"}, Timeout: 5 * time.Second}
 	ch, err := Open(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "events")
-	t.Setenv(childEnv, out)
 	err = ch.Send(ctxb, sample(KindServiceDown))
 	if err == nil || !strings.Contains(err.Error(), "run as svcctl-no-such-user-x9") {
 		t.Fatalf("Send with a user that does not exist: %v", err)

@@ -292,15 +292,22 @@ func (d *Deriver) channels(k string) []string {
 }
 
 // why is the run's own words for what went wrong, or def.
-func (d *Deriver) why(det *runDetail, def string) string {
+func (d *Deriver) why(det *runDetail, def string) string { return whyOf(d.redactor(), det, def) }
+
+// detail is the short evidence: exit code, probe words, the last lines of
+// output, redacted and capped.
+func (d *Deriver) detail(det *runDetail) string { return detailOf(d.redactor(), det) }
+
+// whyOf is a run's own words for what went wrong, or def, redacted by red.
+func whyOf(red *redact.Redactor, det *runDetail, def string) string {
 	if det.CrashLoop != nil && det.Cause != "" {
 		// The words people act on: it starts, then dies by itself.
-		return d.redactor().String(oneLine(fmt.Sprintf("crash loop: down again %s after each start, %s", det.CrashLoop.UpFor, det.Cause)))
+		return red.String(oneLine(fmt.Sprintf("crash loop: down again %s after each start, %s", det.CrashLoop.UpFor, det.Cause)))
 	}
 	for _, s := range []string{det.Cause, det.Why, det.Error, probeSummary(det.SecondLook), probeSummary(det.Probe),
 		probeSummary(det.Depends), det.Message} {
 		if s != "" {
-			return d.redactor().String(oneLine(s))
+			return red.String(oneLine(s))
 		}
 	}
 	if det.ExitCode != nil {
@@ -312,9 +319,9 @@ func (d *Deriver) why(det *runDetail, def string) string {
 	return def
 }
 
-// detail is the short evidence: exit code, probe words, the last lines of
-// output, redacted and capped.
-func (d *Deriver) detail(det *runDetail) string {
+// detailOf is a run's short evidence: exit code, probe words, the last
+// lines of output, redacted by red and capped.
+func detailOf(red *redact.Redactor, det *runDetail) string {
 	var b strings.Builder
 	if det.ExitCode != nil {
 		fmt.Fprintf(&b, "exit code %d\n", *det.ExitCode)
@@ -335,7 +342,7 @@ func (d *Deriver) detail(det *runDetail) string {
 	if n := len(tail); n > 0 {
 		b.WriteString(strings.Join(tail[max(0, n-10):], "\n"))
 	}
-	s := d.redactor().String(strings.TrimSpace(b.String()))
+	s := red.String(strings.TrimSpace(b.String()))
 	if len(s) > maxDetail {
 		s = "…" + s[len(s)-maxDetail:]
 	}

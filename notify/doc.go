@@ -3,8 +3,10 @@
 // job.skipped, job.missing, agent), queues them in the outbox of the run_trace
 // ledger in the same transaction as the row that raised them, and delivers
 // them through the configured [[notify]] channels — webhook, ntfy,
-// healthchecks, desktop, command — one file per kind behind Channel, as probe
-// does with its kinds. It also sends the healthchecks-style pings of
+// healthchecks, desktop, command, otlp — one file per kind behind Channel, as
+// probe does with its kinds. The otlp channel alone sends in batches: the
+// outbox in order, the finished run rows after a cursor, and the agent's
+// counters (otlp_export.go; docs/fleet.md). It also sends the healthchecks-style pings of
 // services' and jobs' `ping` keys (Pinger).
 //
 // Delivery is at least once: the event id is the receiver's

@@ -39,22 +39,37 @@ const userAgent = "svc-ctl-notify/1"
 // 4xx but 408 and 429 is a permanent refusal; anything else, and every
 // network error, is retried. Errors never hold the URL, only its host.
 func post(ctx context.Context, rawURL string, header http.Header, body []byte) error {
+	_, err := postWith(ctx, httpClient, rawURL, header, body, 0)
+	return err
+}
+
+// postWith is post through client, and returns up to keep bytes of a 2xx
+// answer's body (an OTLP collector's partial success is in it).
+func postWith(ctx context.Context, client *http.Client, rawURL string, header http.Header, body []byte, keep int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
-		return Permanent(fmt.Errorf("invalid URL %s", redact.SecretURL(rawURL)))
+		return nil, Permanent(fmt.Errorf("invalid URL %s", redact.SecretURL(rawURL)))
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", userAgent)
-	resp, err := httpClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return httpError(err, rawURL)
+		return nil, httpError(err, rawURL)
 	}
 	defer resp.Body.Close()
+	if keep > 0 && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		b, err := io.ReadAll(io.LimitReader(resp.Body, keep))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		if err != nil {
+			return nil, fmt.Errorf("read the answer of %s: %w", redact.SecretURL(rawURL), err)
+		}
+		return b, nil
+	}
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
-	return statusError(resp, snippet)
+	return nil, statusError(resp, snippet)
 }
 
 func statusError(resp *http.Response, snippet []byte) error {

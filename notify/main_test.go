@@ -19,16 +19,24 @@ import (
 	"svcctl/runtrace"
 )
 
-// The test binary doubles as the program of a command channel: with
-// childEnv set it reads the event from stdin and appends it to the file the
-// variable names, then exits with the code in childExitEnv (sleeping first
-// when childSleepEnv is set, to be killed at the timeout).
+// The test binary doubles as the program of a command channel, told what
+// to do by its arguments (a channel's command gets the base environment,
+// never the test's: internal/svcenv): `childArg FILE EXIT SLEEP` reads the
+// event from stdin and appends it, with the event's id and what it saw of
+// its environment, to FILE, then exits with EXIT (sleeping a minute first
+// when SLEEP is "sleep", to be killed at the timeout).
 const (
-	childEnv      = "SVCCTL_NOTIFY_TEST_CHILD"
-	childExitEnv  = "SVCCTL_NOTIFY_TEST_EXIT"
-	childSleepEnv = "SVCCTL_NOTIFY_TEST_SLEEP"
-	senderEnv     = "SVCCTL_NOTIFY_TEST_SENDER" // crash_test.go: a sender process to SIGKILL
+	childArg  = "svcctl-notify-test-child"
+	senderEnv = "SVCCTL_NOTIFY_TEST_SENDER" // crash_test.go: a sender process to SIGKILL
 )
+
+// callerVar is a variable of the test process, never of the child's.
+const callerVar = "SVCCTL_NOTIFY_TEST_CALLER"
+
+// childCommand is the command of a channel whose program is this binary.
+func childCommand(file, exit, sleep string) []string {
+	return []string{os.Args[0], childArg, file, exit, sleep}
+}
 
 // quiet drops the ledger's own events (runtrace.migrated): they are not
 // the test's output, and under the Windows harness a stray line beside a
@@ -36,8 +44,8 @@ const (
 var quiet = slog.New(slog.DiscardHandler)
 
 func TestMain(m *testing.M) {
-	if path := os.Getenv(childEnv); path != "" {
-		os.Exit(commandChild(path))
+	if len(os.Args) == 5 && os.Args[1] == childArg {
+		os.Exit(commandChild(os.Args[2], os.Args[3], os.Args[4]))
 	}
 	if spec := os.Getenv(senderEnv); spec != "" {
 		senderChild(spec)
@@ -46,8 +54,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func commandChild(path string) int {
-	if os.Getenv(childSleepEnv) != "" {
+func commandChild(path, exit, sleep string) int {
+	if sleep == "sleep" {
 		time.Sleep(time.Minute)
 	}
 	b, _ := io.ReadAll(os.Stdin)
@@ -56,8 +64,8 @@ func commandChild(path string) int {
 		return 3
 	}
 	defer f.Close()
-	f.Write(append([]byte(os.Getenv("SVCCTL_EVENT_ID")+" "), b...))
-	if os.Getenv(childExitEnv) == "1" {
+	f.Write(append([]byte(os.Getenv("SVCCTL_EVENT_ID")+" "+os.Getenv(callerVar)+"|"+os.Getenv("HOME")+" "), b...))
+	if exit == "1" {
 		os.Stderr.WriteString("receiver is unhappy\n")
 		return 1
 	}

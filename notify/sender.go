@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/redact"
 	"svcctl/runtrace"
 )
 
@@ -41,6 +42,15 @@ type Options struct {
 	OnDropped func(runtrace.Dropped)
 	// OnDelivery is told of every attempt (metrics); may be nil.
 	OnDelivery func(channel string, latency time.Duration, err error)
+	// OnUndelivered is told when an otlp channel gives up on events or rows
+	// (its backlog bound, rows pruned before they were sent, a refusal);
+	// the agent records it. May be nil.
+	OnUndelivered func(Undelivered)
+	// Metrics returns the agent's counters for otlp channels; Started is
+	// when they started counting (the agent's start). Nil: only the
+	// channels' own.
+	Metrics func() []MetricPoint
+	Started time.Time
 }
 
 // Sender delivers what the outbox holds: one loop per channel, so a channel
@@ -57,6 +67,8 @@ type channelLoop struct {
 	ch   Channel
 	err  error // the channel could not be opened: each delivery fails with it
 	wake chan struct{}
+	// exp is the loop of an otlp channel, which sends in batches (otlp_export.go).
+	exp *otlpExporter
 }
 
 // NewSender prepares delivery through cfg's channels. A channel that cannot
@@ -78,10 +90,28 @@ func NewSender(cfg *config.Config, store *runtrace.Store, o Options) *Sender {
 	if o.Owner == "" {
 		o.Owner = newID()
 	}
+	if o.Started.IsZero() {
+		o.Started = o.Now()
+	}
 	s := &Sender{store: store, opts: o}
+	red := redact.New(cfg.SecretValues()...)
 	for _, n := range cfg.Notify {
-		ch, err := Open(&n)
-		s.chans = append(s.chans, &channelLoop{s: s, conf: n, ch: ch, err: err, wake: make(chan struct{}, 1)})
+		c := &channelLoop{s: s, conf: n, wake: make(chan struct{}, 1)}
+		if n.Kind == config.NotifyOTLP {
+			// Opened by its loop, which tries again when it fails: a CA file
+			// missing at boot must not lose the events.
+			c.exp = newOTLPExporter(s, n, c.wake, red)
+			// Its cursor exists from now on: rows finished after this point
+			// (the agent's own startup row among them) are exported.
+			if n.OTLP.Rows != config.OTLPRowsNone {
+				if _, err := store.ExportCursor(context.Background(), n.Name, o.Now()); err != nil {
+					o.Log.Warn("otlp.cursor_failed", "channel", n.Name, "err", err)
+				}
+			}
+		} else {
+			c.ch, c.err = Open(&n)
+		}
+		s.chans = append(s.chans, c)
 	}
 	return s
 }
@@ -124,7 +154,11 @@ func (s *Sender) Loops(ctx context.Context) []Loop {
 	}
 	out := []Loop{{Name: "notify:expire", Run: s.expireLoop}}
 	for _, c := range s.chans {
-		out = append(out, Loop{Name: "notify:" + c.conf.Name, Run: c.run})
+		run := c.run
+		if c.exp != nil {
+			run = c.exp.run
+		}
+		out = append(out, Loop{Name: "notify:" + c.conf.Name, Run: run})
 	}
 	return out
 }
@@ -164,6 +198,10 @@ func (s *Sender) Expire(ctx context.Context) {
 func (s *Sender) Drain(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range s.chans {
+		if c.exp != nil {
+			wg.Go(func() { c.exp.drain(ctx) })
+			continue
+		}
 		wg.Go(func() { c.drain(ctx) })
 	}
 	wg.Wait()

@@ -22,8 +22,10 @@ const (
 	waitDelay = 500 * time.Millisecond
 )
 
-// probeExec runs s.Argv (never through a shell) in s.Dir with the agent's
-// environment plus s.Env, and is healthy when it exits 0.
+// probeExec runs s.Argv (never through a shell) as the service's user, in
+// s.Dir (else that user's home), with that user's base environment plus
+// s.Env and search_path (internal/svcenv: the one rule of every process
+// svc-ctl starts), and is healthy when it exits 0.
 //
 // The check owns its whole tree: whatever the command started is ended
 // when the command ends, not only on timeout, so a health script that
@@ -40,14 +42,15 @@ func probeExec(ctx context.Context, s Spec) Result {
 		return unhealthy("not run: its user cannot be resolved: %v", s.RunAsErr)
 	}
 	out := &tailBuffer{max: maxOutput}
-	env := svcenv.Build(s.RunAs, s.Env)
+	pe := svcenv.Process{RunAs: s.RunAs, Env: s.Env, SearchPath: s.SearchPath, Dir: s.Dir}
+	env := pe.Environ()
 	exe, err := svcenv.LookPath(s.Argv[0], env)
 	if err != nil {
-		return unhealthy("cannot start %s: not found in the service's PATH (%s): give an absolute path", s.Argv[0], svcenv.PathOf(env))
+		return unhealthy("cannot start %s: %v", s.Argv[0], err)
 	}
 	cmd := exec.CommandContext(ctx, exe, s.Argv[1:]...)
 	cmd.Args[0] = s.Argv[0]
-	cmd.Dir = s.Dir
+	cmd.Dir = pe.WorkDir()
 	cmd.Env = env                     // the service's environment, never the caller's (svcenv)
 	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, output in order
 	t := newTree(cmd)

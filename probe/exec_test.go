@@ -44,8 +44,8 @@ func TestExecCannotStart(t *testing.T) {
 	r := run(Spec{Kind: KindExec, Argv: []string{missing}, Timeout: 5 * time.Second})
 	wantUnhealthy(t, r, "cannot start "+missing+": "+noSuchFile)
 	r = run(Spec{Kind: KindExec, Argv: []string{"no-such-health-command-on-path"}, Timeout: 5 * time.Second})
-	wantUnhealthy(t, r, "cannot start no-such-health-command-on-path: not found in the service's PATH ("+
-		svcenv.PathOf(svcenv.Build(nil, nil))+"): give an absolute path")
+	wantUnhealthy(t, r, `cannot start no-such-health-command-on-path: "no-such-health-command-on-path" is not in the PATH a service gets (`+
+		svcenv.PathOf(svcenv.Build(nil, nil))+"), nor in this svc-ctl's own PATH: install it, or write its absolute path in the command")
 	wantUnhealthy(t, run(Spec{Kind: KindExec}), "no command to run")
 }
 

@@ -38,7 +38,8 @@ type Spec struct {
 	Kind         string
 	Target       string            // tcp/dns: host:port or host; http/cert: URL; file/cert: path; exec: unused
 	Argv         []string          // exec
-	Dir          string            // exec
+	Dir          string            // exec; "": the home of the user it runs as (svcenv)
+	SearchPath   []string          // exec: search_path, before the base PATH
 	Env          map[string]string // service env: exec gets it; http and cert use its proxy variables
 	ExpectStatus int               // http: 0 = any 2xx
 	ExpectBody   string            // http: regexp the first 64 KiB of the body must match ("" = none)
@@ -185,7 +186,7 @@ func (r Result) okWord() string {
 
 // HealthSpecs turns [service.health] into specs: tcp, http, exec in that
 // order, whichever are set. env is the service's env, dir its working dir.
-func HealthSpecs(h config.Health, env map[string]string, dir string) []Spec {
+func HealthSpecs(h config.Health, env map[string]string, dir string, searchPath []string) []Spec {
 	var specs []Spec
 	if h.TCP != "" {
 		specs = append(specs, Spec{Kind: KindTCP, Target: h.TCP, Timeout: h.Timeout})
@@ -197,7 +198,7 @@ func HealthSpecs(h config.Health, env map[string]string, dir string) []Spec {
 		})
 	}
 	if len(h.Exec) > 0 {
-		specs = append(specs, Spec{Kind: KindExec, Argv: h.Exec, Dir: dir, Env: env, Timeout: h.Timeout})
+		specs = append(specs, Spec{Kind: KindExec, Argv: h.Exec, Dir: dir, Env: env, SearchPath: searchPath, Timeout: h.Timeout})
 	}
 	return specs
 }

@@ -96,7 +96,7 @@ func TestHealthSpecs(t *testing.T) {
 	env := map[string]string{"HTTPS_PROXY": "http://127.0.0.1:7890"}
 	h := config.Health{TCP: "127.0.0.1:8789", HTTP: "http://127.0.0.1:8789/health", ExpectStatus: 200, ExpectBody: "^ok",
 		Timeout: 2 * time.Second, Exec: []string{"/bin/check", "-q"}}
-	got := HealthSpecs(h, env, "/srv/proxy")
+	got := HealthSpecs(h, env, "/srv/proxy", nil)
 	want := []Spec{
 		{Kind: KindTCP, Target: "127.0.0.1:8789", Timeout: 2 * time.Second},
 		{Kind: KindHTTP, Target: "http://127.0.0.1:8789/health", Env: env, ExpectStatus: 200, ExpectBody: "^ok", Timeout: 2 * time.Second},
@@ -105,7 +105,7 @@ func TestHealthSpecs(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("HealthSpecs =\n%+v\nwant\n%+v", got, want)
 	}
-	if got := HealthSpecs(config.Health{HTTP: "http://x/"}, nil, ""); len(got) != 1 || got[0].Kind != KindHTTP {
+	if got := HealthSpecs(config.Health{HTTP: "http://x/"}, nil, "", nil); len(got) != 1 || got[0].Kind != KindHTTP {
 		t.Fatalf("only http set: %+v", got)
 	}
 }

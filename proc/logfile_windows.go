@@ -19,6 +19,6 @@ func openAppend(path string) (*os.File, error) {
 	return fsutil.OpenAppend(path)
 }
 
-// shareLog has nothing to do: a service never runs as another user on
+// ShareLog has nothing to do: a service never runs as another user on
 // Windows (config refuses user and group there).
-func shareLog(*os.File, *runas.Identity) error { return nil }
+func ShareLog(*os.File, *runas.Identity) error { return nil }

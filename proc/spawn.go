@@ -18,8 +18,11 @@ import (
 // tree it grows. New needs (credentials, limits) are new fields: a zero
 // value always means "as the agent".
 type SpawnSpec struct {
-	Argv []string // argv[0]: absolute, relative to Dir, or a bare name looked up in the agent's PATH; never a shell
-	Dir  string   // working directory; empty = the agent's
+	Argv []string // argv[0]: absolute, relative to Dir, or a bare name looked up in the PATH it gets (svcenv); never a shell
+	Dir  string   // working directory; empty = the home of the user it runs as (svcenv.Process.WorkDir)
+	// SearchPath is search_path: absolute directories put before the base
+	// PATH (internal/svcenv).
+	SearchPath []string
 	// Env is the service's env_file and env (config merged them): set on
 	// top of the base environment (internal/svcenv), never on the agent's
 	// or the caller's own environment, so a start from a shell and one by
@@ -101,12 +104,13 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return nil, errors.New("spawn: empty command: give the program as the first element of command")
 	}
-	env := svcenv.Build(s.RunAs, s.Env)
-	path, err := resolveExe(s.Argv[0], s.Dir, env)
+	pe := svcenv.Process{RunAs: s.RunAs, Env: s.Env, SearchPath: s.SearchPath, Dir: s.Dir}
+	env, dir := pe.Environ(), pe.WorkDir()
+	path, err := resolveExe(s.Argv[0], dir, env)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDir(s.Dir); err != nil {
+	if err := checkDir(dir); err != nil {
 		return nil, err
 	}
 	logf := s.Output
@@ -128,7 +132,7 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return &exec.Cmd{
 			Path:   path,
 			Args:   append([]string(nil), s.Argv...),
-			Dir:    s.Dir,
+			Dir:    dir,
 			Env:    env,
 			Stdout: logf, // an *os.File goes to the child as is: no copying goroutine
 			Stderr: logf, // that would die with the agent
@@ -199,7 +203,8 @@ func resolveExe(name, dir string, env []string) (string, error) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		if p == name && !strings.ContainsAny(name, `/\`) {
-			return "", fmt.Errorf("spawn %s: %w in PATH: give an absolute path in command", name, ErrNotFound)
+			// Which PATH was searched, and where the caller's finds it (svcenv.NotFoundError).
+			return "", fmt.Errorf("spawn %s: %w: %w", name, ErrNotFound, err)
 		}
 		return "", fmt.Errorf("spawn %s: %w: check the path in command", p, ErrNotFound)
 	case errors.Is(err, exec.ErrDot):
@@ -245,7 +250,7 @@ func openLog(path string, id *runas.Identity) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spawn: open log: %w", err)
 	}
-	if err := shareLog(f, id); err != nil {
+	if err := ShareLog(f, id); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("spawn: log %s: %w", path, err)
 	}

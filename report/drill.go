@@ -101,7 +101,7 @@ func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Servic
 				if r.ID <= before || r.Trigger == runtrace.TriggerManual {
 					continue
 				}
-				hs := probe.RunAll(ctx, probe.Stamp(probe.HealthSpecs(svc.Health, svc.Env, svc.Dir), svc.RunAs, nil))
+				hs := probe.RunAll(ctx, probe.Stamp(probe.HealthSpecs(svc.Health, svc.Env, svc.Dir, svc.SearchPath), svc.RunAs, nil))
 				if !probe.Healthy(hs) {
 					continue
 				}

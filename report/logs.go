@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"svcctl/config"
@@ -35,6 +37,79 @@ type Log struct {
 	Cut string `json:"-"`
 	// Live is false for a file nothing writes any more (--prev).
 	Live bool `json:"live"`
+
+	pin *logPin // the directory, pinned at the first look (LogOf); nil: each look pins its own
+}
+
+// A log is read only through its pinned directory (fsutil.Dir): the
+// directory is opened once, following no link, and every file read after
+// (the log, the file a rotation moved it to, the copy a cut kept) is a name
+// in it, opened without following a link and checked on its descriptor: a
+// regular file with one link, owned by the agent's user or the service's.
+// A root `svc-ctl logs` of a service whose user owns the log's directory
+// cannot be turned into a reader of any other file of root's.
+
+// logPin is a log's directory, pinned at the first look that finds it.
+type logPin struct {
+	path   string
+	owners fsutil.Owners
+	mu     sync.Mutex
+	dir    *fsutil.Dir
+}
+
+// dirOf is the log's pinned directory (fs.ErrNotExist while it does not
+// exist yet).
+func (l Log) dirOf() (*fsutil.Dir, error) {
+	p := l.pin
+	if p == nil {
+		p = &logPin{path: filepath.Dir(l.Path)}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dir == nil {
+		d, err := fsutil.OpenDir(p.path)
+		if err != nil {
+			return nil, err
+		}
+		p.dir = d
+	}
+	return p.dir, nil
+}
+
+// openIn opens the file base (a name in the log's directory), checked.
+func (l Log) openIn(base string) (*os.File, error) {
+	d, err := l.dirOf()
+	if err != nil {
+		return nil, err
+	}
+	var owners fsutil.Owners
+	if l.pin != nil {
+		owners = l.pin.owners
+	}
+	return d.Open(base, owners)
+}
+
+// open opens the log's own file.
+func (l Log) open() (*os.File, error) { return l.openIn(filepath.Base(l.Path)) }
+
+// Close lets go of the log's pinned directory.
+func (l Log) Close() {
+	if l.pin == nil {
+		return
+	}
+	l.pin.mu.Lock()
+	defer l.pin.mu.Unlock()
+	if l.pin.dir != nil {
+		l.pin.dir.Close()
+		l.pin.dir = nil
+	}
+}
+
+// pinned gives l the directory pin its reads go through, with the owners a
+// file there may have: the agent's user and uids (a service's user).
+func pinned(l Log, uids ...int) Log {
+	l.pin = &logPin{path: filepath.Dir(l.Path), owners: fsutil.TrustedOwners(uids...)}
+	return l
 }
 
 // LogKind values.
@@ -57,26 +132,53 @@ func LogOf(cfg *config.Config, name string, prev bool) (Log, error) {
 	case kind == runtrace.KindJob && cfg.Job(bare) != nil:
 		job := cfg.Job(bare)
 		if prev {
-			return Log{Name: bare, Kind: LogJob, Path: p.JobPrevLog(job.Name)}, nil
+			return pinned(Log{Name: bare, Kind: LogJob, Path: p.JobPrevLog(job.Name)}), nil
 		}
-		return Log{Name: bare, Kind: LogJob, Path: p.JobLog(job.Name), Moved: []string{p.JobPrevLog(job.Name)}, Live: true}, nil
+		return pinned(Log{Name: bare, Kind: LogJob, Path: p.JobLog(job.Name), Moved: []string{p.JobPrevLog(job.Name)}, Live: true}), nil
 	case name == LogAgent:
 		if prev {
 			return Log{}, errors.New("agent.log has no previous file: its rotations are agent-<time>.log beside it")
 		}
 		backups := filepath.Join(p.State, "agent-*.log")
-		return Log{Name: name, Kind: LogAgent, Path: p.AgentLog(), Moved: []string{backups}, Live: true}, nil
+		return pinned(Log{Name: name, Kind: LogAgent, Path: p.AgentLog(), Moved: []string{backups}, Live: true}), nil
 	case cfg.Service(name) != nil:
 		svc := cfg.Service(name)
+		uids := serviceUID(svc)
 		if prev {
-			return Log{Name: name, Kind: LogService, Path: p.PrevLog(svc)}, nil
+			return pinned(Log{Name: name, Kind: LogService, Path: p.PrevLog(svc)}, uids...), nil
 		}
-		return Log{Name: name, Kind: LogService, Path: p.RuntimeLog(svc), Moved: []string{p.PrevLog(svc)},
-			Cut: p.RotatedLog(svc), Live: true}, nil
+		return pinned(Log{Name: name, Kind: LogService, Path: p.RuntimeLog(svc), Moved: []string{p.PrevLog(svc)},
+			Cut: p.RotatedLog(svc), Live: true}, uids...), nil
 	case cfg.Job(name) != nil:
 		return LogOf(cfg, runtrace.JobID(name), prev)
 	}
 	return Log{}, fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)
+}
+
+// serviceUID is the uid of the user the service runs as (none: the agent's,
+// or one the user database no longer knows).
+func serviceUID(svc *config.Service) []int {
+	if id, err := svc.RunAs.Identity(); err == nil && id != nil {
+		return []int{int(id.UID)}
+	}
+	return nil
+}
+
+// LastLines is the last n lines of the log, at most maxBytes of its end,
+// read through its pinned directory (nil, nil when there is none).
+func LastLines(l Log, n int, maxBytes int64) ([]string, error) {
+	d, err := l.dirOf()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var owners fsutil.Owners
+	if l.pin != nil {
+		owners = l.pin.owners
+	}
+	return fsutil.TailLinesIn(d, filepath.Base(l.Path), n, maxBytes, owners)
 }
 
 // LogLine is one line of a log, without its newline, or a note from svc-ctl
@@ -111,7 +213,7 @@ type TailResult struct {
 // false: the caller says that --since could not be applied). A missing file
 // is fs.ErrNotExist.
 func TailLog(l Log, o TailOptions) (*TailResult, error) {
-	f, err := fsutil.Open(l.Path)
+	f, err := l.open()
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +338,7 @@ type follower struct {
 
 // look reads what is new, once.
 func (f *follower) look() error {
-	fh, err := fsutil.Open(f.l.Path)
+	fh, err := f.l.open()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // between a rename and the new file: the next look sees it
 	}
@@ -251,7 +353,7 @@ func (f *follower) look() error {
 	switch {
 	case f.pos.fi == nil:
 		f.pos = position{fi: fi}
-	case !os.SameFile(fi, f.pos.fi):
+	case !fsutil.SameFile(fi, f.pos.fi):
 		f.replaced()
 		f.pos = position{fi: fi}
 	case fi.Size() < f.pos.offset || !f.sameTail(fh):
@@ -308,7 +410,7 @@ func (f *follower) replaced() {
 		f.out(LogLine{Text: fmt.Sprintf("%s was replaced; its last lines could not be found: following the new file", f.l.Path), Note: true})
 		return
 	}
-	if fh, err := fsutil.Open(old); err == nil {
+	if fh, err := f.l.openIn(filepath.Base(old)); err == nil {
 		if fi, err := fh.Stat(); err == nil {
 			f.readFrom(fh, fi.Size())
 		}
@@ -324,13 +426,22 @@ func (f *follower) replaced() {
 	f.out(LogLine{Text: fmt.Sprintf("%s %s: following the new file", filepath.Base(f.l.Path), why), Note: true})
 }
 
-// find is the path the file fi now has among the Moved globs, or "".
+// find is the path the file fi now has among the Moved globs (each a name
+// pattern in the log's own directory), or "".
 func (f *follower) find(fi fs.FileInfo) string {
+	d, err := f.l.dirOf()
+	if err != nil {
+		return ""
+	}
+	names, _ := d.Names()
+	slices.Sort(names)
 	for _, g := range f.l.Moved {
-		ms, _ := filepath.Glob(g)
-		for i := len(ms) - 1; i >= 0; i-- {
-			if st, err := os.Stat(ms[i]); err == nil && os.SameFile(st, fi) {
-				return ms[i]
+		for i := len(names) - 1; i >= 0; i-- {
+			if ok, _ := filepath.Match(filepath.Base(g), names[i]); !ok {
+				continue
+			}
+			if st, err := d.Lstat(names[i]); err == nil && fsutil.SameFile(st, fi) {
+				return d.Join(names[i])
 			}
 		}
 	}
@@ -345,7 +456,7 @@ func (f *follower) cut() {
 		f.out(LogLine{Text: base + " was truncated: following it from its start", Note: true})
 		return
 	}
-	b, err := os.ReadFile(f.l.Cut)
+	b, err := f.readCut()
 	i := -1
 	if err == nil {
 		i = bytes.LastIndex(b, f.pos.last)
@@ -365,6 +476,16 @@ func (f *follower) cut() {
 		rest = rest[j+1:]
 	}
 	f.out(LogLine{Text: fmt.Sprintf("%s was cut at log_max (the cut is in %s): following it from its start", base, filepath.Base(f.l.Cut)), Note: true})
+}
+
+// readCut reads the copy a size rotation kept (at most log_max bytes).
+func (f *follower) readCut() ([]byte, error) {
+	fh, err := f.l.openIn(filepath.Base(f.l.Cut))
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(fh)
 }
 
 // LineTime reads the time a log line starts with: the `time` (or `ts`,

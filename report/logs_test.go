@@ -1,15 +1,16 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"svcctl/internal/fsutil"
 	"testing"
 	"time"
 
+	"svcctl/internal/fsutil"
 	"svcctl/snapshot"
 )
 
@@ -46,6 +47,27 @@ func (w *logWriter) lines(k int) []string {
 	return out
 }
 
+// realTemp is t.TempDir without links on its path (macOS: /var/folders).
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// snapLog is the log at path as the watchdog cuts and rotates it.
+func snapLog(t *testing.T, path string) snapshot.Log {
+	t.Helper()
+	d, err := fsutil.OpenDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return snapshot.Log{Dir: d, Name: filepath.Base(path)}
+}
+
 func serviceLog(dir string) Log {
 	path := filepath.Join(dir, "runtime.log")
 	return Log{Name: "web", Kind: LogService, Path: path, Moved: []string{snapshot.PrevPath(path)},
@@ -58,7 +80,7 @@ func serviceLog(dir string) Log {
 // rotation (runtime.log moved to runtime.prev.log, the old instance's last
 // words written after the move, a new runtime.log), each said in a note.
 func TestFollowAcrossCutAndRestart(t *testing.T) {
-	dir := t.TempDir()
+	dir := realTemp(t)
 	l := serviceLog(dir)
 	w := newLogWriter(t, l.Path)
 	want := w.lines(5)
@@ -86,14 +108,14 @@ func TestFollowAcrossCutAndRestart(t *testing.T) {
 	// A cut the follower missed: 40 lines, the cut, then more lines than
 	// the follower had read before it, so the size alone would not tell.
 	want = append(want, w.lines(40)...)
-	if c, err := snapshot.CapLog(l.Path, 4096); err != nil || c == nil {
+	if c, err := snapshot.CapLog(snapLog(t, l.Path), 4096); err != nil || c == nil {
 		t.Fatalf("cap: %+v, %v", c, err)
 	}
 	want = append(want, w.lines(20)...)
 	look()
 	// A restart: the log moves aside, the old instance writes its last
 	// words into the moved file, and the new instance starts a new log.
-	if err := snapshot.RotateLog(l.Path); err != nil {
+	if err := snapshot.RotateLog(snapLog(t, l.Path)); err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, w.lines(2)...)
@@ -113,7 +135,7 @@ func TestFollowAcrossCutAndRestart(t *testing.T) {
 // longer in the cut's copy, it does not pretend: a note says lines may be
 // missing.
 func TestFollowSaysWhatACutLost(t *testing.T) {
-	dir := t.TempDir()
+	dir := realTemp(t)
 	l := serviceLog(dir)
 	w := newLogWriter(t, l.Path)
 	w.lines(3)
@@ -125,7 +147,7 @@ func TestFollowSaysWhatACutLost(t *testing.T) {
 		}
 	}}
 	w.lines(200) // far more than the 4 KiB the cut keeps
-	if _, err := snapshot.CapLog(l.Path, 4096); err != nil {
+	if _, err := snapshot.CapLog(snapLog(t, l.Path), 4096); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.look(); err != nil {
@@ -140,7 +162,7 @@ func TestFollowSaysWhatACutLost(t *testing.T) {
 // unstamped lines that follow a stamped one (a stack trace); a log with no
 // stamps is printed whole and says it could not filter.
 func TestTailSince(t *testing.T) {
-	dir := t.TempDir()
+	dir := realTemp(t)
 	l := serviceLog(dir)
 	old := time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)
 	recent := time.Now().Add(-time.Minute).Format("2006-01-02 15:04:05,000")
@@ -157,5 +179,50 @@ func TestTailSince(t *testing.T) {
 	res, err = TailLog(l, TailOptions{Since: time.Now().Add(-time.Hour), Stamp: LineTime, Lines: 2})
 	if err != nil || res.Stamped || !slices.Equal(res.Lines, []string{"b", "c"}) {
 		t.Fatalf("no stamps: %q (stamped %v), %v", res.Lines, res.Stamped, err)
+	}
+}
+
+// TestLogsReadOnlyThroughThePin: a root reader of a service whose user
+// owns the log's directory reads through the directory it pinned; a link
+// there, a hard link to another file, or the directory swapped for a link
+// to a root-only one never shows another file's lines. Failed before: the
+// log was opened by path, its directories followed.
+func TestLogsReadOnlyThroughThePin(t *testing.T) {
+	root := realTemp(t)
+	logs := filepath.Join(root, "logs")
+	secretDir := filepath.Join(root, "secret")
+	for _, d := range []string{logs, secretDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(secretDir, "runtime.log"), []byte("root only secret\n"), 0o600)
+	l := pinned(serviceLog(logs))
+	defer l.Close()
+	os.WriteFile(l.Path, []byte("ours\n"), 0o600)
+	if res, err := TailLog(l, TailOptions{}); err != nil || !slices.Equal(res.Lines, []string{"ours"}) {
+		t.Fatalf("tail: %v, %v", res, err)
+	}
+	os.Rename(logs, logs+".away")
+	if err := os.Symlink(secretDir, logs); err != nil {
+		t.Fatal(err)
+	}
+	res, err := TailLog(l, TailOptions{})
+	if err != nil || !slices.Equal(res.Lines, []string{"ours"}) {
+		t.Fatalf("after the swap the reader read %q, %v: want the pinned directory's file", res.Lines, err)
+	}
+	if lines, err := LastLines(l, 5, 1<<10); err != nil || !slices.Equal(lines, []string{"ours"}) {
+		t.Fatalf("LastLines after the swap: %q, %v", lines, err)
+	}
+	os.Remove(filepath.Join(logs+".away", "runtime.log"))
+	if err := os.Link(filepath.Join(secretDir, "runtime.log"), filepath.Join(logs+".away", "runtime.log")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TailLog(l, TailOptions{}); !errors.Is(err, fsutil.ErrLinked) {
+		t.Fatalf("a hard link read: %v", err)
+	}
+	// A fresh reader pins nothing through the link.
+	if _, err := TailLog(pinned(serviceLog(logs)), TailOptions{}); !errors.Is(err, fsutil.ErrSymlink) {
+		t.Fatalf("a reader through a linked directory: %v", err)
 	}
 }

@@ -80,6 +80,16 @@ func StateOnlyConfig(ctx context.Context, path, stateDir string) (*config.Config
 		return nil, fmt.Errorf("what the state dir %s records does not make a config: %w", stateDir, err)
 	}
 	cfg.Path = path
+	// Each service's log where the agent recorded it (state.json: the
+	// agent writes it at every spawn), with the user it ran as: a log
+	// outside the state dir is found without the file, and read as the
+	// agent would.
+	for i := range cfg.Services {
+		svc := &cfg.Services[i]
+		if st, err := state.LoadService(p.StateFile(svc.Name)); err == nil && st.Log != "" {
+			svc.Log, svc.RunAs = st.Log, config.RunAs{User: st.User}
+		}
+	}
 	return cfg, nil
 }
 

@@ -87,6 +87,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	// After the readability check: a reader who cannot look inside the state
 	// dir cannot vouch for what is in it.
 	v.stateTrusted()
+	v.configTrusted()
 	store, err := openForRead(v.p.DB())
 	if err != nil {
 		v.add("ledger readable", Fail, fmt.Sprintf("%s: %v", v.p.DB(), err))
@@ -234,6 +235,33 @@ func (v *verifier) installed() {
 	default:
 		v.add("agent installed", Pass, fmt.Sprintf("installed as %s (%s)%s", i.Mode, i.Platform, suffix(i.Detail)))
 	}
+}
+
+// checkConfigTrusted is the name of the check that the config, and every
+// env_file and secret file it names, only administrators can change.
+const checkConfigTrusted = "config trusted"
+
+// configTrusted is the one trust rule of a privileged svc-ctl, judged: the
+// agent and every verb that acts refuse a file others can write, and a
+// reader as root answers from the state dir alone (cmd's untrusted.go),
+// so verify must not pass it.
+func (v *verifier) configTrusted() {
+	if config.UserMode() || v.cfg.Path == "" {
+		return
+	}
+	if _, err := os.Stat(v.cfg.Path); err != nil {
+		return
+	}
+	err := config.CheckPermissions(v.cfg.Path)
+	if err == nil {
+		err = v.cfg.CheckTrusted()
+	}
+	if err != nil {
+		v.add(checkConfigTrusted, Fail, strings.ReplaceAll(err.Error(), "\n", "; ")+
+			"; until it is fixed the agent and every verb that acts refuse it, and readers as root answer from the state dir alone")
+		return
+	}
+	v.add(checkConfigTrusted, Pass, v.cfg.Path+": root's, writable by no one else, as is every env_file and secret file it names")
 }
 
 // checkStateTrusted is the name of the check that the state dir passes the
@@ -574,14 +602,16 @@ func (v *verifier) configInForce() {
 	v.add("config in force", Pass, fmt.Sprintf("the agent runs %s as it is on disk (loaded %s)", v.cfg.Path, v.live.Config.LoadedAt.Format(time.RFC3339)))
 }
 
-// checkSecretsPrivate is the line about who can read the notification
-// secrets of the config file; only for a config that has some.
-const checkSecretsPrivate = "notify secrets private"
+// checkSecretsPrivate is the line about who can read the secrets of the
+// config file: notification secrets and the values of env written in it;
+// only for a config that has some.
+const checkSecretsPrivate = "secrets private"
 
-// secretsPrivate warns when the config holds notification secrets that
-// other users can read, naming the keys (never the values) and the fix.
+// secretsPrivate warns when the config holds secrets (notification keys,
+// env values) that other users can read, naming the keys (never the
+// values) and the fix.
 func (v *verifier) secretsPrivate() {
-	if len(v.cfg.NotifySecretKeys()) == 0 {
+	if len(v.cfg.SecretKeys()) == 0 {
 		return
 	}
 	words, err := v.cfg.SecretsExposed()

@@ -42,3 +42,23 @@ func TestVerifyWarnsOnReadableNotifySecrets(t *testing.T) {
 		t.Errorf("config 0600: %+v", c)
 	}
 }
+
+// An env value written in a world-readable config is a secret others can
+// read too: verify names it (never its value) with the fix, as it names a
+// notification secret. Failed before: verify said nothing about env.
+func TestVerifyWarnsOnReadableEnvSecrets(t *testing.T) {
+	e := newEnv(t, "2s")
+	env := VerifyEnv{Now: time.Now(), BootTime: time.Now().Add(-time.Hour), Install: installed}
+	const secret = "sk-live-4242abcdef"
+	svc := &e.cfg.Services[0]
+	svc.Env = map[string]string{"API_TOKEN": secret, "PORT": "8789"}
+	svc.EnvKeys = []string{"API_TOKEN", "PORT"}
+	if err := os.Chmod(e.cfg.Path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := check(t, Verify(context.Background(), e.cfg, env), checkSecretsPrivate)
+	if c.Status != Warn || !strings.Contains(c.Evidence, `service "`+svc.Name+`".env.API_TOKEN`) || strings.Contains(c.Evidence, "env.PORT") ||
+		strings.Contains(c.Evidence, secret) || !strings.Contains(c.Evidence, "move them to env_file") {
+		t.Errorf("config 0644 with an env secret: %+v", c)
+	}
+}

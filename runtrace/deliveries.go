@@ -46,7 +46,7 @@ const deliveryColumns = `d.event_id, d.channel, COALESCE(o.run_id, 0), o.kind, o
 const deliveryFrom = `FROM deliveries d JOIN outbox o ON o.id = d.event_id
 LEFT JOIN notify_sent s ON s.channel = d.channel AND s.subject = o.subject`
 
-func scanDelivery(rows *sql.Rows) (Delivery, error) {
+func scanDelivery(rows scanner) (Delivery, error) {
 	var d Delivery
 	var created, next int64
 	var done, sent *int64

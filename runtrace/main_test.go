@@ -81,6 +81,8 @@ var undo = map[int][]string{
 	4: {"ALTER TABLE run_trace DROP COLUMN instance_id"},
 	5: {"DROP INDEX run_trace_notable"},
 	6: {"ALTER TABLE run_trace DROP COLUMN boot_id"},
+	7: {"DROP TRIGGER run_trace_finished_insert", "DROP TRIGGER run_trace_finished_update",
+		"DROP INDEX run_trace_seq", "ALTER TABLE run_trace DROP COLUMN seq", "DROP TABLE finish_counter", "DROP TABLE export_cursors"},
 }
 
 // downgrade makes the current-schema file db an older svc-ctl's of schema

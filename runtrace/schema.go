@@ -160,6 +160,37 @@ END`,
 	{
 		`ALTER TABLE run_trace ADD COLUMN boot_id TEXT`,
 	},
+	// v7: the finish feed (export.go). Each row gets, when it is finished
+	// (inserted finished, or updated from running), the next number of a
+	// counter that only grows: seq orders rows by when they were finished,
+	// across every writer (agent, CLI, reaper, a row written late), so an
+	// exporter's cursor over seq never skips a row that finished after a
+	// later-started one. Triggers, so no write path can forget it. A gap in
+	// seq below a cursor is a row deleted before it was exported (pruned).
+	{
+		`CREATE TABLE finish_counter (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)`,
+		`INSERT INTO finish_counter (id, n) VALUES (1, 0)`,
+		`ALTER TABLE run_trace ADD COLUMN seq INTEGER`,
+		`CREATE INDEX run_trace_seq ON run_trace (seq) WHERE seq IS NOT NULL`,
+		`CREATE TRIGGER run_trace_finished_insert AFTER INSERT ON run_trace
+WHEN NEW.outcome <> 'running'
+BEGIN
+  UPDATE finish_counter SET n = n + 1 WHERE id = 1;
+  UPDATE run_trace SET seq = (SELECT n FROM finish_counter WHERE id = 1) WHERE id = NEW.id;
+END`,
+		`CREATE TRIGGER run_trace_finished_update AFTER UPDATE OF outcome ON run_trace
+WHEN OLD.outcome = 'running' AND NEW.outcome <> 'running'
+BEGIN
+  UPDATE finish_counter SET n = n + 1 WHERE id = 1;
+  UPDATE run_trace SET seq = (SELECT n FROM finish_counter WHERE id = 1) WHERE id = NEW.id;
+END`,
+		// Per exporting channel: the seq of the last row it delivered.
+		`CREATE TABLE export_cursors (
+  channel    TEXT    PRIMARY KEY,
+  seq        INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+)`,
+	},
 }
 
 var schemaVersion = len(migrations)
@@ -174,7 +205,7 @@ const readableFrom = 5
 // wantColumns is the shape verifySchema insists on after migrating.
 var wantColumns = map[string][]string{
 	"run_trace": {"id", "job_id", "trigger", "scheduled_at", "started_at", "finished_at",
-		"outcome", "reason", "duration_ms", "detail", "instance_id", "boot_id"},
+		"outcome", "reason", "duration_ms", "detail", "instance_id", "boot_id", "seq"},
 	"heartbeats":        {"instance_id", "pid", "version", "started_at", "boot_time", "beat_at", "mode", "hostname"},
 	"job_registrations": {"job_id", "spec", "registered_at"},
 	"outbox":            {"id", "run_id", "kind", "subject", "created_at", "event"},
@@ -184,11 +215,22 @@ var wantColumns = map[string][]string{
 	"notify_sent":     {"channel", "subject", "sent_at"},
 	"notify_marks":    {"key", "value", "at"},
 	"job_coverage":    {"job_id", "registered_at", "covered_from", "covered_through"},
+	"finish_counter":  {"id", "n"},
+	"export_cursors":  {"channel", "seq", "updated_at"},
 }
 
-// wantTriggers must exist after migrating: without them a deleted row could
-// hide behind a job's coverage (coverage.go).
-var wantTriggers = []string{"run_trace_slot_deleted", "run_trace_slot_moved"}
+// wantTriggers must exist after migrating: without the slot ones a deleted
+// row could hide behind a job's coverage (coverage.go); the finish ones
+// number finished rows for the exporters (v7, export.go).
+var wantTriggers = []string{"run_trace_slot_deleted", "run_trace_slot_moved", "run_trace_finished_insert", "run_trace_finished_update"}
+
+// addedSince are the tables and triggers a migration after readableFrom
+// created, by the version that has them: a read-only open of an older file
+// expects them absent (no reader of this package reads them: the finish
+// feed is the exporter's, in the agent, which migrates first).
+var addedSince = map[string]int{
+	"finish_counter": 7, "export_cursors": 7, "run_trace_finished_insert": 7, "run_trace_finished_update": 7,
+}
 
 type schemaState struct {
 	version int
@@ -301,7 +343,7 @@ func (s *Store) migrate(ctx context.Context) error {
 var addedColumns = []struct {
 	table, column string
 	version       int
-}{{"run_trace", "boot_id", 6}}
+}{{"run_trace", "boot_id", 6}, {"run_trace", "seq", 7}}
 
 // columnsAt is wantColumns[table] as a file at schema version v has them.
 func columnsAt(table string, v int) []string {
@@ -319,6 +361,9 @@ func columnsAt(table string, v int) []string {
 // file's schema version (schemaVersion once migrated).
 func (s *Store) verifySchema(ctx context.Context, db *sql.DB, version int) error {
 	for _, table := range slices.Sorted(maps.Keys(wantColumns)) {
+		if v, ok := addedSince[table]; ok && version < v {
+			continue
+		}
 		want := columnsAt(table, version)
 		var got []string
 		err := s.retry(ctx, "verify schema", func() error {
@@ -344,8 +389,11 @@ func (s *Store) verifySchema(ctx context.Context, db *sql.DB, version int) error
 		return fmt.Errorf("verify run_trace database schema: %w", err)
 	}
 	for _, want := range wantTriggers {
+		if v, ok := addedSince[want]; ok && version < v {
+			continue
+		}
 		if !slices.Contains(triggers, want) {
-			return damaged(s.path, fmt.Sprintf("trigger %s is missing (a slot deleted by hand could hide behind a job's coverage)", want), nil)
+			return damaged(s.path, fmt.Sprintf("trigger %s is missing (it keeps slot coverage and the finish feed true)", want), nil)
 		}
 	}
 	return nil

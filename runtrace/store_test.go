@@ -28,7 +28,7 @@ func TestOpenCreatesCurrentSchema(t *testing.T) {
 	if st.version != schemaVersion || st.appID != applicationID {
 		t.Fatalf("version %d app %#x, want %d %#x", st.version, st.appID, schemaVersion, applicationID)
 	}
-	want := []string{"deliveries", "heartbeats", "job_coverage", "job_registrations", "notify_channels", "notify_marks",
+	want := []string{"deliveries", "export_cursors", "finish_counter", "heartbeats", "job_coverage", "job_registrations", "notify_channels", "notify_marks",
 		"notify_sent", "outbox", "run_trace"}
 	if fmt.Sprint(st.tables) != fmt.Sprint(want) {
 		t.Fatalf("tables %v, want %v", st.tables, want)

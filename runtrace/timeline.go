@@ -19,6 +19,10 @@ import (
 // SQLite uses it only for a query that states that condition.
 const routine = `outcome = 'ok' AND reason = 'already-running'`
 
+// Routine reports whether r is a routine run: a cycle that found its
+// service healthy (the Go form of routine).
+func Routine(r Run) bool { return r.Outcome == OutcomeOK && r.Reason == ReasonAlreadyRunning }
+
 // Notable returns the runs of jobID that started in [since, until) and are
 // not routine, newest first, at most limit (0: no limit).
 func (s *Store) Notable(ctx context.Context, jobID string, since, until time.Time, limit int) ([]Run, error) {

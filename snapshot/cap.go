@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"svcctl/internal/fsutil"
@@ -23,20 +22,22 @@ type Capped struct {
 }
 
 // CapLog keeps a running service's log under limit bytes without stopping it
-// (log_max, docs/configuration.md): when the log at logPath is larger than
-// limit, its newest limit bytes are copied to RotatedPath(logPath) (replacing
-// the previous generation, fsynced) and the log is truncated in place. The
-// service keeps writing through its O_APPEND descriptor, from offset 0. It
-// returns nil, nil when the log is within limit or missing.
+// (docs/configuration.md, log_max): when the log is larger than limit, its
+// newest limit bytes are copied to its Rotated file (runtime.log.1,
+// replacing the previous generation, fsynced) and the log is truncated in
+// place. The service keeps writing through its O_APPEND descriptor, from
+// offset 0. It returns nil, nil when the log is within limit or missing.
 //
 // What the service writes between the copy and the truncation is lost: that
 // is the price of a rotation the service knows nothing about (copytruncate).
-// The log is opened without following a link, and is truncated only if the
-// path still names the file that was copied: a restart that renamed it to
-// runtime.prev.log meanwhile must not see its evidence truncated (the
-// watchdog also holds its per-service log lock around both).
-func CapLog(logPath string, limit int64) (*Capped, error) {
-	return CapLogWith(logPath, limit, CapOptions{})
+// Everything happens in the log's pinned directory (Log): the log is opened
+// there and checked on its descriptor, the copy is created and renamed
+// there, and the log is truncated only if its name still names the file
+// that was copied: a restart that renamed it to runtime.prev.log meanwhile
+// must not see its evidence truncated (the watchdog also holds its
+// per-service log lock around both).
+func CapLog(l Log, limit int64) (*Capped, error) {
+	return CapLogWith(l, limit, CapOptions{})
 }
 
 // CapOptions is how CapLogWith cuts a log in a flood (one cut again within
@@ -56,7 +57,7 @@ type CapOptions struct {
 }
 
 // CapLogWith is CapLog as o says.
-func CapLogWith(logPath string, limit int64, o CapOptions) (*Capped, error) {
+func CapLogWith(l Log, limit int64, o CapOptions) (*Capped, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -65,68 +66,68 @@ func CapLogWith(logPath string, limit int64, o CapOptions) (*Capped, error) {
 		trigger = o.Trigger
 	}
 	durable := !o.Quick
-	fi, err := os.Lstat(logPath)
+	fi, err := l.Dir.Lstat(l.Name)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!fi.Mode().IsRegular() || fi.Size() <= trigger)) {
-		return nil, nil // within the cap, or not a file of ours to cut (a link, /dev/null)
+		return nil, nil // within the cap, or not a file of ours to cut (a link)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cap log %s: %w", logPath, err)
+		return nil, fmt.Errorf("cap log %s: %w", l.Path(), err)
 	}
-	f, err := fsutil.OpenFile(logPath, os.O_RDWR, 0)
+	f, err := l.open(os.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("cap log: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("cap log %s: %w", logPath, err)
+		return nil, fmt.Errorf("cap log %s: %w", l.Path(), err)
 	}
 	size := st.Size()
 	start := max(0, size-limit)
-	if err := copyTail(f, start, size-start, RotatedPath(logPath), st.Mode().Perm(), durable); err != nil {
-		return nil, fmt.Errorf("cap log %s: %w", logPath, err)
+	if err := copyTail(f, start, size-start, l.Rotated(), st.Mode().Perm(), durable); err != nil {
+		return nil, fmt.Errorf("cap log %s: %w", l.Path(), err)
 	}
-	if now, err := os.Lstat(logPath); err != nil || !os.SameFile(now, st) {
-		return nil, fmt.Errorf("cap log %s: the log was replaced while it was copied: not truncated", logPath)
+	if now, err := l.Dir.Lstat(l.Name); err != nil || !fsutil.SameFile(now, st) {
+		return nil, fmt.Errorf("cap log %s: the log was replaced while it was copied: not truncated", l.Path())
 	}
 	if err := f.Truncate(0); err != nil {
-		return nil, fmt.Errorf("cap log %s: truncate: %w", logPath, err)
+		return nil, fmt.Errorf("cap log %s: truncate: %w", l.Path(), err)
 	}
 	return &Capped{Size: size, Kept: size - start}, nil
 }
 
-// TrimFront keeps only the newest limit bytes of the file at path (a
+// TrimFront keeps only the newest limit bytes of the file l names (a
 // runtime.prev.log that a restart moved aside while the service flooded its
-// log between two cuts): they are copied to a new file that replaces it. It
-// reports whether it trimmed; a missing file, a link or one within limit is
-// left alone.
-func TrimFront(path string, limit int64) (bool, error) {
-	fi, err := os.Lstat(path)
+// log between two cuts): they are copied to a new file that replaces it,
+// in the same pinned directory. It reports whether it trimmed; a missing
+// file, a link or one within limit is left alone.
+func TrimFront(l Log, limit int64) (bool, error) {
+	fi, err := l.Dir.Lstat(l.Name)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!fi.Mode().IsRegular() || fi.Size() <= limit)) || limit <= 0 {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("trim %s: %w", path, err)
+		return false, fmt.Errorf("trim %s: %w", l.Path(), err)
 	}
-	f, err := fsutil.Open(path)
+	f, err := l.open(os.O_RDONLY)
 	if err != nil {
 		return false, fmt.Errorf("trim: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return false, fmt.Errorf("trim %s: %w", path, err)
+		return false, fmt.Errorf("trim %s: %w", l.Path(), err)
 	}
 	start := max(0, st.Size()-limit)
-	tmp, err := writeTail(f, start, st.Size()-start, path, st.Mode().Perm(), true)
+	tmp, err := writeTail(f, start, st.Size()-start, l, st.Mode().Perm(), true)
 	// Closed before the rename: Windows refuses to replace a file that is
 	// open (even shared for delete), and the copy is complete.
 	f.Close()
 	if err == nil {
-		err = replace(tmp, path, true)
+		err = replace(l, tmp, true)
 	}
 	if err != nil {
-		return false, fmt.Errorf("trim %s: %w", path, err)
+		return false, fmt.Errorf("trim %s: %w", l.Path(), err)
 	}
 	return true, nil
 }
@@ -134,64 +135,61 @@ func TrimFront(path string, limit int64) (bool, error) {
 // copyTail writes n bytes of f from off into a new file that then replaces
 // dst, fsynced when durable: the copy is on disk before the original is
 // truncated.
-func copyTail(f *os.File, off, n int64, dst string, perm os.FileMode, durable bool) error {
+func copyTail(f *os.File, off, n int64, dst Log, perm os.FileMode, durable bool) error {
 	tmp, err := writeTail(f, off, n, dst, perm, durable)
 	if err != nil {
 		return err
 	}
-	return replace(tmp, dst, durable)
+	return replace(dst, tmp, durable)
 }
 
-// writeTail writes n bytes of f from off into a new file beside dst,
-// fsynced when durable, and returns its name.
-func writeTail(f *os.File, off, n int64, dst string, perm os.FileMode, durable bool) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
+// writeTail writes n bytes of f from off into a new file beside dst (in its
+// pinned directory), fsynced when durable, and returns its name.
+func writeTail(f *os.File, off, n int64, dst Log, perm os.FileMode, durable bool) (string, error) {
+	tmp, name, err := dst.Dir.CreateTemp("."+dst.Name+".tmp-", perm)
 	if err != nil {
 		return "", err
 	}
-	err = tmp.Chmod(perm)
-	if err == nil {
-		_, err = io.Copy(tmp, io.NewSectionReader(f, off, n))
-	}
+	_, err = io.Copy(tmp, io.NewSectionReader(f, off, n))
 	if err == nil && durable {
 		err = tmp.Sync()
 	}
 	if err = errors.Join(err, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
+		dst.Dir.Remove(name)
 		return "", err
 	}
-	return tmp.Name(), nil
+	return name, nil
 }
 
-// replace renames tmp onto dst and, when durable, syncs the directory; tmp
-// is removed if the rename fails.
-func replace(tmp, dst string, durable bool) error {
-	if err := fsutil.Rename(tmp, dst); err != nil {
-		os.Remove(tmp)
+// replace renames tmp onto dst within its directory and, when durable,
+// syncs the directory; tmp is removed if the rename fails.
+func replace(dst Log, tmp string, durable bool) error {
+	if err := dst.Dir.Rename(tmp, dst.Name); err != nil {
+		dst.Dir.Remove(tmp)
 		return err
 	}
 	if !durable {
 		return nil
 	}
-	return fsutil.SyncDir(filepath.Dir(dst))
+	return dst.Dir.Sync()
 }
 
-// TailSince returns the last n lines a service instance wrote to the log at
-// logPath, reading at most maxBytes of each file: when the log holds fewer
-// than n lines because CapLog cut it since the instance started (the
-// rotated file is newer than since), the rotated file's end comes first. A
-// zero since reads the log alone.
-func TailSince(logPath string, since time.Time, n int, maxBytes int64) ([]string, error) {
-	lines, err := fsutil.TailLines(logPath, n, maxBytes)
+// TailSince returns the last n lines a service instance wrote to its log,
+// reading at most maxBytes of each file: when the log holds fewer than n
+// lines because CapLog cut it since the instance started (the rotated file
+// is newer than since), the rotated file's end comes first. A zero since
+// reads the log alone.
+func TailSince(l Log, since time.Time, n int, maxBytes int64) ([]string, error) {
+	lines, err := fsutil.TailLinesIn(l.Dir, l.Name, n, maxBytes, l.Owners)
 	if err != nil || len(lines) >= n || since.IsZero() {
 		return lines, err
 	}
-	rot := RotatedPath(logPath)
-	fi, err := os.Lstat(rot)
+	rot := l.Rotated()
+	fi, err := rot.Dir.Lstat(rot.Name)
 	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
 		return lines, nil // none, or an earlier instance's
 	}
-	older, err := fsutil.TailLines(rot, n-len(lines), maxBytes)
+	older, err := fsutil.TailLinesIn(rot.Dir, rot.Name, n-len(lines), maxBytes, rot.Owners)
 	if err != nil {
 		return lines, nil // the log's own lines are still the evidence
 	}

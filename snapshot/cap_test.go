@@ -33,7 +33,7 @@ func TestCapLogCopiesNewestAndTruncatesInPlace(t *testing.T) {
 	all := numbered(0, 5000)
 	w.Write(all)
 	const limit = 8 << 10
-	c, err := CapLog(log, limit)
+	c, err := CapLog(logAt(t, log), limit)
 	if err != nil || c == nil || c.Size != int64(len(all)) || c.Kept != limit {
 		t.Fatalf("CapLog = %+v, %v; want size %d kept %d", c, err, len(all), limit)
 	}
@@ -62,10 +62,10 @@ func TestCapLogWithATriggerKeepsAllOfIt(t *testing.T) {
 		all := numbered(0, 600) // 6,390 bytes
 		os.WriteFile(log, all, 0o600)
 		const limit = 8 << 10
-		if c, err := CapLogWith(log, limit, CapOptions{Trigger: 7 << 10, Quick: quick}); c != nil || err != nil {
+		if c, err := CapLogWith(logAt(t, log), limit, CapOptions{Trigger: 7 << 10, Quick: quick}); c != nil || err != nil {
 			t.Fatalf("quick %v: under the trigger: %+v, %v; want nothing done", quick, c, err)
 		}
-		c, err := CapLogWith(log, limit, CapOptions{Trigger: limit / 2, Quick: quick})
+		c, err := CapLogWith(logAt(t, log), limit, CapOptions{Trigger: limit / 2, Quick: quick})
 		if err != nil || c == nil || c.Size != int64(len(all)) || c.Kept != int64(len(all)) {
 			t.Fatalf("quick %v: CapLogWith = %+v, %v; want size and kept %d", quick, c, err, len(all))
 		}
@@ -89,7 +89,7 @@ func TestCapLogLeavesSmallMissingAndLinkedLogs(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, p := range []string{small, filepath.Join(dir, "missing.log"), link} {
-		if c, err := CapLog(p, 1024); c != nil || err != nil {
+		if c, err := CapLog(logAt(t, p), 1024); c != nil || err != nil {
 			t.Errorf("CapLog(%s) = %+v, %v; want nothing done", p, c, err)
 		}
 		if _, err := os.Lstat(RotatedPath(p)); err == nil {
@@ -108,16 +108,16 @@ func TestTailSinceReadsTheRotatedLogOfThisInstance(t *testing.T) {
 	log := filepath.Join(dir, "runtime.log")
 	os.WriteFile(log, numbered(0, 1000), 0o600)
 	started := time.Now().Add(-time.Minute)
-	if _, err := CapLog(log, 4<<10); err != nil {
+	if _, err := CapLog(logAt(t, log), 4<<10); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(log, []byte("line 1000\n"), 0o600)
-	got, err := TailSince(log, started, 5, 1<<20)
+	got, err := TailSince(logAt(t, log), started, 5, 1<<20)
 	if want := []string{"line 996", "line 997", "line 998", "line 999", "line 1000"}; err != nil || strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("TailSince = %q, %v; want %q", got, err, want)
 	}
 	// An instance that started after the rotation: only its own log.
-	got, _ = TailSince(log, time.Now().Add(time.Minute), 5, 1<<20)
+	got, _ = TailSince(logAt(t, log), time.Now().Add(time.Minute), 5, 1<<20)
 	if len(got) != 1 || got[0] != "line 1000" {
 		t.Fatalf("TailSince for a newer instance = %q, want only its own line", got)
 	}
@@ -127,13 +127,13 @@ func TestTrimFrontKeepsTheNewest(t *testing.T) {
 	prev := filepath.Join(t.TempDir(), "runtime.prev.log")
 	all := numbered(0, 3000)
 	os.WriteFile(prev, all, 0o600)
-	if ok, err := TrimFront(prev, 4096); !ok || err != nil {
+	if ok, err := TrimFront(logAt(t, prev), 4096); !ok || err != nil {
 		t.Fatalf("TrimFront = %v, %v", ok, err)
 	}
 	if b, _ := os.ReadFile(prev); !bytes.Equal(b, all[len(all)-4096:]) {
 		t.Fatalf("kept %d bytes, not the newest 4096", len(b))
 	}
-	if ok, _ := TrimFront(prev, 4096); ok {
+	if ok, _ := TrimFront(logAt(t, prev), 4096); ok {
 		t.Fatal("trimmed a file within the limit")
 	}
 }

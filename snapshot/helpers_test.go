@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/fsutil"
 )
 
 // sample is an entry as the agent would build it; i makes entries distinct.
@@ -64,4 +66,23 @@ func assertPerm(t testing.TB, path string, want os.FileMode) {
 	if got := fi.Mode().Perm(); got != want {
 		t.Fatalf("%s mode = %v, want %v", path, got, want)
 	}
+}
+
+// logAt is the log at path as the watchdog holds it: its directory pinned
+// (created when missing), any owner.
+func logAt(t testing.TB, path string) Log {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(real, filepath.Base(abs)) // macOS: /var/folders -> /private/var/folders
+	}
+	d, err := fsutil.EnsurePinnedDir(filepath.Dir(abs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return Log{Dir: d, Name: filepath.Base(abs)}
 }

@@ -9,9 +9,9 @@ import (
 // Prepare keeps the evidence of a failing service before it is restarted, in
 // an order that is load-bearing:
 //
-//  1. read the last LogTailLines lines of logPath (at most LogTailMaxBytes),
+//  1. read the last LogTailLines lines of the log (at most LogTailMaxBytes),
 //  2. append e, with that tail, to snapshotsPath (fsynced),
-//  3. rotate logPath to its prev (fsynced).
+//  3. rotate the log to its prev (fsynced), in its pinned directory.
 //
 // The three fsyncs (the line, the log's data, the directory after the
 // rename) run at the same time, and all are done when Prepare returns; the
@@ -35,19 +35,19 @@ import (
 //
 // scrub, when not nil, is applied to every log line before it is written: a
 // service may print its own secrets, and snapshots never hold them.
-func Prepare(e Entry, snapshotsPath, logPath string, scrub func(string) string) error {
-	return PrepareSince(e, snapshotsPath, logPath, time.Time{}, scrub)
+func Prepare(e Entry, snapshotsPath string, l Log, scrub func(string) string) error {
+	return PrepareSince(e, snapshotsPath, l, time.Time{}, scrub)
 }
 
 // PrepareSince is Prepare for an instance that started at since: when a size
 // rotation (CapLog) cut the log since then, the tail reaches back into the
 // rotated file, so a service that was capped moments before it failed still
 // leaves its last lines in the snapshot (TailSince).
-func PrepareSince(e Entry, snapshotsPath, logPath string, since time.Time, scrub func(string) string) error {
+func PrepareSince(e Entry, snapshotsPath string, l Log, since time.Time, scrub func(string) string) error {
 	if e.Phase == "" {
 		e.Phase = PhasePreRestart
 	}
-	tail, err := TailSince(logPath, since, LogTailLines, LogTailMaxBytes)
+	tail, err := TailSince(l, since, LogTailLines, LogTailMaxBytes)
 	e.LogTail, e.LogTailError = tail, ""
 	if err != nil {
 		e.LogTailError = err.Error()
@@ -62,14 +62,14 @@ func PrepareSince(e Entry, snapshotsPath, logPath string, since time.Time, scrub
 	// renamed log. No order is needed between them, so they run at once
 	// (docs/benchmarks.md). The rename still waits for the line to be
 	// written: a snapshot that could not be written leaves the log in place.
-	logSynced := syncLog(logPath)
+	logSynced := syncLog(l)
 	w, err := startAppend(snapshotsPath, e)
 	if err != nil {
 		logSynced.wait()
-		return fmt.Errorf("snapshot before restart, log %s not rotated: %w", logPath, err)
+		return fmt.Errorf("snapshot before restart, log %s not rotated: %w", l.Path(), err)
 	}
-	dirSynced, rerr := rotate(logPath, logSynced)
-	if err := w.finish(dirSynced && filepath.Dir(logPath) == filepath.Dir(snapshotsPath)); err != nil {
+	dirSynced, rerr := rotate(l, logSynced)
+	if err := w.finish(dirSynced && l.Dir.Path() == filepath.Dir(snapshotsPath)); err != nil {
 		return fmt.Errorf("snapshot before restart: %w", err)
 	}
 	if rerr != nil {

@@ -23,7 +23,7 @@ func TestPrepareSnapshotsThenRotates(t *testing.T) {
 
 	e := sample(0)
 	e.Phase, e.LogTail = "", []string{"ignored: Prepare fills the tail"}
-	if err := Prepare(e, snaps, log, nil); err != nil {
+	if err := Prepare(e, snaps, logAt(t, log), nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -51,7 +51,7 @@ func TestPrepareSnapshotsThenRotates(t *testing.T) {
 func TestPrepareWithoutALog(t *testing.T) {
 	dir := t.TempDir()
 	snaps := filepath.Join(dir, "snapshots.jsonl")
-	if err := Prepare(sample(0), snaps, filepath.Join(dir, "runtime.log"), nil); err != nil {
+	if err := Prepare(sample(0), snaps, logAt(t, filepath.Join(dir, "runtime.log")), nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err := Read(snaps, 1)
@@ -68,7 +68,7 @@ func TestPrepareDoesNotRotateWhenAppendFails(t *testing.T) {
 	if err := os.Mkdir(snaps, 0o700); err != nil { // appending to a directory fails
 		t.Fatal(err)
 	}
-	err := Prepare(sample(0), snaps, log, nil)
+	err := Prepare(sample(0), snaps, logAt(t, log), nil)
 	if err == nil {
 		t.Fatal("Prepare succeeded though the snapshot could not be written")
 	}
@@ -90,7 +90,7 @@ func TestPrepareRecordsAnUnreadableLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	snaps := filepath.Join(dir, "snapshots.jsonl")
-	if err := Prepare(sample(0), snaps, log, nil); err != nil {
+	if err := Prepare(sample(0), snaps, logAt(t, log), nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err := Read(snaps, 1)
@@ -107,7 +107,7 @@ func TestPrepareScrubsLogTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	scrub := func(s string) string { return strings.ReplaceAll(s, "hunter2-secret", "[redacted]") }
-	if err := Prepare(sample(0), snaps, log, scrub); err != nil {
+	if err := Prepare(sample(0), snaps, logAt(t, log), scrub); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(snaps)

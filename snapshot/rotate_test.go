@@ -31,7 +31,7 @@ func TestRotateLogMovesContentAndReplacesOlderPrev(t *testing.T) {
 	writeFile(t, prev, "older run\n")
 	writeFile(t, log, "the failing run\n")
 
-	if err := RotateLog(log); err != nil {
+	if err := RotateLog(logAt(t, log)); err != nil {
 		t.Fatal(err)
 	}
 	if got := readString(t, prev); got != "the failing run\n" {
@@ -47,7 +47,7 @@ func TestRotateLogMissingIsFine(t *testing.T) {
 	dir := t.TempDir()
 	prev := filepath.Join(dir, "runtime.prev.log")
 	writeFile(t, prev, "kept\n")
-	if err := RotateLog(filepath.Join(dir, "runtime.log")); err != nil {
+	if err := RotateLog(logAt(t, filepath.Join(dir, "runtime.log"))); err != nil {
 		t.Fatalf("RotateLog(missing) = %v, want nil", err)
 	}
 	if got := readString(t, prev); got != "kept\n" {
@@ -61,7 +61,7 @@ func TestRotateLogLeavesNonRegularFilesAlone(t *testing.T) {
 	if err := os.Mkdir(log, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := RotateLog(log); err != nil {
+	if err := RotateLog(logAt(t, log)); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(log); err != nil || !fi.IsDir() {

@@ -40,7 +40,7 @@ func TestAppendRefusesPlantedSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	snaps := filepath.Join(dir, "real", "snapshots.jsonl")
-	if err := Prepare(sample(2), snaps, logLink, func(s string) string { return s }); err != nil {
+	if err := Prepare(sample(2), snaps, logAt(t, logLink), func(s string) string { return s }); err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
 	got, _, err := Read(snaps, 1)

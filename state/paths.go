@@ -33,6 +33,11 @@ const (
 	// RequestsDir holds the command line's requests to the running agent
 	// and the agent's answers (package control).
 	RequestsDir = "requests"
+	// ServiceInstanceIDFile keeps the OpenTelemetry service.instance.id of
+	// this agent install (a UUID made once), HostIDFile the host.id where
+	// the OS has no machine id of its own (docs/fleet.md, "Attributes").
+	ServiceInstanceIDFile = "service-instance.id"
+	HostIDFile            = "host.id"
 )
 
 // Paths names every file svc-ctl keeps under its state directory
@@ -57,7 +62,11 @@ func (p Paths) AgentStatusElsewhere() string {
 	sum := sha256.Sum256([]byte(p.State))
 	return filepath.Join(runtrace.SpillDirs(p.DB())[0], "status-"+hex.EncodeToString(sum[:6])+".json")
 }
-func (p Paths) CrashLog() string     { return filepath.Join(p.State, CrashLogFile) }
+func (p Paths) CrashLog() string { return filepath.Join(p.State, CrashLogFile) }
+func (p Paths) ServiceInstanceID() string {
+	return filepath.Join(p.State, ServiceInstanceIDFile)
+}
+func (p Paths) HostID() string       { return filepath.Join(p.State, HostIDFile) }
 func (p Paths) CrashPrevLog() string { return filepath.Join(p.State, CrashPrevLogFile) }
 func (p Paths) WatchdogLast() string { return filepath.Join(p.State, WatchdogLastFile) }
 func (p Paths) StdioLog() string     { return filepath.Join(p.State, StdioLogFile) }

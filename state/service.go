@@ -75,7 +75,13 @@ type Service struct {
 	// LastFailure is the message of the last failed start ("crash loop:
 	// down again 502ms after its last start ..."): a given-up service says
 	// why it was given up, not only what its probe says now.
-	LastFailure string                `json:"last_failure,omitempty"`
+	LastFailure string `json:"last_failure,omitempty"`
+	// Log and User are where the last instance's output went (the log's
+	// path, as the config resolved it) and the user it ran as (as written,
+	// "" the agent's): the record a privileged reader takes a service's
+	// log from when the config it was handed is not one it may trust.
+	Log         string                `json:"log,omitempty"`
+	User        string                `json:"user,omitempty"`
 	Transitions []snapshot.Transition `json:"transitions,omitempty"`
 }
 

@@ -188,10 +188,10 @@ func TestCheckListen(t *testing.T) {
 	}
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	defer ln.Close()
-	if u := pageURL(ln.Addr(), "T"); u != "http://"+ln.Addr().String()+"/?token=T" {
+	if u := pageURL(ln.Addr(), "T"); u != "http://"+ln.Addr().String()+"/#token=T" {
 		t.Errorf("pageURL = %q", u)
 	}
-	if u := pageURL(&net.TCPAddr{IP: net.IPv4zero, Port: 8790}, "T"); u != "http://127.0.0.1:8790/?token=T" {
+	if u := pageURL(&net.TCPAddr{IP: net.IPv4zero, Port: 8790}, "T"); u != "http://127.0.0.1:8790/#token=T" {
 		t.Errorf("pageURL of 0.0.0.0 = %q, want loopback", u)
 	}
 	if h := allowedHosts(&net.TCPAddr{IP: net.IPv4zero, Port: 8790}); h != nil {

@@ -5,10 +5,10 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // newToken is 32 random bytes, URL-safe: the only credential of the page.
@@ -19,17 +19,29 @@ func newToken() string {
 }
 
 // guard is what every request passes before any handler: the Host (for a
-// loopback listener), the token, and for anything but GET and HEAD the
-// Origin. It also sets the security headers on every answer, 401s included.
+// loopback listener), the token for everything under /api/, and for
+// anything but GET and HEAD the Origin. It also sets the security headers
+// on every answer, 401s included.
+//
+// The token travels only in a header (Authorization: Bearer), never in a
+// cookie or a query: a browser sends a cookie of 127.0.0.1 to every server
+// on 127.0.0.1, whatever its port, and a query lands in history and logs.
+// The page's own files (its HTML, script, style and icon: no data) need no
+// token, so that a browser can load them from the printed URL, whose
+// fragment (#token=..., never sent to the server) the page keeps in
+// sessionStorage, scoped by origin, port included, and sends as the header.
 type guard struct {
-	token  string
-	cookie string          // the cookie's name, per port: two pages on one host keep their own
-	hosts  map[string]bool // Host values answered; nil: any (a public listener)
+	token string
+	hosts map[string]bool // Host values answered; nil: any (a public listener)
+	// used, when set, is called once, at the first request that presents
+	// the token: the page is open (the redirect file ui --open wrote has
+	// done its work).
+	used func()
+	once sync.Once
 }
 
 // securityHeaders: no script or style but the page's own files, nothing
-// from another origin, never in a frame, no referrer (the first URL carries
-// the token), nothing cached.
+// from another origin, never in a frame, no referrer, nothing cached.
 var securityHeaders = map[string]string{
 	"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 		"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -47,23 +59,21 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			w.Header().Set(k, v)
 		}
 		if g.hosts != nil && !g.hosts[strings.ToLower(r.Host)] {
-			deny(w, http.StatusForbidden, "forbidden: unexpected Host header\n")
+			fail(w, http.StatusForbidden, errors.New("forbidden: unexpected Host header"))
 			return
 		}
-		if !g.valid(g.tokenOf(r)) {
-			deny(w, http.StatusUnauthorized, "unauthorized\n")
-			return
-		}
-		if q := r.URL.Query().Get("token"); q != "" && g.valid(q) && r.Method == http.MethodGet && r.URL.Path == "/" {
-			// The token moves into the cookie and out of the address bar
-			// (and out of the history the redirect replaces).
-			http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			http.Redirect(w, r, "/", http.StatusSeeOther)
-			return
+		if !pageFile(r) {
+			if !g.valid(g.tokenOf(r)) {
+				fail(w, http.StatusUnauthorized, errors.New("unauthorized: send the token svc-ctl ui printed as Authorization: Bearer TOKEN"))
+				return
+			}
+			if g.used != nil {
+				g.once.Do(g.used)
+			}
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			if err := sameOrigin(r); err != nil {
-				deny(w, http.StatusForbidden, "forbidden: "+err.Error()+"\n")
+				fail(w, http.StatusForbidden, errors.New("forbidden: "+err.Error()))
 				return
 			}
 		}
@@ -71,16 +81,30 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// tokenOf finds the token: the cookie, an Authorization: Bearer header
-// (scripts), or ?token= (the printed URL).
-func (g *guard) tokenOf(r *http.Request) string {
-	if c, err := r.Cookie(g.cookie); err == nil && c.Value != "" {
-		return c.Value
+// pagePaths are the page's own files: "/" and everything embedded under
+// assets/ (its script modules, style and icon), static and holding no data.
+// Taken from the embedded files, as the mux's routes are, so a module added
+// there is loaded without the token like the others (a browser fetches an
+// imported module with no Authorization header).
+var pagePaths = func() map[string]bool {
+	m := map[string]bool{"/": true}
+	for _, f := range pageFiles() {
+		m[f] = true
 	}
+	return m
+}()
+
+func pageFile(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && pagePaths[r.URL.Path]
+}
+
+// tokenOf finds the token: an Authorization: Bearer header (the page's
+// fetches, scripts).
+func (g *guard) tokenOf(r *http.Request) string {
 	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		return strings.TrimSpace(a)
 	}
-	return r.URL.Query().Get("token")
+	return ""
 }
 
 func (g *guard) valid(tok string) bool {
@@ -105,11 +129,4 @@ func sameOrigin(r *http.Request) error {
 		return errors.New("Content-Type must be application/json")
 	}
 	return nil
-}
-
-// deny answers with a status and a line, and nothing else.
-func deny(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(status)
-	io.WriteString(w, msg)
 }

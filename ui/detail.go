@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"svcctl/internal/fsutil"
+	"svcctl/config"
 	"svcctl/internal/redact"
 	"svcctl/report"
 	"svcctl/runtrace"
@@ -51,12 +51,12 @@ const (
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
-	var at time.Time
-	if ms, ok := queryInt(r, "at"); ok {
-		at = time.UnixMilli(ms).UTC()
+	at, err := queryTime(r, "at")
+	if err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
 	}
 	var d *Detail
-	var err error
 	if r.URL.Query().Get("kind") == "agent" { // not a name: a service may be called "agent"
 		d, err = s.agentDetail(r.Context(), at)
 	} else {
@@ -83,14 +83,13 @@ func (s *Server) detail(ctx context.Context, name string, at time.Time) (*Detail
 	red := redact.New(view.secrets...)
 	switch {
 	case cfg.Service(name) != nil:
-		svc := cfg.Service(name)
 		d.Kind = "service"
-		d.Logs = append(d.Logs, tailOf("runtime.prev.log", p.PrevLog(svc), red), tailOf("runtime.log", p.RuntimeLog(svc), red))
+		d.Logs = append(d.Logs, tailOf(cfg, "runtime.prev.log", name, true, red), tailOf(cfg, "runtime.log", name, false, red))
 		d.Paths["snapshots"] = p.Snapshots(name)
 		d.Pause, _ = state.ReadPause(p.Paused(name))
 	case cfg.Job(name) != nil:
 		d.Kind = "job"
-		d.Logs = append(d.Logs, tailOf("last.prev.log", p.JobPrevLog(name), red), tailOf("last.log", p.JobLog(name), red))
+		d.Logs = append(d.Logs, tailOf(cfg, "last.prev.log", runtrace.JobID(name), true, red), tailOf(cfg, "last.log", runtrace.JobID(name), false, red))
 		d.Pause, _ = state.ReadPause(p.JobPaused(name))
 	default:
 		return nil, fmt.Errorf("%w: %q", watchdog.ErrUnknownName, name)
@@ -158,13 +157,20 @@ func snapshotBefore(path string, row *runtrace.Run, at time.Time) (*snapshot.Ent
 	return nil, cause
 }
 
-// tailOf reads the end of a log, opened without following a link, and
-// redacts it: a service writes its own log, so nothing in it was scrubbed.
-func tailOf(name, path string, red *redact.Redactor) LogTail {
-	t := LogTail{Name: name, Path: path, Lines: []string{}}
-	lines, err := fsutil.TailLines(path, tailLines, tailBytes)
+// tailOf reads the end of a log (report.LogOf names it: who, prev), through
+// its pinned directory as `svc-ctl logs` reads it, and redacts it: a
+// service writes its own log, so nothing in it was scrubbed.
+func tailOf(cfg *config.Config, label, who string, prev bool, red *redact.Redactor) LogTail {
+	l, err := report.LogOf(cfg, who, prev)
+	t := LogTail{Name: label, Path: l.Path, Lines: []string{}}
 	if err != nil {
-		t.Error = state.Denied(path, err).Error()
+		t.Error = err.Error()
+		return t
+	}
+	defer l.Close()
+	lines, err := report.LastLines(l, tailLines, tailBytes)
+	if err != nil {
+		t.Error = state.Denied(l.Path, err).Error()
 		return t
 	}
 	if lines != nil {
@@ -183,7 +189,7 @@ func (s *Server) agentDetail(ctx context.Context, at time.Time) (*Detail, error)
 	}
 	red := redact.New(view.secrets...)
 	d := &Detail{Name: "agent", Kind: "agent", At: at, Paths: map[string]string{"log": p.AgentLog()},
-		Logs: []LogTail{tailOf("agent.log", p.AgentLog(), red)}}
+		Logs: []LogTail{tailOf(cfg, "agent.log", report.LogAgent, false, red)}}
 	store, err := openLedger(cfg)
 	if err != nil {
 		d.WhyError = "run_trace unavailable: " + err.Error()

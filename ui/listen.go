@@ -60,7 +60,9 @@ func allowedHosts(ln net.Addr) map[string]bool {
 }
 
 // pageURL is the address to print and open: the listener's, with the
-// unspecified address (0.0.0.0, ::) replaced by loopback.
+// unspecified address (0.0.0.0, ::) replaced by loopback, and the token in
+// the fragment, which a browser never sends to a server: the page moves it
+// into sessionStorage and sends it as a header.
 func pageURL(ln net.Addr, token string) string {
 	ap, err := netip.ParseAddrPort(ln.String())
 	host := ln.String()
@@ -71,5 +73,5 @@ func pageURL(ln net.Addr, token string) string {
 		}
 		host = netip.AddrPortFrom(a, ap.Port()).String()
 	}
-	return "http://" + host + "/?token=" + token
+	return "http://" + host + "/#token=" + token
 }

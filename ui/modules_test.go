@@ -11,8 +11,10 @@ import (
 )
 
 // TestModulesServed follows the page's script from index.html through
-// every import: each module is embedded, served as JavaScript (a browser
-// refuses a module of another type) and imports only the page's own files
+// every import: each module is embedded, served without the token (a
+// browser fetches an imported module with no Authorization header), as
+// JavaScript (a browser refuses a module of another type), and imports only
+// the page's own files
 // by a relative path. A module added under assets/ and imported is served
 // with nothing else to change; a typo in an import fails here, not only in
 // the browser test.
@@ -33,7 +35,8 @@ func TestModulesServed(t *testing.T) {
 			continue
 		}
 		seen[p] = true
-		resp := pg.get(p)
+		req, _ := http.NewRequest(http.MethodGet, pg.base+p, nil) // no token, as a browser
+		resp := pg.do(req)
 		body, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("GET %s = %d, want 200", p, resp.StatusCode)

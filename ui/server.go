@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/netutil"
 
 	"svcctl/config"
 	"svcctl/report"
@@ -64,6 +67,10 @@ type Options struct {
 	Log *slog.Logger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// TokenUsed, when set, is called once, at the first request that
+	// presents the token (the page is open): `ui --open` then deletes the
+	// redirect file that carried it.
+	TokenUsed func()
 }
 
 // Actor builds the supervisor for one action the way the CLI verbs build
@@ -118,14 +125,9 @@ func (s *Server) Token() string { return s.token }
 func (s *Server) URL(addr net.Addr) string { return pageURL(addr, s.token) }
 
 // Handler serves the page, its assets and its API behind the guard, for a
-// listener at addr (its port names the cookie; a loopback address limits
-// the Host header).
+// listener at addr (a loopback address limits the Host header).
 func (s *Server) Handler(addr net.Addr) http.Handler {
-	port := "0"
-	if _, p, err := net.SplitHostPort(addr.String()); err == nil {
-		port = p
-	}
-	g := &guard{token: s.token, cookie: "svcctl_ui_" + port, hosts: allowedHosts(addr)}
+	g := &guard{token: s.token, hosts: allowedHosts(addr), used: s.opts.TokenUsed}
 	return g.wrap(s.mux())
 }
 
@@ -141,17 +143,38 @@ func (s *Server) mux() *http.ServeMux {
 	m.HandleFunc("GET /api/timeline", s.handleTimeline)
 	m.HandleFunc("GET /api/detail", s.handleDetail)
 	m.HandleFunc("POST /api/actions/{action}", s.handleAction)
+	// Anything else is a JSON error with its status, as every API answer.
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, errors.New("no such page or API path: "+r.URL.Path))
+	})
 	return m
 }
+
+// The page server's bounds: a slow or idle client cannot hold a
+// connection for long, and at most maxConns are served at once (more wait
+// in the kernel's queue): a local user flooding the port with idle
+// connections costs this process no more than that. (Variables only so
+// that a test can shorten them.)
+var (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 60 * time.Second // a week of timeline on a slow disk
+	idleTimeout       = 60 * time.Second
+	maxConns          = 32
+)
 
 // Serve answers on ln until ctx ends, then shuts down (in-flight requests
 // get a few seconds).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.Handler(ln.Addr()),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelDebug),
 	}
+	ln = netutil.LimitListener(ln, maxConns)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -169,12 +192,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// writeJSON answers v as JSON.
+// writeJSON answers v as JSON. It is encoded before the status is sent: a
+// value that cannot be encoded is a 500 that says so, never a 200 with an
+// empty body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(apiError{Error: "the answer could not be encoded: " + err.Error()})
+		status = http.StatusInternalServerError
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.Encode(v)
+	w.Write(append(b, '\n'))
 }
 
 // apiError is every error the API answers: a sentence for the person.
@@ -252,7 +281,20 @@ func (c *cached[T]) peek(bg *sync.WaitGroup, now time.Time, min time.Duration, c
 	return c.val, c.have
 }
 
-func queryInt(r *http.Request, key string) (int64, bool) {
-	v, err := strconv.ParseInt(r.URL.Query().Get(key), 10, 64)
-	return v, err == nil
+// queryTime reads a time given as Unix milliseconds (the page's timeline
+// marks): absent is the zero time; one that is not a number, or outside
+// the years 1970 to 9999, is an error naming the parameter.
+func queryTime(r *http.Request, key string) (time.Time, error) {
+	v := r.URL.Query().Get(key)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms < 0 || ms > maxQueryMillis {
+		return time.Time{}, fmt.Errorf("%s=%q: want Unix milliseconds between 0 and %d (the years 1970 to 9999)", key, v, int64(maxQueryMillis))
+	}
+	return time.UnixMilli(ms).UTC(), nil
 }
+
+// maxQueryMillis is the last millisecond of the year 9999: JSON carries no later time.
+const maxQueryMillis = 253402300799999

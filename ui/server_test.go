@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,16 +21,22 @@ import (
 	"svcctl/state"
 )
 
-// everything the page serves: it all needs the token.
+// guarded is every path that answers data or acts: each needs the token.
 var guarded = []struct{ method, path string }{
-	{"GET", "/"}, {"GET", "/app.js"}, {"GET", "/app.css"}, {"GET", "/favicon.svg"},
 	{"GET", "/api/state"}, {"GET", "/api/timeline"}, {"GET", "/api/timeline?range=7d"},
-	{"GET", "/api/detail?name=web"}, {"GET", "/nosuch"},
+	{"GET", "/api/detail?name=web"}, {"GET", "/nosuch"}, {"POST", "/"},
 	{"POST", "/api/actions/start"}, {"POST", "/api/actions/restart"}, {"POST", "/api/actions/pause"}, {"POST", "/api/actions/resume"},
 }
 
-// TestTokenRequired: without the token, or with another, every path answers
-// 401 and nothing else: no page, no asset, no data, no action.
+// pageFilePaths are the page's own static files: no data, no token needed.
+var pageFilePaths = []string{"/", "/app.js", "/app.css", "/favicon.svg", "/js/api.js", "/js/overview.js"}
+
+// TestTokenRequired: without the token in the header, or with another,
+// every API path answers 401 as JSON and nothing else: no data, no action.
+// The token is taken from the Authorization header only: a cookie (a
+// browser sends 127.0.0.1's cookies to every port) or a query (history,
+// logs) carrying the right token is not accepted. Failed before: the
+// cookie, which any page on 127.0.0.1 got sent, opened the API.
 func TestTokenRequired(t *testing.T) {
 	pg := newPage(t)
 	for _, tc := range []struct {
@@ -36,11 +45,10 @@ func TestTokenRequired(t *testing.T) {
 	}{
 		{"no token", func(*http.Request) {}},
 		{"wrong bearer", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+newToken()) }},
-		{"wrong query", func(r *http.Request) { r.URL.RawQuery = "token=" + newToken() }},
-		{"wrong cookie", func(r *http.Request) {
-			r.AddCookie(&http.Cookie{Name: "svcctl_ui_" + portOf(pg.base), Value: newToken()})
+		{"right token in the query", func(r *http.Request) { r.URL.RawQuery = "token=" + pg.srv.Token() }},
+		{"right token in a cookie", func(r *http.Request) {
+			r.AddCookie(&http.Cookie{Name: "svcctl_ui_" + portOf(pg.base), Value: pg.srv.Token()})
 		}},
-		{"right token, other port's cookie", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: "svcctl_ui_1", Value: pg.srv.Token()}) }},
 	} {
 		for _, g := range guarded {
 			req, _ := http.NewRequest(g.method, pg.base+g.path, strings.NewReader(`{"name":"web"}`))
@@ -48,12 +56,13 @@ func TestTokenRequired(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			tc.set(req)
 			resp := pg.do(req)
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != http.StatusUnauthorized || string(b) != "unauthorized\n" {
-				t.Errorf("%s: %s %s = %d %q, want 401 \"unauthorized\"", tc.name, g.method, g.path, resp.StatusCode, b)
+			var e apiError
+			err := json.NewDecoder(resp.Body).Decode(&e)
+			if resp.StatusCode != http.StatusUnauthorized || err != nil || !strings.HasPrefix(e.Error, "unauthorized") {
+				t.Errorf("%s: %s %s = %d %+v %v, want 401 and a JSON error", tc.name, g.method, g.path, resp.StatusCode, e, err)
 			}
 			if resp.Header.Get("Set-Cookie") != "" {
-				t.Errorf("%s: %s %s set a cookie without the token", tc.name, g.method, g.path)
+				t.Errorf("%s: %s %s set a cookie", tc.name, g.method, g.path)
 			}
 		}
 	}
@@ -64,39 +73,17 @@ func TestTokenRequired(t *testing.T) {
 
 func portOf(base string) string { return base[strings.LastIndex(base, ":")+1:] }
 
-// TestTokenMovesToCookie: the printed URL's token becomes an HttpOnly,
-// SameSite=Strict cookie and leaves the address bar; with the cookie the
-// page and its API answer, with the security headers.
-func TestTokenMovesToCookie(t *testing.T) {
+// TestTokenInTheHeader: the printed URL carries the token in its fragment
+// (never sent to a server); the page's own files load without it (they
+// hold no data) and set no cookie; with the token as a bearer header the
+// API answers, and every answer carries the security headers.
+func TestTokenInTheHeader(t *testing.T) {
 	pg := newPage(t)
-	req, _ := http.NewRequest("GET", pg.base+"/?token="+pg.srv.Token(), nil)
-	resp := pg.do(req)
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
-		t.Fatalf("first load = %d, Location %q; want 303 to / (the token dropped from the URL)", resp.StatusCode, resp.Header.Get("Location"))
+	if u := pg.srv.URL(pg.ts.Listener.Addr()); !strings.HasSuffix(u, "/#token="+pg.srv.Token()) {
+		t.Fatalf("URL %s: want the token in the fragment", u)
 	}
-	var c *http.Cookie
-	for _, k := range resp.Cookies() {
-		if k.Name == "svcctl_ui_"+portOf(pg.base) {
-			c = k
-		}
-	}
-	if c == nil || c.Value != pg.srv.Token() || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-		t.Fatalf("cookie = %+v, want the token, HttpOnly, SameSite=Strict, Path=/", c)
-	}
-	// The printed URL opened again in a browser that has the cookie: the
-	// token still leaves the address bar.
-	req, _ = http.NewRequest("GET", pg.base+"/?token="+pg.srv.Token(), nil)
-	req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
-	if resp := pg.do(req); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
-		t.Errorf("second load of the printed URL = %d, Location %q; want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	for _, path := range []string{"/", "/app.js", "/app.css", "/api/state"} {
-		req, _ := http.NewRequest("GET", pg.base+path, nil)
-		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
-		resp := pg.do(req)
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s with the cookie = %d", path, resp.StatusCode)
-		}
+	check := func(path string, resp *http.Response) {
+		t.Helper()
 		csp := resp.Header.Get("Content-Security-Policy")
 		for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "connect-src 'self'"} {
 			if !strings.Contains(csp, want) {
@@ -108,6 +95,51 @@ func TestTokenMovesToCookie(t *testing.T) {
 		}
 		if resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("Referrer-Policy") != "no-referrer" {
 			t.Errorf("GET %s: framing or referrer allowed: %v", path, resp.Header)
+		}
+		if resp.Header.Get("Set-Cookie") != "" {
+			t.Errorf("GET %s set a cookie", path)
+		}
+	}
+	for _, path := range pageFilePaths {
+		req, _ := http.NewRequest("GET", pg.base+path, nil)
+		resp := pg.do(req)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s without the token = %d, want the page's file", path, resp.StatusCode)
+		}
+		check(path, resp)
+	}
+	req, _ := http.NewRequest("GET", pg.base+"/api/state", nil)
+	req.Header.Set("Authorization", "Bearer "+pg.srv.Token())
+	resp := pg.do(req)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/state with the token = %d", resp.StatusCode)
+	}
+	check("/api/state", resp)
+}
+
+// TestAPIErrorsAreJSON: an out-of-range time, an unknown path, a wrong
+// method: each is a JSON error with its status, never an empty 200.
+// Failed before: /api/detail?at=<year 300 million> answered 200 with an
+// empty body (the time could not be encoded after the status was sent).
+func TestAPIErrorsAreJSON(t *testing.T) {
+	pg := newPage(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/api/detail?name=web&at=9223372036854775807", http.StatusBadRequest},
+		{"GET", "/api/detail?name=web&at=-5", http.StatusBadRequest},
+		{"GET", "/api/detail?name=web&at=soon", http.StatusBadRequest},
+		{"GET", "/api/nosuch", http.StatusNotFound},
+		{"GET", "/api/detail?name=nosuch", http.StatusNotFound},
+	} {
+		req, _ := http.NewRequest(tc.method, pg.base+tc.path, nil)
+		req.Header.Set("Authorization", "Bearer "+pg.srv.Token())
+		resp := pg.do(req)
+		var e apiError
+		err := json.NewDecoder(resp.Body).Decode(&e)
+		if resp.StatusCode != tc.status || err != nil || e.Error == "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s %s = %d %+v (%v), want %d and a JSON error", tc.method, tc.path, resp.StatusCode, e, err, tc.status)
 		}
 	}
 }
@@ -351,4 +383,101 @@ func chmodTree(t *testing.T, dir string, dirMode, fileMode os.FileMode) {
 		}
 		return nil
 	})
+}
+
+// TestConnectionCap: the page serves at most maxConns connections at once;
+// more wait in the kernel's queue until one ends, so a local user holding
+// idle connections costs the page no more than that. Failed before: every
+// connection was taken, and held until the client let go.
+func TestConnectionCap(t *testing.T) {
+	pg := newPage(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- pg.srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-served })
+	var idle []net.Conn
+	for range maxConns {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+		t.Cleanup(func() { c.Close() })
+	}
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/state", nil)
+		req.Header.Set("Authorization", "Bearer "+pg.srv.Token())
+		resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		if err != nil {
+			answered <- -1
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		t.Fatalf("a connection past the cap of %d was served at once (%d)", maxConns, code)
+	case <-time.After(300 * time.Millisecond): // it waits in the queue: the cap holds
+	}
+	idle[0].Close()
+	if code := <-answered; code != http.StatusOK {
+		t.Fatalf("the waiting request, once a slot was free: %d", code)
+	}
+}
+
+// TestSlowAndIdleClientsAreCut: a client that never finishes its request,
+// or keeps a connection open after its answer, is disconnected by the page
+// (timeouts shortened here), so it cannot hold one of the page's few
+// connections for long. Failed before: the page waited for both forever.
+func TestSlowAndIdleClientsAreCut(t *testing.T) {
+	oldHeader, oldIdle := readHeaderTimeout, idleTimeout
+	readHeaderTimeout, idleTimeout = 200*time.Millisecond, 200*time.Millisecond
+	t.Cleanup(func() { readHeaderTimeout, idleTimeout = oldHeader, oldIdle })
+	pg := newPage(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- pg.srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-served })
+	// closed reads c until the server closes it (or the test's deadline).
+	closed := func(c net.Conn) error {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err := io.Copy(io.Discard, c)
+		if err == nil { // EOF: the server hung up
+			return nil
+		}
+		return err
+	}
+	slow, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	io.WriteString(slow, "GET /api/state HTTP/1.1\r\nHost: "+ln.Addr().String()+"\r\n") // and never the blank line
+	if err := closed(slow); err != nil {
+		t.Errorf("a request never finished held its connection: %v", err)
+	}
+	idle, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	io.WriteString(idle, "GET /api/state HTTP/1.1\r\nHost: "+ln.Addr().String()+"\r\nAuthorization: Bearer "+pg.srv.Token()+"\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(idle), nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the idle client's one request: %v %v", resp, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	if err := closed(idle); err != nil {
+		t.Errorf("a kept-alive connection with nothing asked was held: %v", err)
+	}
 }

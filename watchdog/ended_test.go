@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/fsutil"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -19,7 +20,7 @@ func TestEndedInstanceIsRestartedWithItsEvidence(t *testing.T) {
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	old := e.pid("web")
 	testutil.WaitFor(t, 5*time.Second, "a log line", func() bool {
-		tail, _ := snapshot.TailSince(e.cfg.Services[0].Log, time.Time{}, 5, 4096)
+		tail, _ := fsutil.TailLines(e.cfg.Services[0].Log, 5, 4096)
 		return len(tail) > 0
 	})
 	testutil.KillPID(t, int(old.PID))

@@ -51,6 +51,7 @@ type Supervisor struct {
 	logLocks sync.Map                        // service name -> *sync.Mutex: CapLog against the restart's rotation
 	capErrs  sync.Map                        // service name -> last CapLog error ("" none), logged once
 	capNotes sync.Map                        // service name -> *capNote: log.capped at most once a minute
+	pins     logPins                         // each service's log directory, pinned (logdir.go)
 }
 
 // InFlight returns the run ids of the cycles running right now.
@@ -87,6 +88,7 @@ func (s *Supervisor) Config() *config.Config { return s.cfg.Load() }
 // process started under the old one may still print them.
 func (s *Supervisor) SetConfig(cfg *config.Config) {
 	old := s.cfg.Swap(cfg)
+	s.pins.reset() // a reload checks and pins every log directory again
 	s.red.Store(redact.New(append(old.SecretValues(), cfg.SecretValues()...)...))
 }
 
@@ -358,7 +360,7 @@ func (c *cycle) saveState() {
 
 // look probes health once; the probe timeout bounds the whole check.
 func (c *cycle) look(ctx context.Context) []probe.Result {
-	rs := probe.RunAll(ctx, c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir)))
+	rs := probe.RunAll(ctx, c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir, c.svc.SearchPath)))
 	c.st.LastProbe, c.st.LastProbeAt = rs, c.s.now()
 	return rs
 }

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"io/fs"
-	"path/filepath"
 	"svcctl/config"
 	"svcctl/internal/fsutil"
 	"svcctl/internal/runas"
@@ -92,11 +91,22 @@ func (c *cycle) evidence(ctx context.Context) {
 	if err := fsutil.EnsureDir(c.s.Paths.ServiceDir(c.svc.Name)); err != nil {
 		c.log.Error("snapshot.failed", "err", err)
 	}
-	// The log lock: a size rotation (CapLog) must not copy and truncate the
-	// log while it is read and renamed to runtime.prev.log here.
-	unlock := c.s.lockLog(c.svc.Name)
-	err := snapshot.PrepareSince(redactEntry(c.redactor(), e), c.s.Paths.Snapshots(c.svc.Name), c.svc.Log, since, c.redactor().String)
-	unlock()
+	l, lerr := c.s.pinnedLog(c.svc)
+	var err error
+	if lerr != nil {
+		// No pinned log to read or rotate: the line says why its tail is
+		// empty, and the spawn below refuses the log the same way.
+		e.LogTailError = lerr.Error()
+		if err = snapshot.Append(c.s.Paths.Snapshots(c.svc.Name), redactEntry(c.redactor(), e)); err == nil {
+			err = fmt.Errorf("log not rotated: %w", lerr)
+		}
+	} else {
+		// The log lock: a size rotation (CapLog) must not copy and truncate
+		// the log while it is read and renamed to runtime.prev.log here.
+		unlock := c.s.lockLog(c.svc.Name)
+		err = snapshot.PrepareSince(redactEntry(c.redactor(), e), c.s.Paths.Snapshots(c.svc.Name), l, since, c.redactor().String)
+		unlock()
+	}
 	if err != nil {
 		c.res.Detail.Snapshot = "failed: " + err.Error()
 		c.log.Error("snapshot.failed", "err", err)
@@ -200,7 +210,7 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	// service that starts in 4 ms should not wait for a 5 ms step to be seen
 	// (the SIGKILL -> 200 figure against PM2, docs/benchmarks.md).
 	delay := time.Millisecond
-	specs := c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir))
+	specs := c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir, c.svc.SearchPath))
 	leader := child.Done
 	var last []probe.Result
 	for {
@@ -276,7 +286,11 @@ func (c *cycle) exitedEarly(child *proc.Child, last []probe.Result) {
 }
 
 func (c *cycle) tail(n int) []string {
-	lines, _ := fsutil.TailLines(c.svc.Log, n, 64<<10)
+	l, err := c.s.pinnedLog(c.svc)
+	if err != nil {
+		return nil
+	}
+	lines, _ := fsutil.TailLinesIn(l.Dir, l.Name, n, 64<<10, l.Owners)
 	return c.redactor().Lines(lines)
 }
 
@@ -386,30 +400,53 @@ func backoffFor(failures int, initial, max time.Duration) time.Duration {
 
 // spawn starts the service as its `user`/`group` (resolved now: the user
 // database may have changed since the config was loaded), with the base
-// environment plus env_file and env, its output appended to its log
-// without following a link.
+// environment plus env_file and env, its output appended to its log, which
+// is opened in the log's pinned directory after the path was found to lead
+// there still (logForSpawn) and checked on its descriptor.
 func (c *cycle) spawn() (*proc.Child, error) {
 	id, err := c.svc.RunAs.Identity()
 	if err != nil {
 		return nil, fmt.Errorf("run as %s: %w", c.svc.RunAs.User+":"+c.svc.RunAs.Group, err)
 	}
-	if err := checkLogDir(c.svc.Log, id); err != nil {
-		return nil, err
-	}
-	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, Env: c.svc.Env, LogPath: c.svc.Log,
+	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, SearchPath: c.svc.SearchPath, Env: c.svc.Env,
 		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id}
-	child, err := proc.Spawn(spec)
-	if p := fsutil.ProblemOf(err); err != nil && spec.LogPath != "" && (p == fsutil.ReadOnly || p == fsutil.NoSpace || p == fsutil.NoQuota) {
+	out, err := c.openLog(id)
+	if p := fsutil.ProblemOf(err); err != nil && (p == fsutil.ReadOnly || p == fsutil.NoSpace || p == fsutil.NoQuota) {
 		// The disk refuses the service's log (a state dir remounted
 		// read-only): a running service without its output beats a dead one.
 		// The detail says the output is discarded; the next start that can
 		// open the log writes it again.
-		c.res.Detail.Output = fmt.Sprintf("discarded: %s cannot be opened (%s)", spec.LogPath, p)
-		c.log.Warn("service.log_refused", "log", spec.LogPath, "problem", string(p), "err", err)
-		spec.LogPath = ""
-		child, err = proc.Spawn(spec)
+		c.res.Detail.Output = fmt.Sprintf("discarded: %s cannot be opened (%s)", c.svc.Log, p)
+		c.log.Warn("service.log_refused", "log", c.svc.Log, "problem", string(p), "err", err)
+		return proc.Spawn(spec)
 	}
-	return child, err
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close() // the child has its own descriptor
+	spec.Output = out
+	c.st.Log, c.st.User = c.svc.Log, c.svc.RunAs.User
+	return proc.Spawn(spec)
+}
+
+// openLog opens the service's log for the new instance: appended to (never
+// truncated: earlier output is evidence), created 0600 and, for a service
+// run as another user, readable by that user's group (0640) while it stays
+// the agent's.
+func (c *cycle) openLog(id *runas.Identity) (*os.File, error) {
+	l, err := c.s.logForSpawn(c.svc, id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := l.Dir.OpenFile(l.Name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, fsutil.FilePerm, l.Owners)
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	if err := proc.ShareLog(f, id); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("log %s: %w", l.Path(), err)
+	}
+	return f, nil
 }
 
 // privileged is whether this process acts as root (or an elevated
@@ -419,21 +456,15 @@ var privileged = func() bool { return !config.UserMode() }
 // checkLogDir refuses, for a privileged agent, a log directory another user
 // can write or replace, unless that user is the one the service runs as:
 // they could otherwise swap the log for a link to any file between the
-// check and the open. The open itself never follows a
-// link either (proc).
+// check and the open. Its directory and every directory above it must be
+// root's or that user's, and writable by no one else (sticky excepted). What
+// is done in it goes through its pinned handle (logdir.go), and every file
+// there is checked on its descriptor.
 func checkLogDir(logPath string, id *runas.Identity) error {
-	if logPath == "" || !privileged() {
+	if !privileged() {
 		return nil
 	}
-	dir := filepath.Dir(logPath)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil // proc creates it 0700, as the agent's user
-	}
-	var uids []int
-	if id != nil {
-		uids = append(uids, int(id.UID))
-	}
-	if err := fsutil.CheckDirChain(dir, uids...); err != nil {
+	if err := fsutil.CheckDirChain(filepath.Dir(logPath), serviceUIDs(id)...); err != nil {
 		return fmt.Errorf("refusing log %s: %w", logPath, err)
 	}
 	return nil

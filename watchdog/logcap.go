@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"io/fs"
 	"log/slog"
 	"sync"
 	"time"
@@ -33,14 +34,18 @@ func (s *Supervisor) capLog(svc *config.Service, log *slog.Logger) (bool, error)
 	if s.flooding(note) {
 		o = snapshot.CapOptions{Trigger: floodTrigger(svc.LogMax), Quick: true}
 	}
-	c, err := snapshot.CapLogWith(svc.Log, svc.LogMax, o)
+	l, err := s.pinnedLog(svc)
+	var c *snapshot.Capped
+	if err == nil {
+		c, err = snapshot.CapLogWith(l, svc.LogMax, o)
+	}
 	if err == nil {
 		// runtime.prev.log too: a restart during a flood moves a log that
 		// grew past the cap between two cuts; its newest part is the evidence.
-		if trimmed, terr := snapshot.TrimFront(snapshot.PrevPath(svc.Log), svc.LogMax); terr != nil {
+		if trimmed, terr := snapshot.TrimFront(l.Prev(), svc.LogMax); terr != nil {
 			err = terr
 		} else if trimmed {
-			log.Info("log.prev_trimmed", "log_max", svc.LogMax, "prev", snapshot.PrevPath(svc.Log))
+			log.Info("log.prev_trimmed", "log_max", svc.LogMax, "prev", l.Prev().Path())
 		}
 	}
 	if s.capErrChanged(svc.Name, err) {
@@ -64,6 +69,20 @@ const floodWithin = time.Second
 func (s *Supervisor) flooding(n *capNote) bool { return s.now().Sub(n.lastCut()) < floodWithin }
 
 func floodTrigger(logMax int64) int64 { return logMax / 2 }
+
+// LogInfo describes the named service's log as it is in its pinned
+// directory (no link followed): what the agent's cap loop looks at.
+func (s *Supervisor) LogInfo(name string) (fs.FileInfo, error) {
+	svc := s.Config().Service(name)
+	if svc == nil {
+		return nil, UnknownService(s.Config(), name)
+	}
+	l, err := s.pinnedLog(svc)
+	if err != nil {
+		return nil, err
+	}
+	return l.Dir.Lstat(l.Name)
+}
 
 // CapTrigger is the size past which the named service's log is cut now:
 // its log_max, or half of it in a flood. The agent's cap loop looks at the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
 	"svcctl/internal/redact/redacttest"
 	"svcctl/probe"
@@ -36,7 +37,12 @@ func TestRedactCorpusWriters(t *testing.T) {
 	}
 	snaps := filepath.Join(dir, "snapshots.jsonl")
 	e := redactEntry(red, snapshot.Entry{Service: "web", Reason: "unhealthy", Probes: map[string]any{"first": results}})
-	if err := snapshot.Prepare(e, snaps, log, red.String); err != nil {
+	pinned, err := fsutil.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pinned.Close()
+	if err := snapshot.Prepare(e, snaps, snapshot.Log{Dir: pinned, Name: "runtime.log"}, red.String); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(snaps)

@@ -18,6 +18,11 @@
 //     webhook channel configured and nothing to send (read against floor and
 //     cpu: the aim is no change).
 //
+//   - fleet: 1 service at 10s, RSS after -idle and CPU over -duration,
+//     without and with what a fleet adds: one otlp channel (its metrics
+//     every 60 s) and the agent's own ping (every minute), both answered by
+//     a loopback receiver in this process.
+//
 //     go run ./bench/agent-idle [-trials 5] [-scenario rss,cpu,jobs,floor] [-duration 60s] [-idle 30s]
 //
 // Every trial is a fresh agent with a fresh state dir; its services are
@@ -30,11 +35,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"svcctl/bench/internal/benchkit"
@@ -84,8 +93,10 @@ func run(ctx context.Context, k *benchkit.Kit, o options, scenarios []string) er
 			err = floorCPU(ctx, k, bins, o)
 		case "notify":
 			err = notifyCPU(ctx, k, bins, o)
+		case "fleet":
+			err = fleet(ctx, k, bins, o)
 		default:
-			err = fmt.Errorf("-scenario %q: want rss, cpu, jobs, floor or notify", sc)
+			err = fmt.Errorf("-scenario %q: want rss, cpu, jobs, floor, notify or fleet", sc)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", strings.TrimSpace(sc), err)
@@ -101,6 +112,9 @@ type setup struct {
 	interval string
 	jobs     int
 	notify   bool // one webhook channel, nothing to send
+	// fleet: an otlp channel and [agent] ping to this URL (a receiver that
+	// answers every request).
+	fleet string
 }
 
 // running is one trial's agent with everything healthy.
@@ -125,9 +139,18 @@ func start(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, su setu
 	for i := range svcs {
 		svcs[i] = benchkit.Service{Name: fmt.Sprintf("web%02d", i), Addr: addrs[i], Interval: su.interval, Timeout: "2s", Confirm: "1s"}
 	}
-	s, err := k.WriteConfig("agent-idle", bins.TestSvc, nil, svcs, jobs(su.jobs, bins.TestSvc))
+	var extra []string
+	if su.fleet != "" {
+		extra = []string{fmt.Sprintf("ping = %q", su.fleet+"/ping/bench"), `ping_every = "1m"`}
+	}
+	s, err := k.WriteConfig("agent-idle", bins.TestSvc, extra, svcs, jobs(su.jobs, bins.TestSvc))
 	if err != nil {
 		return nil, err
+	}
+	if su.fleet != "" {
+		if err := appendText(s.Config, fmt.Sprintf("\n[[notify]]\nname = \"otel\"\nkind = \"otlp\"\nurl = %q\n", su.fleet)); err != nil {
+			return nil, err
+		}
 	}
 	if su.notify {
 		if err := appendChannel(s.Config); err != nil {
@@ -354,12 +377,55 @@ func notifyCPU(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o o
 // appendChannel adds one webhook channel to the config. Nothing listens at
 // its URL: a healthy agent has nothing to send.
 func appendChannel(path string) error {
+	return appendText(path, "\n[[notify]]\nname = \"hook\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\n")
+}
+
+func appendText(path, text string) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString("\n[[notify]]\nname = \"hook\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\n")
+	_, err = f.WriteString(text)
 	return errors.Join(err, f.Close())
+}
+
+// fleet compares one service at 10s without and with an otlp channel and
+// the agent's ping: RSS after -idle, CPU over -duration.
+func fleet(ctx context.Context, k *benchkit.Kit, bins benchkit.Binaries, o options) error {
+	var got atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		got.Add(n)
+	}))
+	defer srv.Close()
+	for _, su := range []struct {
+		what string
+		s    setup
+	}{
+		{"1 service at 10s", setup{services: 1, interval: "10s"}},
+		{"1 service at 10s, otlp channel + agent ping", setup{services: 1, interval: "10s", fleet: srv.URL}},
+	} {
+		var xs []float64
+		for range k.Common.Trials {
+			r, err := start(ctx, k, bins, su.s)
+			if err != nil {
+				return err
+			}
+			err = sleepCtx(ctx, o.idle)
+			m, merr := benchkit.MemOf(r.agent.PID)
+			r.stop()
+			if err := cmpErr(err, merr); err != nil {
+				return err
+			}
+			xs = append(xs, mib(m.RSS))
+		}
+		benchkit.Figure(fmt.Sprintf("VmRSS after %s idle, %s", o.idle, su.what), benchkit.Summarize(xs), "MiB", 1, "")
+		if err := cpuWindow(ctx, k, bins, o, su.s, su.what, ""); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("  the receiver got %d bytes in all\n", got.Load())
+	return nil
 }
 
 // scaled states the aim (given per 60 s) for the window measured.

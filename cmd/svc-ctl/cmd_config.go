@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
@@ -40,6 +42,7 @@ func newConfigCheckCommand(g *globals) *cobra.Command {
 }
 
 func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []string) error {
+	g.fileItself = true
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return err
@@ -57,6 +60,11 @@ func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []str
 			return configError{fmt.Errorf("%s loads, but a privileged svc-ctl (the agent, start, reload) refuses it: %w", cfg.Path, err)}
 		}
 	}
+	// Warnings, not errors: the file is valid, and the agent looks each
+	// program up again at every start (one missing at boot stops no other).
+	for _, w := range cfg.ProgramWarnings() {
+		fmt.Fprintf(g.stderr, "svc-ctl: warning: %s\n", w)
+	}
 	r := cfg.Redacted()
 	if o.json {
 		return writeJSON(g.stdout, r)
@@ -65,8 +73,53 @@ func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []str
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "# %s: OK\n%s", cfg.Path, b)
+	fmt.Fprintf(g.stdout, "# %s: OK\n", cfg.Path)
+	for _, m := range cfg.Includes {
+		if len(m.Files) == 0 {
+			fmt.Fprintf(g.stdout, "# include %q matched no file\n", m.Pattern)
+			continue
+		}
+		fmt.Fprintf(g.stdout, "# include %q: %s\n", m.Pattern, strings.Join(m.Files, ", "))
+	}
+	io.WriteString(g.stdout, withSources(string(b), cfg))
 	return nil
+}
+
+// withSources puts "# from FILE" above each [[service]], [[job]] and
+// [[notify]] table an included file defined: where each key comes from.
+// The tables are printed in the config's order, so the n-th header of a
+// kind is its n-th table.
+func withSources(text string, cfg *config.Config) string {
+	if len(cfg.Includes) == 0 {
+		return text
+	}
+	var b strings.Builder
+	seen := map[string]int{}
+	for _, line := range strings.SplitAfter(text, "\n") {
+		var kind, name string
+		switch strings.TrimSpace(line) {
+		case "[[service]]":
+			if i := seen["service"]; i < len(cfg.Services) {
+				kind, name = "service", cfg.Services[i].Name
+			}
+		case "[[job]]":
+			if i := seen["job"]; i < len(cfg.Jobs) {
+				kind, name = "job", cfg.Jobs[i].Name
+			}
+		case "[[notify]]":
+			if i := seen["notify"]; i < len(cfg.Notify) {
+				kind, name = "notify", cfg.Notify[i].Name
+			}
+		}
+		if kind != "" {
+			seen[kind]++
+			if src := cfg.Source(kind, name); src != cfg.Path {
+				b.WriteString("# from " + src + "\n")
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // newGroupCommand is a command that only holds verbs: run alone or with a

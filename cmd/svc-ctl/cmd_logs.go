@@ -20,6 +20,8 @@ import (
 	"golang.org/x/term"
 
 	"svcctl/config"
+	"svcctl/internal/fsutil"
+	"svcctl/internal/redact"
 	"svcctl/report"
 	"svcctl/watchdog"
 )
@@ -35,7 +37,7 @@ func (o *logsOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVarP(&o.lines, "lines", "n", 50, "print the last N lines first (0 = all)")
 	f.BoolVar(&o.prev, "prev", false, "the previous file: runtime.prev.log (the instance before the last restart), last.prev.log")
 	f.StringVar(&o.since, "since", "", "only lines stamped since: a duration back (30m, 2h) or a time")
-	f.BoolVar(&o.raw, "raw", false, "agent: print agent.log's JSON lines as they are, even on a terminal")
+	f.BoolVar(&o.raw, "raw", false, "print lines as written: agent.log's JSON even on a terminal; a service's or job's output unredacted (root or the agent's user only)")
 	f.BoolVar(&o.utc, "utc", false, "agent: print times in UTC")
 	f.BoolVar(&o.all, "all", false, "every service's and job's log and agent.log at once, each line prefixed with its name")
 }
@@ -67,7 +69,13 @@ a JSON "time"); a log whose lines carry none is printed whole, and says so.
 agent.log at once, as 'pm2 logs' does: each line prefixed with its name,
 the last N lines of each interleaved by their times (lines without a time of
 their own follow the line before them), then with -f every new line as it
-comes.`,
+comes.
+
+A service's or job's output is printed redacted, as the status page shows it
+and as run_trace and snapshots keep it: every env and env_file value, URL
+passwords, secret-looking flags and keys (docs/security.md, "Secrets").
+--raw prints it as the service wrote it, for root or the agent's own user
+only, and says so on stderr.`,
 		Example: `  svc-ctl logs proxy -f
   svc-ctl logs proxy --prev -n 200
   svc-ctl logs agent --since 1h | jq -c 'select(.level=="WARN")'
@@ -113,6 +121,11 @@ func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) erro
 	if err != nil {
 		return usageError{err}
 	}
+	defer l.Close()
+	scrub, err := logScrubber(g, cfg, l, o.raw)
+	if err != nil {
+		return err
+	}
 	pretty := l.Kind == report.LogAgent && !o.raw && isTerminal(g.stdout)
 	print := func(line report.LogLine) {
 		switch {
@@ -121,7 +134,7 @@ func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) erro
 		case pretty:
 			fmt.Fprintln(g.stdout, prettyAgentLine(line.Text, o.utc))
 		default:
-			fmt.Fprintln(g.stdout, line.Text)
+			fmt.Fprintln(g.stdout, scrub(line.Text))
 		}
 	}
 	res, err := report.TailLog(l, report.TailOptions{Lines: o.lines, Since: since, Stamp: report.LineTime})
@@ -143,6 +156,26 @@ func runLogs(ctx context.Context, g *globals, o logsOptions, args []string) erro
 		return nil
 	}
 	return report.FollowLog(ctx, l, res, 250*time.Millisecond, print)
+}
+
+// logScrubber is how the lines of l are printed: a service's or job's
+// output with the page's one rule set (internal/redact and the config's
+// secret values: a service prints its own secrets), agent.log as written
+// (it is redacted when written). raw prints the output as the service wrote
+// it: for an administrator only (root, or the user the state dir belongs
+// to), said on stderr.
+func logScrubber(g *globals, cfg *config.Config, l report.Log, raw bool) (func(string) string, error) {
+	if l.Kind == report.LogAgent {
+		return func(s string) string { return s }, nil
+	}
+	if raw {
+		if !stateAdmin(cfg) {
+			return nil, usageError{fmt.Errorf("--raw prints %s's output with its secrets: only root or the agent's own user may; without --raw it is printed redacted", l.Name)}
+		}
+		fmt.Fprintf(g.stderr, "svc-ctl logs: --raw: %s as written, secrets included (without --raw, and on the status page, they are redacted)\n", l.Path)
+		return func(s string) string { return s }, nil
+	}
+	return redact.New(cfg.SecretValues()...).String, nil
 }
 
 // unknownLogName is unknownName for logs, which takes `agent` too.
@@ -239,12 +272,18 @@ func plainValue(v json.RawMessage) string {
 // all.
 func allLogs(ctx context.Context, g *globals, o logsOptions, cfg *config.Config, since time.Time) error {
 	var logs []report.Log
+	scrubs := map[string]func(string) string{}
 	for _, n := range append(allNames(cfg), report.LogAgent) {
 		l, err := report.LogOf(cfg, n, o.prev)
 		if err != nil {
 			continue // agent has no --prev
 		}
-		logs = append(logs, l)
+		defer l.Close()
+		scrub, err := logScrubber(g, cfg, l, o.raw)
+		if err != nil {
+			return err
+		}
+		logs, scrubs[l.Kind+":"+l.Name] = append(logs, l), scrub
 	}
 	width := 0
 	for _, l := range logs {
@@ -259,7 +298,7 @@ func allLogs(ctx context.Context, g *globals, o logsOptions, cfg *config.Config,
 		if l.Kind == report.LogAgent && !o.raw {
 			return paintLogLine(prettyAgentLine(line, o.utc), on)
 		}
-		return line
+		return scrubs[l.Kind+":"+l.Name](line)
 	}
 	type stamped struct {
 		at   time.Time
@@ -310,4 +349,19 @@ func allLogs(ctx context.Context, g *globals, o logsOptions, cfg *config.Config,
 	}
 	wg.Wait()
 	return nil
+}
+
+// stateAdmin reports whether this process administers the agent of cfg:
+// root (an elevated administrator), or the user its state dir belongs to
+// (a per-user agent's own user).
+func stateAdmin(cfg *config.Config) bool {
+	if !config.UserMode() {
+		return true
+	}
+	fi, err := os.Stat(cfg.Agent.StateDir)
+	if err != nil {
+		return false
+	}
+	owner, ok := fsutil.Owner(fi)
+	return !ok || owner == os.Geteuid()
 }

@@ -56,6 +56,9 @@ func runNotifyTest(ctx context.Context, g *globals, args []string) error {
 		return configError{fmt.Errorf("%s has no [[notify]] channel: add one (docs/notifications.md shows each kind)", cfg.Path)}
 	}
 	host, _ := os.Hostname()
+	// What an otlp channel says it is: the agent's ids, read, never made here.
+	id, _ := notify.IdentityOf(state.PathsOf(cfg), version, false)
+	notify.SetIdentity(id)
 	attempts, err := notify.Test(ctx, cfg, name, host)
 	if err != nil {
 		return usageError{err}

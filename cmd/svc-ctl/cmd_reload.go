@@ -18,6 +18,7 @@ import (
 
 type reloadOptions struct {
 	keepRemoved, stopRemoved bool
+	allowMissingInclude      bool
 	timeout                  time.Duration
 	json                     bool
 }
@@ -26,6 +27,7 @@ func (o *reloadOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.keepRemoved, "keep-removed", false, "leave running the processes of services the file no longer has, unsupervised (default: they are stopped)")
 	f.BoolVar(&o.stopRemoved, "stop-removed", false, "stop the processes of services the file no longer has (the default; kept for scripts)")
 	f.MarkHidden("stop-removed")
+	f.BoolVar(&o.allowMissingInclude, "allow-missing-include", false, "take the file even when an include that matched files matches none now (refused without it)")
 	f.DurationVar(&o.timeout, "timeout", time.Minute, "how long to wait for the agent's answer")
 	f.BoolVar(&o.json, "json", false, "print the agent's answer (its run_trace row) as JSON")
 }
@@ -52,6 +54,11 @@ group, log, limits). Unchanged ones are not touched. A file that cannot be
 read or is invalid is refused as a whole (never read as "everything was
 removed") and the config in force stays.
 
+A file whose include matched files when the config in force was loaded and
+matches none now is refused too: a deploy caught between emptying conf.d and
+filling it again must not read as its services and jobs removed.
+--allow-missing-include takes it, when they are meant to go.
+
 --keep-removed leaves the removed services' processes running, unsupervised,
 and prints each pid left and how to stop it: 'svc-ctl stop NAME' still stops
 it (identity-checked) until it is gone, across an agent restart.
@@ -76,7 +83,8 @@ func runReload(ctx context.Context, g *globals, o reloadOptions, _ []string) err
 	if err != nil {
 		return err
 	}
-	_, resp, err := control.Send(ctx, p, control.KindReload, control.ReloadArgs{KeepRemoved: o.keepRemoved}, o.timeout)
+	_, resp, err := control.Send(ctx, p, control.KindReload,
+		control.ReloadArgs{KeepRemoved: o.keepRemoved, AllowMissingInclude: o.allowMissingInclude}, o.timeout)
 	if errors.Is(err, control.ErrNoAgent) {
 		return fmt.Errorf("%w: nothing to reload (the agent reads the file when it starts)%s", err, invalidNote(invalid))
 	}

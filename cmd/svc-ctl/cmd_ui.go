@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -34,12 +35,16 @@ func newUICommand(g *globals) *cobra.Command {
 		Short:       "Serve the status page: services, jobs, a timeline of every run, and the why of each",
 		Long: `Serve the status page from this process until Ctrl-C. It reads the state
 directory and run_trace read-only (no running agent is needed) and prints as
-its first line the page's URL with a random token:
+its first line the page's URL with a random token in its fragment:
 
-  http://127.0.0.1:PORT/?token=...
+  http://127.0.0.1:PORT/#token=...
 
-Everything the page serves needs that token; the first load moves it into a
-cookie. Its actions (start, restart, pause, resume) run the same code as the
+Paste it into a browser: the page keeps the token in the tab's
+sessionStorage and sends it with every request (Authorization: Bearer);
+every API answer needs it. --open hands the browser a redirect file in
+~/svc-ctl-ui (0600, yours; under sudo, the user sudo names, and the browser
+runs as them), never the URL itself: a process's arguments are readable by
+every local user. The file is deleted once the page is open. Its actions (start, restart, pause, resume) run the same code as the
 CLI verbs, with the same checks of the config and state dir, and are recorded
 with trigger manual and by "ui". docs/ui.md shows the page.
 
@@ -81,6 +86,7 @@ func runUI(ctx context.Context, g *globals, o uiOptions, _ []string) error {
 		return fmt.Errorf("ui: listen on %s: %w", o.listen, err)
 	}
 	var srv *ui.Server
+	opened := &redirectDone{}
 	srv = ui.New(ui.Options{
 		Config:      cfg,
 		ConfigError: broken,
@@ -91,20 +97,56 @@ func runUI(ctx context.Context, g *globals, o uiOptions, _ []string) error {
 			}
 			return cfg, broken
 		},
-		Version: version,
-		Install: func() report.InstallInfo { return installInfo(srv.Config()) },
-		Act:     uiActor(g),
-		Log:     slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Version:   version,
+		Install:   func() report.InstallInfo { return installInfo(srv.Config()) },
+		Act:       uiActor(g),
+		Log:       slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		TokenUsed: opened.used,
 	})
 	url := srv.URL(ln.Addr())
 	fmt.Fprintln(g.stdout, url)
 	fmt.Fprintf(g.stderr, "svc-ctl ui: serving the status page of %s; Ctrl-C stops it\n", cfg.Path)
 	if o.open {
-		if err := ui.OpenBrowser(url); err != nil {
-			fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\n", err)
+		// Never the URL in the opener's argv (any local user can read a
+		// process's command line): a redirect file of the person's, deleted
+		// once the page has used the token, or at the latest when this ends.
+		path, done, err := ui.OpenPage(url)
+		if err != nil {
+			fmt.Fprintf(g.stderr, "svc-ctl: warning: %v; open the URL above by hand\n", err)
+		} else {
+			fmt.Fprintf(g.stderr, "svc-ctl ui: opening the page through %s (deleted once the page is open)\n", path)
+			opened.set(done)
+			defer done()
 		}
 	}
 	return srv.Serve(ctx, ln)
+}
+
+// redirectDone deletes `ui --open`'s redirect file at the first request
+// that carries the token, whether it comes before or after the file is
+// written.
+type redirectDone struct {
+	mu      sync.Mutex
+	done    func()
+	wasUsed bool
+}
+
+func (r *redirectDone) used() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wasUsed = true
+	if r.done != nil {
+		r.done()
+	}
+}
+
+func (r *redirectDone) set(done func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = done
+	if r.wasUsed {
+		done()
+	}
 }
 
 // loadUIConfig is the page's load, at start and again whenever the file

@@ -30,6 +30,9 @@ func newVerifyCommand(g *globals) *cobra.Command {
   agent installed            the OS service manager has the agent (and in which mode)
   state dir trusted          the check every verb that acts makes first: no link, nothing
                              another user owns or can write (as root: every file in it)
+  config trusted             as root: the config and every env_file and secret file it names
+                             are root's and writable by no one else (else every verb that acts
+                             refuses it, and readers answer from the state dir alone)
   service manager settings   Windows: the SCM holds what install set (recovery on non-crash
                              failures, preshutdown timeout); WARN for each it does not support
   agent started since boot   the agent's startup row is newer than the host's boot (L1 fired)

@@ -99,3 +99,30 @@ func TestConfigCheckAsRootAppliesTheTrustRules(t *testing.T) {
 		t.Fatalf("config check of a file others can write: %+v; want exit 2 naming the fix", r)
 	}
 }
+
+// TestConfigCheckNamesIncludedSources: config check says what each include
+// matched (or that it matched nothing) and which file each table came from,
+// and what it prints still loads as one file.
+func TestConfigCheckNamesIncludedSources(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "svc-ctl.toml")
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o700)
+	os.WriteFile(cfg, []byte("include = [\"conf.d/*.toml\", \"none/*.toml\"]\n[agent]\nstate_dir = \"state\"\n"), 0o600)
+	inc := filepath.Join(dir, "conf.d", "sync.toml")
+	os.WriteFile(inc, []byte("[[service]]\nname = \"sync\"\ncommand = [\"/bin/sync\"]\nhealth.tcp = \"127.0.0.1:9000\"\n"), 0o600)
+	r := svcctl(t, "config", "check", "--config", cfg)
+	if r.code != 0 {
+		t.Fatalf("config check: %+v", r)
+	}
+	for _, want := range []string{`# include "conf.d/*.toml": ` + inc, `# include "none/*.toml" matched no file`,
+		"# from " + inc + "\n[[service]]\nname = 'sync'"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("config check lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	pasted := filepath.Join(dir, "pasted.toml")
+	os.WriteFile(pasted, []byte(r.stdout), 0o600)
+	if again := svcctl(t, "config", "check", "--config", pasted); again.code != 0 || !strings.Contains(again.stdout, "name = 'sync'") {
+		t.Fatalf("what config check printed does not load as one file: %+v", again)
+	}
+}

@@ -159,3 +159,26 @@ func TestLogsPointsAtThePrevLogAfterAStop(t *testing.T) {
 		t.Fatalf("logs web --prev: %+v", r)
 	}
 }
+
+// TestLogsRedacts: `logs` prints a service's output with the page's rule
+// set (its env values hidden), as the status page shows the same lines;
+// --raw, for root or the agent's own user, prints them as written and says
+// so. Failed before: logs printed the secret the page hid.
+func TestLogsRedacts(t *testing.T) {
+	addr := testutil.FreeAddr(t)
+	const secret = "hunter2-secret-value"
+	svc := strings.Replace(webService("web", addr, "10m", "--say", "connecting with token "+secret),
+		"interval =", fmt.Sprintf("env = { API_TOKEN = %q }\ninterval =", secret), 1)
+	cfg, _ := writeConfig(t, "", svc)
+	if r := svcctl(t, "start", "web", "--config", cfg); r.code != 0 {
+		t.Fatalf("start: %+v", r)
+	}
+	r := svcctl(t, "logs", "web", "--config", cfg)
+	if r.code != 0 || strings.Contains(r.stdout, secret) || !strings.Contains(r.stdout, "connecting with token [redacted]") {
+		t.Fatalf("logs: want the line redacted: %+v", r)
+	}
+	raw := svcctl(t, "logs", "web", "--raw", "--config", cfg)
+	if raw.code != 0 || !strings.Contains(raw.stdout, "connecting with token "+secret) || !strings.Contains(raw.stderr, "--raw:") {
+		t.Fatalf("logs --raw: want the line as written and a note: %+v", raw)
+	}
+}

@@ -38,6 +38,10 @@ type globals struct {
 	// broken is why the config file does not load, when a reader answers
 	// from the state dir alone (degraded.go).
 	broken error
+	// fileItself: the command's subject is the config file itself (config
+	// check), never the state dir's answer a reader as root gives for a
+	// file it cannot trust (untrusted.go).
+	fileItself bool
 }
 
 func newRootCommand(g *globals) *cobra.Command {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
@@ -146,13 +147,25 @@ func runsOf(t *testing.T, state, job string) []runtrace.Run {
 	return rs
 }
 
-// readIdentity is the recorded instance's leader of service name under state.
+// readIdentity is the recorded instance's leader of service name under
+// state, once the pid file names a live instance. The watchdog writes the
+// file just after the spawn, so a service can answer its health check
+// before the file exists (the first start) or while it still names the
+// instance stopped before (a restart): a test that saw the service healthy
+// and read the file at once failed 'read pid file: no such file'.
 func readIdentity(t *testing.T, state, name string) proc.Identity {
 	t.Helper()
-	id, err := proc.ReadPidFile(filepath.Join(state, "services", name, "pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(state, "services", name, "pid")
+	var id proc.Identity
+	var err error
+	testutil.WaitForSaying(t, 20*time.Second, name+"'s pid file naming a live instance", func() bool {
+		if id, err = proc.ReadPidFile(path); err != nil {
+			return false
+		}
+		var alive bool
+		alive, err = proc.Match(id)
+		return alive
+	}, func() string { return fmt.Sprintf("%+v, %v", id, err) })
 	return id
 }
 

@@ -50,6 +50,12 @@ func loadConfigFresh(g *globals) (*config.Config, error) {
 		load = config.LoadToRun
 	case trustRead:
 		load = config.LoadToRead // an env_file it may not read is no config error for a reader
+		if g.fileItself {
+			break // config check judges the file: it refuses what it cannot trust, below its load
+		}
+		if cfg, handled, err := untrustedRead(g, path); handled {
+			return cfg, err
+		}
 	default:
 		return nil, fmt.Errorf("internal error: a command of trust level %q loads the config", g.trust)
 	}

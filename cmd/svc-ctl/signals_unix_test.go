@@ -4,13 +4,11 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"svcctl/internal/testutil"
-	"svcctl/proc"
 	"svcctl/runtrace"
 )
 
@@ -55,12 +53,8 @@ func TestAgentSurvivesSIGHUP(t *testing.T) {
 	}
 }
 
-// readPID is the pid a service's pid file names.
+// readPID is the pid a service's pid file names (readIdentity's wait).
 func readPID(t *testing.T, state, name string) int {
 	t.Helper()
-	id, err := proc.ReadPidFile(filepath.Join(state, "services", name, "pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return int(id.PID)
+	return readPIDOf(t, state, name)
 }

@@ -43,7 +43,14 @@ func (l *lockedBuf) String() string {
 
 func startUI(t *testing.T, args ...string) *uiProc {
 	t.Helper()
+	return startUIWith(t, nil, args...)
+}
+
+// startUIWith is startUI with the process's environment (nil: this test's).
+func startUIWith(t *testing.T, env []string, args ...string) *uiProc {
+	t.Helper()
 	cmd := exec.Command(svcctlBin, append([]string{"ui"}, args...)...)
+	cmd.Env = env
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +73,7 @@ func startUI(t *testing.T, args ...string) *uiProc {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("svc-ctl ui printed no URL; stderr: %s", errb.String())
 	}
-	m := regexp.MustCompile(`^(http://127\.0\.0\.1:[0-9]+)/\?token=([A-Za-z0-9_-]{43})$`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`^(http://127\.0\.0\.1:[0-9]+)/#token=([A-Za-z0-9_-]{43})$`).FindStringSubmatch(first)
 	if m == nil {
 		t.Fatalf("first line %q is not the page's URL with its token; stderr: %s", first, errb.String())
 	}
@@ -116,9 +123,9 @@ func TestUIServesAndActs(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Trigger != "manual" || runs[0].Detail.By != "ui" {
 		t.Fatalf("runs = %s (%v), want one manual run by ui", r.stdout, err)
 	}
-	if !strings.Contains(u.stderr.String(), "ui.action") {
-		t.Errorf("the action left no line in the terminal: %s", u.stderr.String())
-	}
+	testutil.WaitForSaying(t, 10*time.Second, "the action's line in the terminal (ui.action)", func() bool {
+		return strings.Contains(u.stderr.String(), "ui.action")
+	}, u.stderr.String)
 	if _, err := os.Stat(filepath.Join(state, "services", "web", "paused")); err == nil {
 		t.Fatal("paused before any pause")
 	}
@@ -211,9 +218,12 @@ func TestUIServesABrokenConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := startUI(t, "--config", cfg)
-	if s := u.stderr.String(); !strings.Contains(s, "the config does not load") || !strings.Contains(s, "actions are refused") {
-		t.Errorf("stderr says nothing of the broken file: %s", s)
-	}
+	// The process wrote its warnings before the URL, but exec copies a
+	// child's stderr into the buffer from a goroutine of its own: wait.
+	testutil.WaitForSaying(t, 10*time.Second, "stderr to name the broken file and the refused actions", func() bool {
+		s := u.stderr.String()
+		return strings.Contains(s, "the config does not load") && strings.Contains(s, "actions are refused")
+	}, u.stderr.String)
 	type page struct {
 		ConfigError string `json:"config_error"`
 		ConfigShown string `json:"config_shown"`

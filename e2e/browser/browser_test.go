@@ -97,7 +97,7 @@ func TestStatusPageInChromium(t *testing.T) {
 
 	b.shot("ui-detail.png")
 
-	// An action from the page itself (its cookie, its Origin, its JSON):
+	// An action from the page itself (its token header, its Origin, its JSON):
 	// pause web for an hour, then resume it.
 	paused := filepath.Join(e.state, "services", "web", "paused")
 	b.do("pause web from the page",

@@ -162,7 +162,7 @@ func (e *env) start(firstLine bool, args ...string) string {
 	}
 	select {
 	case l := <-line:
-		if !strings.Contains(l, "/?token=") {
+		if !strings.Contains(l, "/#token=") {
 			t.Fatalf("first line of svc-ctl %v = %q, want the page's URL with its token", args, l)
 		}
 		return l

@@ -18,16 +18,19 @@ import (
 	"testing"
 
 	"svcctl/internal/testsvc"
+	"svcctl/internal/testutil"
 )
 
 // gate is why the tests skip, or "".
 var gate string
 
 var (
-	svcctlBin  string // the real binary, built once
-	testsvcBin string
-	work       string // root of everything the tests create (0755, root-owned)
-	attacker   *account
+	svcctlBin    string // the real binary, built once
+	testsvcBin   string
+	noopenat2Bin string // runs a program with openat2 answering ENOSYS (internal/testsvc/cmd/noopenat2)
+	selfBin      string // a copy of this test binary others may run: the attacker's helper (helper_linux_test.go)
+	work         string // root of everything the tests create (0755, root-owned)
+	attacker     *account
 )
 
 // account is the throwaway unprivileged user.
@@ -38,6 +41,9 @@ type account struct {
 }
 
 func TestMain(m *testing.M) {
+	if helperMain() {
+		return
+	}
 	switch {
 	case os.Getenv("SVCCTL_E2E_PRIVILEGED") != "1":
 		gate = "set SVCCTL_E2E_PRIVILEGED=1 (as root) to run the privileged end-to-end tests"
@@ -79,6 +85,12 @@ func setup() (int, error) {
 	if testsvcBin, err = testsvc.Build(work); err != nil {
 		return 1, err
 	}
+	if noopenat2Bin, err = testutil.GoBuild(work, "./internal/testsvc/cmd/noopenat2"); err != nil {
+		return 1, err
+	}
+	if selfBin, err = copySelf(); err != nil {
+		return 1, err
+	}
 	attacker, err = newAccount()
 	return 0, err
 }
@@ -89,7 +101,8 @@ func newAccount() (*account, error) {
 	suffix := make([]byte, 4)
 	rand.Read(suffix)
 	name := "svcctl-e2e-" + hex.EncodeToString(suffix)
-	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--user-group",
+	home := filepath.Join(work, "home-"+name) // its home in the user database too: a person's
+	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--home-dir", home, "--user-group",
 		"--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("useradd %s: %w: %s", name, err, out)
 	}
@@ -97,7 +110,7 @@ func newAccount() (*account, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &account{name: name, home: filepath.Join(work, "home-"+name)}
+	a := &account{name: name, home: home}
 	a.uid, _ = strconv.Atoi(u.Uid)
 	a.gid, _ = strconv.Atoi(u.Gid)
 	if err := os.Mkdir(a.home, 0o755); err != nil {

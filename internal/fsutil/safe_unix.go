@@ -96,7 +96,7 @@ func checkPrivate(path string, fi fs.FileInfo, uid int) error {
 func Owner(fi fs.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return 0, false
+		return statOwner(fi) // a Dir's Lstat
 	}
 	return int(st.Uid), true
 }
@@ -148,6 +148,11 @@ func CheckDirChain(dir string, uids ...int) error {
 	}
 }
 
+// CheckDirInfo is CheckDirChain's rule for one directory whose FileInfo is
+// in hand (the Stat of a pinned directory's handle): owned by root or one
+// of uids, and not writable by group or others unless sticky.
+func CheckDirInfo(dir string, fi fs.FileInfo, uids ...int) error { return chainProblem(dir, fi, uids) }
+
 func chainProblem(d string, fi fs.FileInfo, uids []int) error {
 	owner, _ := Owner(fi)
 	ok := owner == 0
@@ -167,3 +172,40 @@ func chainProblem(d string, fi fs.FileInfo, uids []int) error {
 
 // protectNewDir has nothing to add to mode 0700 here.
 func protectNewDir(string) error { return nil }
+
+// CheckAdminOnlyDir refuses dir when anyone but root could add a file to
+// it or replace one in it: dir must be root's and writable by no one else
+// (sticky is not enough here: anyone may add a new name to a sticky
+// directory, and a new program is what a search path finds), and every
+// directory above it as CheckDirChain says. A dir that does not exist yet
+// is judged by the nearest directory that does: whoever can write that
+// could create it.
+func CheckAdminOnlyDir(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	fi, err := os.Lstat(d)
+	if err != nil {
+		return err
+	}
+	if isLink(fi) {
+		return fmt.Errorf("%s is a symbolic link: name the directory it points to", d)
+	}
+	if owner, _ := Owner(fi); owner != 0 {
+		return fmt.Errorf("%s is owned by %s, who could put any program there (it %w); run: chown root %s",
+			d, describeUID(owner), ErrUntrusted, d)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is writable by its group or by everyone (mode %#o), who could put any program there (it %w); run: chmod go-w %s",
+			d, fi.Mode().Perm(), ErrUntrusted, d)
+	}
+	return CheckDirChain(d)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -229,4 +230,24 @@ func protectNewDir(dir string) error {
 	}
 	return windows.SetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT,
 		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, dacl, nil)
+}
+
+// CheckDirInfo checks dir's access list, as CheckDirChain.
+func CheckDirInfo(dir string, fi fs.FileInfo, uids ...int) error { return CheckPrivateInfo(dir, fi, 0) }
+
+// CheckAdminOnlyDir refuses dir (or the nearest directory of it that
+// exists) when Users, Authenticated Users or Everyone can change it.
+func CheckAdminOnlyDir(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return CheckPrivate(d, 0)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 )
 
 // TailLines returns the last n lines of the file at path, oldest first,
@@ -22,23 +23,39 @@ func TailLines(path string, n int, maxBytes int64) ([]string, error) {
 	if n <= 0 || maxBytes <= 0 {
 		return nil, nil
 	}
-	buf, err := readTail(path, maxBytes)
+	f, err := Open(path) // a link planted as the log must not show another file's tail
+	buf, err := readTail(f, err, path, maxBytes)
 	if err != nil {
 		return nil, err
 	}
 	return lastLines(buf, n), nil
 }
 
-// readTail reads up to maxBytes from the end of path. The file may grow or
-// shrink while it is read (a live service writes it): the section reader stops
-// at the size seen at open, or earlier at EOF.
-func readTail(path string, maxBytes int64) ([]byte, error) {
-	f, err := Open(path) // a link planted as the log must not show another file's tail
-	if errors.Is(err, fs.ErrNotExist) {
+// TailLinesIn is TailLines of the file name in the pinned directory d,
+// opened and checked as d.Open does (owners): the tail of a service's log
+// outside the state dir, which no link or hard link can turn into another
+// file's tail.
+func TailLinesIn(d *Dir, name string, n int, maxBytes int64, owners Owners) ([]string, error) {
+	if n <= 0 || maxBytes <= 0 {
 		return nil, nil
 	}
+	f, err := d.Open(name, owners)
+	buf, err := readTail(f, err, d.Join(name), maxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
+	}
+	return lastLines(buf, n), nil
+}
+
+// readTail reads up to maxBytes from the end of f, just opened (openErr).
+// The file may grow or shrink while it is read (a live service writes it):
+// the section reader stops at the size seen at open, or earlier at EOF.
+func readTail(f *os.File, openErr error, path string, maxBytes int64) ([]byte, error) {
+	if errors.Is(openErr, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if openErr != nil {
+		return nil, fmt.Errorf("open %s: %w", path, openErr)
 	}
 	defer f.Close()
 	fi, err := f.Stat()

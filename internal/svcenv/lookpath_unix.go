@@ -3,10 +3,7 @@
 package svcenv
 
 import (
-	"errors"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -14,12 +11,13 @@ import (
 // LookPath finds a bare program name in the PATH of env, the environment
 // the process will get, not in the caller's: a start from a shell whose
 // PATH has ~/.pyenv/shims first must run what the agent would run. A name
-// with a slash is returned as is.
+// with a slash is returned as is. A name not found is a *NotFoundError.
 func LookPath(name string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
 		return name, nil
 	}
-	for _, dir := range filepath.SplitList(PathOf(env)) {
+	path := PathOf(env)
+	for _, dir := range filepath.SplitList(path) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue // "" and relative entries mean the working directory: never
 		}
@@ -28,5 +26,13 @@ func LookPath(name string, env []string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", &exec.Error{Name: name, Err: errors.Join(exec.ErrNotFound, fs.ErrNotExist)}
+	return "", notFound(name, path)
+}
+
+// sameFile reports whether the paths a and b name one file (a link and
+// its target count as one: a shim that links to /usr/bin/python3 is it).
+func sameFile(a, b string) bool {
+	fa, erra := os.Stat(a)
+	fb, errb := os.Stat(b)
+	return erra == nil && errb == nil && os.SameFile(fa, fb)
 }

@@ -8,8 +8,8 @@ import (
 	"svcctl/internal/runas"
 )
 
-// defaultPath is systemd's default PATH for services.
-const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+// basePath is systemd's default PATH for services.
+func basePath(uid int) string { return "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }
 
 // localeFiles hold the system locale, first found wins.
 var localeFiles = []string{"/etc/locale.conf", "/etc/default/locale"}

@@ -11,7 +11,7 @@ import (
 )
 
 func base(id *runas.Identity) map[string]string {
-	m := map[string]string{"PATH": defaultPath}
+	m := map[string]string{"PATH": basePath(uidOf(id))}
 	osBase(m, id)
 	name, home := who(id)
 	if name != "" {
@@ -40,4 +40,18 @@ func uidOf(id *runas.Identity) int {
 		return int(id.UID)
 	}
 	return os.Getuid()
+}
+
+// defaultDir is the home of the user id names (nil: the agent's own), "/"
+// for root or for a user whose home does not exist (a system account's
+// /nonexistent): never the caller's working directory.
+func defaultDir(id *runas.Identity) string {
+	if uidOf(id) == 0 {
+		return "/"
+	}
+	_, home := who(id)
+	if fi, err := os.Stat(home); home == "" || err != nil || !fi.IsDir() {
+		return "/"
+	}
+	return home
 }

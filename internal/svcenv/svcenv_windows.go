@@ -46,3 +46,12 @@ func splitBlock(block *uint16) []string {
 		p = unsafe.Add(p, (len(windows.StringToUTF16(s)))*2)
 	}
 }
+
+// defaultDir is the system directory (C:\Windows\System32): where the SCM
+// starts a service, never the caller's working directory.
+func defaultDir(*runas.Identity) string {
+	if d, err := windows.GetSystemDirectory(); err == nil {
+		return d
+	}
+	return `C:\Windows\System32`
+}

@@ -1,6 +1,6 @@
 // svc-ctl status page. Plain JavaScript, no library, no build step: it asks
-// the JSON API of the svc-ctl process that served it (the token is in an
-// HttpOnly cookie), renders, and patches the DOM in place every 2 s so
+// the JSON API of the svc-ctl process that served it (with the token
+// js/api.js keeps), renders, and patches the DOM in place every 2 s so
 // nothing flickers and hover, focus and scroll survive a refresh.
 //
 // This file is the entry: the refresh loop, the actions and the page's

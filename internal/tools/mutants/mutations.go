@@ -82,4 +82,22 @@ var mutations = []mutation{
 		edits: []edit{{"return ok && r.Boot == id", `return ok && id != ""`}},
 		run:   "^(TestBackstopRestoreSecondsBeforeReboot|TestMainRowsSecondsBeforeRebootStayInTheirBoot)$",
 	},
+	{
+		name: "a file with a second hard link in a pinned log directory is acted on",
+		pkg:  "./internal/fsutil", decl: "checkOpened",
+		edits: []edit{{"n != 1 {", "n == 0 {"}},
+		run:   "^TestPinnedOpenRefusesWhatIsNotAPlainFile$",
+	},
+	{
+		name: "the per-element walk to a log directory follows a link",
+		pkg:  "./internal/fsutil", decl: "openDirAt",
+		edits: []edit{{"unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC", "unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC"}},
+		run:   "^TestOpenDirRefusesALinkOnAnyElement$",
+	},
+	{
+		name: "the status page keeps an idle connection open",
+		pkg:  "./ui", decl: "(*Server).Serve",
+		edits: []edit{{"IdleTimeout:       idleTimeout,", ""}},
+		run:   "^TestSlowAndIdleClientsAreCut$",
+	},
 }

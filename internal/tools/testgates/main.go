@@ -1,6 +1,7 @@
 // Command testgates is `make test`: it says which gated tests this run
 // includes and which it leaves out, and why, then runs the suite
-// (CGO_ENABLED=1 go test -race ./..., with any arguments added).
+// (CGO_ENABLED=1 go test -race ./..., with any arguments added), then the
+// gated tests that live in a Go module of their own, when asked for.
 //
 // A gate is a test that runs only when asked (an environment variable: it
 // installs a real OS service, creates users, boots a VM) or only where it
@@ -35,7 +36,11 @@ type gate struct {
 	// the machine for minutes: its own command (how) is the better way.
 	alone bool
 	how   string // how to run it, when not in the suite
-	what  string
+	// module: the gate's tests are a Go module of their own (this
+	// directory), which ./... does not reach: once its variable is set,
+	// make test runs go test ./... there after the suite.
+	module string
+	what   string
 }
 
 var gates = []gate{
@@ -55,6 +60,9 @@ var gates = []gate{
 	{name: "Windows under Wine",
 		how:  "e2e/windows/run.sh (docs/windows.md; .ci/run runs it unless SVCCTL_E2E_WINDOWS=0)",
 		what: "every package's Windows test binary and svc-ctl.exe end to end"},
+	{name: "OpenTelemetry Collector end to end", env: "SVCCTL_E2E_OTLP", module: "e2e/otlp",
+		how:  "a module of its own, run after the suite: alone, cd e2e/otlp && SVCCTL_E2E_OTLP=1 go test ./...",
+		what: "a real agent exports to a Collector built from its own modules, across an outage and a SIGKILL"},
 	{name: "mutants",
 		how:  "make mutants",
 		what: "each mutation of internal/tools/mutants/mutations.go must fail its tests"},
@@ -69,8 +77,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		goArgs = append(goArgs, "./...")
 	}
 	fmt.Fprintf(stdout, "== CGO_ENABLED=1 go %s\n", strings.Join(goArgs, " "))
-	cmd := exec.Command("go", goArgs...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1") // -race needs cgo
+	code := goTest(".", goArgs, "CGO_ENABLED=1", stdout, stderr) // -race needs cgo
+	if hasPackage(args) {
+		return code // the packages asked for, nothing else
+	}
+	// A module of its own, after the suite even when the suite failed:
+	// one run says everything that fails.
+	for _, g := range gates {
+		if g.module == "" || os.Getenv(g.env) != "1" {
+			continue
+		}
+		modArgs := []string{"test", "-count=1", "-timeout", "10m", "./..."}
+		fmt.Fprintf(stdout, "== %s: (cd %s && go %s)\n", g.env, g.module, strings.Join(modArgs, " "))
+		if c := goTest(g.module, modArgs, "", stdout, stderr); code == 0 {
+			code = c
+		}
+	}
+	return code
+}
+
+// goTest runs go with args in dir (extra: one more NAME=value for its
+// environment, or "") and returns its exit code.
+func goTest(dir string, args []string, extra string, stdout, stderr io.Writer) int {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	if extra != "" {
+		cmd.Env = append(cmd.Env, extra)
+	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -118,6 +152,10 @@ func judge(g gate, getenv func(string) string, root bool, lookPath func(string) 
 		}
 	}
 	switch {
+	case g.module != "" && getenv(g.env) == "1":
+		return "RUN", "after the suite, in its own module (" + g.module + ") — " + g.what
+	case g.module != "":
+		return "SKIP", g.env + " is not set: " + g.how + " — " + g.what
 	case !g.inSuite:
 		return "SKIP", "not part of go test ./...: " + g.how + " — " + g.what
 	case g.alone && getenv(g.env) != "1":

@@ -62,6 +62,8 @@ func TestJudge(t *testing.T) {
 		{"reboot drill", env("SVCCTL_REBOOT_DRILL", "1"), true, has(), "RUN", "alone is better"},
 		{"Windows under Wine", env(), true, has(), "SKIP", "not part of go test ./...: e2e/windows/run.sh"},
 		{"mutants", env(), true, has(), "SKIP", "make mutants"},
+		{"OpenTelemetry Collector end to end", env(), false, has(), "SKIP", "SVCCTL_E2E_OTLP is not set"},
+		{"OpenTelemetry Collector end to end", env("SVCCTL_E2E_OTLP", "1"), false, has(), "RUN", "after the suite, in its own module (e2e/otlp)"},
 	} {
 		g, ok := byName[c.gate]
 		if !ok {
@@ -147,5 +149,23 @@ func moduleRoot(t *testing.T) string {
 			t.Fatal("no go.mod above the test's directory")
 		}
 		dir = up
+	}
+}
+
+// A gate whose tests are a module of their own names a directory that is
+// one: make test runs go test ./... there, and a wrong path would run
+// nothing and pass.
+func TestModuleGatesAreModules(t *testing.T) {
+	root := moduleRoot(t)
+	for _, g := range gates {
+		if g.module == "" {
+			continue
+		}
+		if g.env == "" {
+			t.Errorf("gate %s: a module gate needs its variable", g.name)
+		}
+		if _, err := os.Stat(filepath.Join(root, g.module, "go.mod")); err != nil {
+			t.Errorf("gate %s: module %s: %v", g.name, g.module, err)
+		}
 	}
 }

@@ -52,3 +52,9 @@ func CheckDirChain(dir string, uids ...int) error { return CheckPrivate(dir, 0) 
 
 // protectNewDir has nothing to add to mode 0700 here.
 func protectNewDir(string) error { return nil }
+
+// CheckDirInfo only refuses a link here.
+func CheckDirInfo(dir string, fi fs.FileInfo, uids ...int) error { return CheckPrivateInfo(dir, fi, 0) }
+
+// CheckAdminOnlyDir has no owners to check here.
+func CheckAdminOnlyDir(dir string) error { return nil }

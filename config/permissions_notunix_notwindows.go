@@ -7,3 +7,5 @@ package config
 func CheckPermissions(path string) error { return nil }
 
 func checkPermissions(what, path string, dirs map[string]bool) error { return nil }
+
+func checkDirPermissions(what, dir string) error { return nil }

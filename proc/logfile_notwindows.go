@@ -16,11 +16,11 @@ func openAppend(path string) (*os.File, error) {
 	return fsutil.OpenAppend(path)
 }
 
-// shareLog lets a service run as another user read its own log: group id's
+// ShareLog lets a service run as another user read its own log: group id's
 // primary group, mode 0640; the owner stays the agent's user, so the
 // service cannot rewrite the evidence other than by appending through its
 // descriptor.
-func shareLog(f *os.File, id *runas.Identity) error {
+func ShareLog(f *os.File, id *runas.Identity) error {
 	if id == nil {
 		return nil
 	}

@@ -1,0 +1,268 @@
+package runtrace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The export feed: what an exporting channel (otlp) reads besides the
+// outbox. Finished rows are numbered in the order they were finished (seq,
+// schema v7); a channel keeps a cursor, the seq of the last row the
+// receiver accepted, and moves it only after that. So a crash between a
+// send and the cursor's move sends that batch again (at least once), and
+// nothing else; rows finished while the receiver was down wait in the
+// ledger itself, which costs no extra disk.
+
+// FinishedRun is a finished row with its place in the finish feed.
+type FinishedRun struct {
+	Seq int64
+	Run
+}
+
+// ExportCursor is channel's cursor; a channel that has none starts at the
+// feed's head (it exports the rows finished from now on) and it is written.
+func (s *Store) ExportCursor(ctx context.Context, channel string, now time.Time) (int64, error) {
+	var seq int64
+	err := s.tx(ctx, "read export cursor", func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT seq FROM export_cursors WHERE channel = ?`, channel).Scan(&seq)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT n FROM finish_counter WHERE id = 1`).Scan(&seq); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO export_cursors (channel, seq, updated_at) VALUES (?, ?, ?)`,
+			channel, seq, now.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("export cursor of %s: %w", channel, err)
+	}
+	return seq, nil
+}
+
+// FinishedAfter returns up to limit rows finished after seq, in the order
+// they were finished, and the feed's head (the seq of the newest finished
+// row ever, deleted or not).
+func (s *Store) FinishedAfter(ctx context.Context, seq int64, limit int) ([]FinishedRun, int64, error) {
+	var out []FinishedRun
+	var head int64
+	err := s.read(ctx, "read finished rows", func(db *sql.DB) error {
+		out = out[:0]
+		if err := db.QueryRowContext(ctx, `SELECT n FROM finish_counter WHERE id = 1`).Scan(&head); err != nil {
+			return err
+		}
+		rows, err := db.QueryContext(ctx, `SELECT seq, `+runColumns+` FROM run_trace
+WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var f FinishedRun
+			var err error
+			f.Run, err = scanRun(seqScanner{rows, &f.Seq})
+			if err != nil {
+				return err
+			}
+			out = append(out, f)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("read finished rows after %d: %w", seq, err)
+	}
+	return out, head, nil
+}
+
+// seqScanner reads the leading seq column, then hands the rest to scanRun.
+type seqScanner struct {
+	rows *sql.Rows
+	seq  *int64
+}
+
+func (s seqScanner) Scan(dest ...any) error {
+	return s.rows.Scan(append([]any{s.seq}, dest...)...)
+}
+
+// ErrCursorMoved: another writer moved the cursor since it was read.
+var ErrCursorMoved = errors.New("export cursor moved by someone else")
+
+// AdvanceExportCursor moves channel's cursor from from to to, only if it
+// is still at from (one exporter per channel; a second one is a bug that
+// must not move it backwards).
+func (s *Store) AdvanceExportCursor(ctx context.Context, channel string, from, to int64, now time.Time) error {
+	err := s.tx(ctx, "advance export cursor", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE export_cursors SET seq = ?, updated_at = ? WHERE channel = ? AND seq = ?`,
+			to, now.UnixMilli(), channel, from)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, ErrCursorMoved)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("advance export cursor of %s to %d: %w", channel, to, err)
+	}
+	return nil
+}
+
+// ClaimHead claims the oldest pending deliveries of channel, at most limit,
+// in order, but only when the oldest of them is due and unclaimed: a
+// channel that must keep order never sends a newer event before an older
+// one that waits for its retry. due is when the head may be tried (zero
+// when nothing is pending).
+func (s *Store) ClaimHead(ctx context.Context, channel, owner string, now time.Time, lease time.Duration, limit int) (ds []Delivery, due time.Time, err error) {
+	err = s.tx(ctx, "claim deliveries", func(tx *sql.Tx) error {
+		ds, due = ds[:0], time.Time{}
+		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+`, COALESCE(d.claimed_until, 0) `+deliveryFrom+`
+WHERE d.state = 'pending' AND d.channel = ? ORDER BY o.created_at, d.event_id LIMIT ?`, channel, limit)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var until int64
+			d, err := scanDelivery(claimScanner{rows, &until})
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			if len(ds) == 0 {
+				due = d.NextAt
+				if u := time.UnixMilli(until).UTC(); u.After(due) {
+					due = u
+				}
+			}
+			if until > now.UnixMilli() && len(ds) > 0 {
+				break // a claimed one (ClaimSubject elsewhere): the batch ends before it
+			}
+			ds = append(ds, d)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		if len(ds) == 0 || due.After(now) {
+			ds = ds[:0]
+			return nil
+		}
+		until := now.Add(lease).UnixMilli()
+		for _, d := range ds {
+			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET claimed_by = ?, claimed_until = ?
+WHERE event_id = ? AND channel = ?`, owner, until, d.EventID, d.Channel); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("claim deliveries: %w", err)
+	}
+	return ds, due, nil
+}
+
+// claimScanner is a *sql.Rows whose last column (claimed_until) goes to until.
+type claimScanner struct {
+	rows  *sql.Rows
+	until *int64
+}
+
+func (c claimScanner) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.until)...) }
+
+// DeliveredBatch records one accepted attempt that carried every delivery
+// of ds (one request): each is delivered, the channel's last delivery now.
+func (s *Store) DeliveredBatch(ctx context.Context, ds []Delivery, at time.Time, latency time.Duration) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	err := s.tx(ctx, "record delivery", func(tx *sql.Tx) error {
+		for _, d := range ds {
+			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'delivered', attempts = attempts + 1,
+  done_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
+WHERE event_id = ? AND channel = ? AND state = 'pending'`, at.UnixMilli(), d.EventID, d.Channel); err != nil {
+				return err
+			}
+		}
+		return channelOK(ctx, tx, ds[0].Channel, at, latency)
+	})
+	if err != nil {
+		return fmt.Errorf("record delivery of %d events to %s: %w", len(ds), ds[0].Channel, err)
+	}
+	return nil
+}
+
+// FailedBatch is Failed for every delivery of one request: all are tried
+// again at next (so they keep their order), or end failed when permanent.
+func (s *Store) FailedBatch(ctx context.Context, ds []Delivery, owner string, at time.Time, errText string, permanent bool, next time.Time) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	state := DeliveryPending
+	if permanent {
+		state = DeliveryFailed
+	}
+	errText = capText(errText, 1000)
+	err := s.tx(ctx, "record failed delivery", func(tx *sql.Tx) error {
+		for _, d := range ds {
+			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = ?, attempts = attempts + 1, last_error = ?,
+  next_at = ?, done_at = CASE WHEN ? = 'failed' THEN ? END, claimed_by = NULL, claimed_until = NULL
+WHERE event_id = ? AND channel = ? AND state = 'pending' AND claimed_by = ?`,
+				state, errText, next.UnixMilli(), state, at.UnixMilli(), d.EventID, d.Channel, owner); err != nil {
+				return err
+			}
+		}
+		return channelFailed(ctx, tx, ds[0].Channel, at, errText)
+	})
+	if err != nil {
+		return fmt.Errorf("record failed delivery of %d events to %s: %w", len(ds), ds[0].Channel, err)
+	}
+	return nil
+}
+
+// TrimPending bounds what channel keeps waiting: past keep pending
+// deliveries, the oldest end as failed ("dropped"), so a receiver that is
+// down for long costs bounded disk. It returns how many it dropped.
+func (s *Store) TrimPending(ctx context.Context, channel string, keep int, at time.Time) (int, error) {
+	var n int64
+	err := s.tx(ctx, "trim deliveries", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'failed', done_at = ?, claimed_by = NULL,
+  claimed_until = NULL, last_error = ?
+WHERE channel = ? AND state = 'pending' AND event_id IN (
+  SELECT d.event_id FROM deliveries d JOIN outbox o ON o.id = d.event_id
+  WHERE d.channel = ? AND d.state = 'pending'
+  ORDER BY o.created_at DESC, d.event_id DESC LIMIT -1 OFFSET ?)`,
+			at.UnixMilli(), fmt.Sprintf("dropped undelivered: more than %d events waited for this channel", keep), channel, channel, keep)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("trim deliveries of %s: %w", channel, err)
+	}
+	return int(n), nil
+}
+
+// PendingHead says, reading only, how many deliveries of channel are
+// pending and when the oldest may be tried (zero when none): an idle
+// exporter looks before it takes a write transaction.
+func (s *Store) PendingHead(ctx context.Context, channel string) (n int, due time.Time, err error) {
+	err = s.read(ctx, "pending deliveries", func(db *sql.DB) error {
+		var head *int64
+		err := db.QueryRowContext(ctx, `SELECT COUNT(*), (SELECT MAX(d.next_at, COALESCE(d.claimed_until, 0))
+  FROM deliveries d JOIN outbox o ON o.id = d.event_id WHERE d.state = 'pending' AND d.channel = ?1
+  ORDER BY o.created_at, d.event_id LIMIT 1)
+FROM deliveries WHERE state = 'pending' AND channel = ?1`, channel).Scan(&n, &head)
+		due = fromMS(head)
+		return err
+	})
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("pending deliveries of %s: %w", channel, err)
+	}
+	return n, due, nil
+}
