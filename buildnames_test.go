@@ -33,19 +33,6 @@ var osWords = map[string][]string{
 	"kqueue": {"darwin", "dragonfly", "freebsd", "netbsd", "openbsd", "ios"}, // the systems with kqueue(2)
 }
 
-// notYetRenamed are files whose names do not say their constraint yet,
-// left as they are while other changes to them are in flight; each is to be
-// renamed to the name given (and removed from here).
-var notYetRenamed = map[string]string{
-	"probe/exec_bsd.go":    "exec_unix_notlinux.go",
-	"probe/exec_other.go":  "exec_notunix_notwindows.go",
-	"proc/osproc_other.go": "osproc_notlinux_notdarwin_notwindows.go",
-	"proc/spawn_bsd.go":    "spawn_unix_notlinux.go",
-	"proc/spawn_other.go":  "spawn_notunix_notwindows.go",
-	"proc/stop_bsd.go":     "stop_unix_notlinux.go",
-	"proc/tree_bsd.go":     "tree_unix_notlinux.go",
-}
-
 // TestFileNamesSayTheirOS: every Go file's name says which systems it is
 // built for, and its //go:build line agrees, on every OS Go knows. A file
 // named _other, or _bsd when it means "unix but not Linux" (darwin
@@ -67,9 +54,6 @@ func TestFileNamesSayTheirOS(t *testing.T) {
 			return nil
 		}
 		n++
-		if _, ok := notYetRenamed[filepath.ToSlash(path)]; ok {
-			return nil
-		}
 		byName, words := nameConstraint(filepath.Base(path))
 		line, err := buildLine(path)
 		if err != nil {
@@ -99,11 +83,6 @@ func TestFileNamesSayTheirOS(t *testing.T) {
 	})
 	if n < 100 {
 		t.Fatalf("only %d Go files found: run from the module root", n)
-	}
-	for path := range notYetRenamed {
-		if _, err := os.Stat(path); err != nil {
-			t.Errorf("notYetRenamed lists %s, which is gone: remove its line", path)
-		}
 	}
 }
 

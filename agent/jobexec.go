@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/internal/redact"
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
@@ -177,7 +178,7 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 // the caller's own command, run as the caller: the caller's environment
 // and PATH with the job's env_file and env on top, in the job's dir (else
 // the caller's). Every run gets SVCCTL_RESULT, as every run of a job does.
-func execCommand(ctx context.Context, req ExecRequest, id *runas.Identity, result *resultFile) (*exec.Cmd, error) {
+func execCommand(ctx context.Context, req ExecRequest, id *runas.Identity, result *resultFile) (*child.Cmd, error) {
 	j := req.Job
 	if id != nil {
 		pe := svcenv.Process{RunAs: id, Env: result.env(j.Env), SearchPath: j.SearchPath, Dir: j.Dir}
@@ -185,13 +186,13 @@ func execCommand(ctx context.Context, req ExecRequest, id *runas.Identity, resul
 		if err != nil {
 			return nil, err
 		}
-		c := exec.CommandContext(ctx, exe, req.Argv[1:]...)
+		c := child.CommandContext(ctx, exe, req.Argv[1:]...)
 		c.Args[0] = req.Argv[0]
 		c.Env, c.Dir = pe.Environ(), pe.WorkDir()
-		runAs(c, id)
+		runAs(c.Cmd, id)
 		return c, nil
 	}
-	c := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
+	c := child.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
 	env := os.Environ()
 	for _, k := range slices.Sorted(maps.Keys(j.Env)) {
 		env = append(env, k+"="+j.Env[k]) // later wins

@@ -252,7 +252,9 @@ func waitJob(ctx context.Context, child *proc.Child, timeout time.Duration) JobR
 }
 
 func killTree(child *proc.Child) {
-	proc.Stop(context.Background(), child.Identity, 2*time.Second)
+	// The whole instance, marker and all: a helper the job started in a
+	// session of its own is stopped with it.
+	proc.StopTree(context.Background(), child.Instance, 2*time.Second)
 	select {
 	case <-child.Done:
 	case <-time.After(5 * time.Second):

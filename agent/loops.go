@@ -2,12 +2,14 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/notify"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -163,10 +165,11 @@ func (a *Agent) skipDraining(name string, req watchdog.Request) {
 }
 
 // onSpawn is the fast path: when an instance we spawned ends, its service's
-// cycle runs at once; the end is the second look, so confirm is skipped. The
-// end of the leader is the end of the instance only when no process of its
-// tree lives on: a launcher that forked the server and exited is watched
-// through its tree instead.
+// cycle runs at once; the end is the second look, so confirm is skipped.
+// What ends an instance is its main process ending (the leader, unless a
+// pid_file or the health port named another member), or the last process
+// of its tree: a launcher that forked the server and exited is watched
+// through its tree and its main process instead.
 func (a *Agent) onSpawn(name string, c *proc.Child) {
 	a.watched.Store(name, idKey(c.Identity))
 	select {
@@ -175,40 +178,48 @@ func (a *Agent) onSpawn(name string, c *proc.Child) {
 	}
 	a.goOnce("exit-watch:"+name, func() {
 		<-c.Done
-		a.act(func() { a.leaderExited(name, c.Instance, c.Exit()) })
+		a.act(func() { a.leaderExited(name, c.Identity, c.Exit()) })
 	}, nil)
 }
 
-// leaderExited decides what the leader's exit means: the end of the
-// instance (no member left: a cycle now), or a launcher that left its tree
-// running (watch the tree; the periodic cycle judges its health).
-func (a *Agent) leaderExited(name string, inst proc.Instance, how string) {
-	if !a.current(name, inst.Identity) {
-		a.adoptNewer(name, inst.Identity)
+// leaderExited decides what the leader's exit means, once no cycle holds the
+// service's lock (a start in progress judges its own leader's exit): the
+// end of the instance (no member left, or the leader was its main process:
+// a cycle now), or a launcher that left its tree running (watch it).
+func (a *Agent) leaderExited(name string, id proc.Identity, how string) {
+	if a.serviceLockHeld(name) {
+		a.log.Info("service.exit_waits_lock", "service", name, "service_pid", id.PID, "how", how)
+		a.goOnce("leader-exit-after-lock:"+name, func() {
+			a.act(func() {
+				if a.waitServiceLock(name) {
+					a.leaderExited(name, id, how)
+				}
+			})
+		}, nil)
 		return
 	}
-	t, err := proc.Members(inst)
-	if err != nil || t.Len() == 0 {
-		a.onExit(name, inst.Identity, how, err == nil)
+	if !a.current(name, id) {
+		a.adoptNewer(name, id)
 		return
 	}
-	done, err := proc.WatchTree(inst)
-	if err != nil {
-		a.onExit(name, inst.Identity, how, false)
+	t, rec, err := a.sup.Track(name, true)
+	if err != nil || t.Len() == 0 || rec.Main == nil {
+		// No member left; or the leader was the main process (no pid_file
+		// daemon, no other member serving the port): its death is news
+		// whatever members it left, and the cycle judges by the probe.
+		a.onExit(name, id, how, err == nil && t.Len() == 0)
 		return
 	}
-	a.log.Info("service.leader_exited", "service", name, "service_pid", inst.PID, "how", how, "live", t.Len())
-	a.goOnce("tree-watch:"+name, func() {
-		<-done
-		a.act(func() { a.onExit(name, inst.Identity, how+"; then every process of its tree ended", true) })
-	}, nil)
+	a.log.Info("service.leader_exited", "service", name, "service_pid", id.PID, "how", how, "live", t.Len(), "main_pid", rec.Main.PID)
+	a.watchInstance(name, rec, how+"; then ")
 }
 
 // adopt watches the recorded instance of a service this process did not
-// spawn (after an agent restart, or one started by `svc-ctl start`): every
-// process of its tree, through the OS (pidfd, kqueue, process handle).
-// Where the OS cannot wait on a foreign process the periodic cycle covers it.
-// It reports whether the recorded instance is watched now.
+// spawn (after an agent restart, or one started by `svc-ctl start`): its
+// main process and every process of its tree, through the OS (pidfd,
+// kqueue, process handle). Where the OS cannot wait on a foreign process
+// the periodic cycle covers it. It reports whether the recorded instance is
+// watched now.
 func (a *Agent) adopt(name string) bool {
 	inst, err := a.sup.Instance(name)
 	if err != nil {
@@ -218,17 +229,85 @@ func (a *Agent) adopt(name string) bool {
 	if v, ok := a.watched.Load(name); ok && v.(string) == key {
 		return true
 	}
-	done, err := proc.WatchTree(inst)
+	if !a.watchInstance(name, inst, "") {
+		return false
+	}
+	a.log.Debug("service.adopted", "service", name, "service_pid", inst.PID)
+	return true
+}
+
+// watchInstance watches what ends the instance inst: its main process (the
+// recorded one, else the leader while it lives), and its whole tree, which
+// is looked at again (and remembered in the record) whenever a member ends.
+// Either end is a cycle at once. why prefixes the words of the end.
+func (a *Agent) watchInstance(name string, inst proc.Instance, why string) bool {
+	key := idKey(inst.Identity)
+	look := func() (proc.Tree, error) {
+		t, _, err := a.sup.Track(name, false)
+		if errors.Is(err, os.ErrNotExist) {
+			return proc.Tree{}, nil // the record is gone: so is the instance, for this watch
+		}
+		return t, err
+	}
+	done, err := proc.WatchTreeWith(inst, look)
 	if err != nil {
 		return false // no process of it left, or the OS cannot watch: the periodic cycle covers it
 	}
 	a.watched.Store(name, key)
-	a.log.Debug("service.adopted", "service", name, "service_pid", inst.PID)
+	main := inst.Main
+	if main == nil {
+		leader := inst.Identity
+		main = &leader // the leader, if it lives: a foreground server
+	}
+	mainDone, merr := proc.WatchExit(*main)
+	if merr != nil {
+		mainDone = nil // gone already (a launcher), or not watchable: the tree watch remains
+	}
 	a.goOnce("exit-watch:"+name, func() {
-		<-done
-		a.act(func() { a.onExit(name, inst.Identity, "every process of its tree exited", true) })
+		select {
+		case <-done:
+			a.act(func() { a.onExit(name, inst.Identity, why+"every process of its tree exited", true) })
+		case <-mainDone:
+			a.act(func() {
+				a.onExit(name, inst.Identity, fmt.Sprintf("%sits main process (pid %d) exited", why, main.PID), false)
+			})
+		}
 	}, nil)
 	return true
+}
+
+// orphanReaped is told of every orphan the agent reaped: a process of some
+// service's tree re-parented to the agent (it is a subreaper) that has now
+// exited. When a service's record remembers that pid, its tree is looked at
+// again now (the member's own exit watch may not have fired yet, or there
+// was none: a member not yet seen).
+func (a *Agent) orphanReaped(o child.Orphan) {
+	a.log.Debug("orphan.reaped", "pid", o.PID, "how", o.Exit)
+	for _, s := range a.config().Services {
+		inst, err := a.sup.Instance(s.Name)
+		if err != nil || !remembers(inst, o.PID) {
+			continue
+		}
+		a.act(func() {
+			if t, _, err := a.sup.Track(s.Name, false); err == nil && t.Len() == 0 {
+				a.onExit(s.Name, inst.Identity, "every process of its tree exited (the last, pid "+fmt.Sprint(o.PID)+", "+o.Exit+")", true)
+			}
+		})
+	}
+}
+
+// remembers reports whether inst's record names pid (its leader, main
+// process or a remembered member).
+func remembers(inst proc.Instance, pid int32) bool {
+	if inst.PID == pid || (inst.Main != nil && inst.Main.PID == pid) {
+		return true
+	}
+	for _, k := range inst.Remembered {
+		if k.PID == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // current reports whether id is still the service's recorded instance and

@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(envPanicAgent); path != "" {
 		os.Exit(runPanicAgent(path))
 	}
+	if path := os.Getenv(envTestAgent); path != "" {
+		os.Exit(runTestAgent(path, os.Getenv(envTestAgentMode)))
+	}
 	os.Exit(testsvc.RunTests(m, &testsvcBin))
 }
 

@@ -134,6 +134,9 @@ command = `+jobCommand(0, "", "")+`
 	inst := stranger.Instance
 	inst.Start--
 	inst.CreateTime -= 10_000
+	// A process that merely got the PID carries no marker of the instance
+	// (this one does, being the test's stand-in for it).
+	inst.Marker = ""
 	// The orphan ended, so its job object (Windows) closed with its last
 	// process: a job still open would be that instance's whole tree, and
 	// its processes are the instance's, whatever the leader's pid says.

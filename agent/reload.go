@@ -31,7 +31,9 @@ import (
 //     Changed ones restart their loop with the new definition, and only
 //     when what the instance runs changed (command, env and env_file, dir,
 //     user, group, log, limits) is the service itself replaced, at the new
-//     loop's first cycle, at once (ok/restarted, cause manual). Unchanged
+//     loop's first cycle, at once (ok/restarted, cause manual); how it is
+//     stopped (stop_signal, kill_mode, stop_command) and its pid_file apply
+//     to its next stop and next look, without a new instance. Unchanged
 //     ones are not touched: same loop, same instance.
 //   - [agent] log_level, retention, drain_timeout and on_panic apply at
 //     once; heartbeat and metrics_listen, and [[notify]] channels, need an
@@ -349,6 +351,10 @@ func serviceChanges(o, n *config.Service) []string {
 		{"start_timeout", o.StartTimeout == n.StartTimeout}, {"stop_timeout", o.StopTimeout == n.StopTimeout},
 		{"health", eq(o.Health, n.Health)}, {"depends", eq(o.Depends, n.Depends)}, {"restart", eq(o.Restart, n.Restart)},
 		{"limits", o.Limits == n.Limits}, {"ping", o.Ping == n.Ping},
+		// How the instance is stopped applies to its next stop, and
+		// pid_file to the next look at it: none needs a new instance.
+		{"stop_signal", o.StopSignal == n.StopSignal}, {"kill_mode", o.KillMode == n.KillMode},
+		{"stop_command", eq(o.StopCommand, n.StopCommand)}, {"pid_file", o.PidFile == n.PidFile},
 	})
 }
 

@@ -39,6 +39,10 @@ var serviceKeys = map[string]serviceKeyRow{
 	"Interval":               {key: "interval"},
 	"StartTimeout":           {key: "start_timeout"},
 	"StopTimeout":            {key: "stop_timeout"},
+	"StopSignal":             {key: "stop_signal"}, // how the instance is stopped: its next stop, no new instance
+	"KillMode":               {key: "kill_mode"},
+	"StopCommand":            {key: "stop_command"},
+	"PidFile":                {key: "pid_file"}, // read at the next look
 	"Health.TCP":             {key: "health"},
 	"Health.HTTP":            {key: "health"},
 	"Health.ExpectStatus":    {key: "health"},

@@ -15,7 +15,9 @@ import (
 
 // A person's start, stop, restart, pause or resume handed to the agent
 // (cmd/svc-ctl handover.go: the config file does not load, and the agent
-// acts with the config it runs). The work is the watchdog's, exactly as
+// acts with the config it runs; and every start and restart while an agent
+// runs, so that the agent spawns the instance: it is then the subreaper of
+// the instance's daemons, or puts it in a cgroup of its own). The work is the watchdog's, exactly as
 // the verb does it from a shell, through a supervisor of the config in
 // force that names the person who asked (their pause's `by`) and whose
 // spawns the agent watches as its own.
@@ -25,7 +27,7 @@ func (a *Agent) actSupervisor(by string) *watchdog.Supervisor {
 	sup := watchdog.NewSupervisor(a.config(), a.rec, a.log)
 	sup.OnSpawn = a.onSpawn
 	sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
-	sup.Cgroup = a.sup.Cgroup
+	sup.Cgroup, sup.Scope = a.sup.Cgroup, a.sup.Scope
 	sup.By = by
 	return sup
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
 	"svcctl/notify"
@@ -68,6 +69,14 @@ type Options struct {
 	// gets a cgroup of its own; "" = the agent's own cgroup when systemd
 	// delegated it (proc.DelegatedCgroup), else none ("-" = none at all).
 	Cgroup string
+	// Scope: where no cgroup is delegated to the agent, ask a reachable
+	// systemd manager for a transient scope with Delegate=yes around the
+	// agent (scope_linux.go). `svc-ctl agent` sets it when started by hand.
+	Scope bool
+	// NoSubreaper: the agent does not make itself a child subreaper even
+	// where the OS can (Linux), so a daemon that double-forks out of a
+	// service's tree goes to init, as on macOS. Tests of that mode set it.
+	NoSubreaper bool
 	// Lean: the process is the agent's own (`svc-ctl agent`): give back
 	// start-up's memory once it is over (lean.go).
 	Lean bool
@@ -117,7 +126,13 @@ type Agent struct {
 	started      time.Time
 	boot         time.Time
 	lock         *state.AgentLock
-	closers      []io.Closer
+	// scope: the transient scope's cgroup the agent asked systemd for
+	// (Options.Scope), "" if none.
+	scope string
+	// subreaper: this process is a child subreaper (Linux): orphans of the
+	// services' trees are re-parented to it, and the orphans loop reaps them.
+	subreaper bool
+	closers   []io.Closer
 
 	draining atomic.Bool
 	// loopCtx and runCtx are the contexts of the loops and of the runs they
@@ -209,6 +224,8 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup.OnSpawn = a.onSpawn
 	a.sup.OnReplace = func(name string, id proc.Identity) { a.replaced.Store(idKey(id), true) }
 	a.sup.Cgroup = a.cgroup()
+	a.sup.Scope = a.scope != "" && a.scope == a.sup.Cgroup
+	a.subreaper = a.becomeSubreaper()
 	a.metricsHandler = a.newMetricsHandler()
 	a.onExit = a.exited
 	a.jobs = newJobRunner(a)
@@ -320,6 +337,9 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
 	a.goSafe(loopCtx, "reaper", a.reapLoop)
+	if a.subreaper {
+		a.goSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
+	}
 	// The log cap and the coverage run even with no service or job yet: a
 	// reload may add some.
 	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
@@ -358,10 +378,37 @@ func (a *Agent) cgroup() string {
 		return a.o.Cgroup
 	}
 	dir, ok, why := proc.DelegatedCgroup()
-	if !ok {
-		a.log.Info("cgroup.none", "why", why)
-		return ""
+	if ok {
+		a.log.Info("cgroup.delegated", "cgroup", dir)
+		return dir
 	}
-	a.log.Info("cgroup.delegated", "cgroup", dir)
-	return dir
+	if a.o.Scope && a.scope == "" {
+		sdir, err := moveToScope(context.Background())
+		if err == nil {
+			a.scope = sdir
+			a.log.Info("cgroup.scope", "cgroup", sdir, "why", why)
+			return sdir
+		}
+		a.log.Info("cgroup.no_scope", "why", err.Error())
+	}
+	a.log.Info("cgroup.none", "why", why)
+	return ""
+}
+
+// becomeSubreaper makes the agent a child subreaper where the OS has them
+// (Linux) and the options allow: a daemon that double-forks out of a
+// service's tree is then re-parented to the agent, not to init, so its exit
+// reaches the agent and its zombie is the agent's to reap (the orphans
+// loop). Elsewhere instances are owned without it ("plain").
+func (a *Agent) becomeSubreaper() bool {
+	if a.o.NoSubreaper {
+		a.log.Info("subreaper.off", "why", "the agent's options")
+		return false
+	}
+	if err := child.Subreaper(); err != nil {
+		a.log.Info("subreaper.none", "why", err.Error())
+		return false
+	}
+	a.log.Info("subreaper.on")
+	return true
 }

@@ -47,8 +47,8 @@ var treeShapes = []struct {
 // a hang (SIGSTOP of the server) replaced with the whole old tree gone, an
 // agent restart (the new agent adopts the tree), a drill, and a stop that
 // leaves the port free and no member alive. A daemon that leaves its
-// session is owned only with a cgroup; without one it is named, never
-// signalled.
+// session is owned by the marker in its environment, with or without a
+// cgroup.
 func TestShapesUnderTheAgent(t *testing.T) {
 	for _, sh := range treeShapes {
 		modes := []string{"session"}
@@ -61,10 +61,6 @@ func TestShapesUnderTheAgent(t *testing.T) {
 				o := Options{Cgroup: "-"}
 				if mode == "cgroup" {
 					o.Cgroup = testCgroup(t)
-				}
-				if sh.daemon && mode == "session" {
-					daemonStranger(t, sh.scripts, o)
-					return
 				}
 				shapeLifecycle(t, sh.scripts, sh.live, o)
 			})
@@ -98,15 +94,16 @@ func shapeLifecycle(t *testing.T, scripts map[string]string, live int, o Options
 		t.Fatalf("tree %+v: want it owned by a cgroup too", tree)
 	}
 
-	// Hang: SIGSTOP the server. It ignores SIGTERM while stopped, so the
-	// cycle's stop ends it with SIGKILL at stop_timeout.
+	// Hang: SIGSTOP the server. The cycle names it as hung, and its stop
+	// sends SIGCONT after SIGTERM, so it ends at once.
 	hungAt := time.Now()
-	syscall.Kill(int(server(t, tree).PID), syscall.SIGSTOP)
+	hung := server(t, tree)
+	syscall.Kill(int(hung.PID), syscall.SIGSTOP)
 	tree2 := waitServing(t, e, addr, live, hungAt)
 	wantGone(t, tree, "the hung instance's tree")
 	r := latestStarted(e, "web", hungAt)
-	if !strings.Contains(string(r.Detail), `"old_stop"`) || !strings.Contains(string(r.Detail), `"SIGKILL"`) {
-		t.Errorf("the restart's detail does not say how the old tree ended: %s", r.Detail)
+	if !strings.Contains(string(r.Detail), `"old_stop"`) || !strings.Contains(string(r.Detail), fmt.Sprintf(`"hung":["pid %d (`, hung.PID)) {
+		t.Errorf("the restart's detail does not name the hung member and say how the old tree ended: %s", r.Detail)
 	}
 
 	// Restart the agent: the new one adopts the tree it did not spawn.
@@ -136,52 +133,6 @@ func shapeLifecycle(t *testing.T, scripts map[string]string, live int, o Options
 	wantGone(t, tree3, "the stopped tree")
 	if portAnswers(addr) {
 		t.Fatalf("port %s still answers after stop", addr)
-	}
-}
-
-// A double fork + setsid daemon without a cgroup leaves the instance: the
-// start is ok (it serves) with a note naming it; a hang is not "fixed" by
-// spawning beside it: the holder is named and never signalled.
-func daemonStranger(t *testing.T, scripts map[string]string, o Options) {
-	e, addr := shapeEnv(t, scripts)
-	startAgent(t, e, o)
-	testutil.WaitFor(t, 15*time.Second, "the first start", func() bool {
-		return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr)
-	})
-	r := latestStarted(e, "web", time.Time{})
-	if !strings.Contains(string(r.Detail), "left the instance") {
-		t.Fatalf("started detail does not say the server left the instance: %s", r.Detail)
-	}
-	h := holder(t, addr)
-	t.Cleanup(func() { syscall.Kill(int(h.PID), syscall.SIGKILL) }) // the test made it; svc-ctl must not
-	// No process of the instance is left, but the daemon that left it while
-	// it started is recorded as its server (pid file `outside`): the cycles
-	// after the start call it healthy, not a stranger on the port.
-	okAfter := latestStarted(e, "web", time.Time{}).FinishedAt
-	testutil.WaitFor(t, 15*time.Second, "a healthy cycle after the start", func() bool {
-		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Since: okAfter.Add(time.Millisecond),
-			Reason: runtrace.ReasonAlreadyRunning, Limit: 1})
-		return len(rs) > 0
-	})
-	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Outcome: runtrace.OutcomeFailed}); len(rs) > 0 {
-		t.Fatalf("the daemon that left the instance was judged a stranger: %s", rs[0].Detail)
-	}
-	hungAt := time.Now()
-	syscall.Kill(int(h.PID), syscall.SIGSTOP)
-	var failed *runtrace.Run
-	testutil.WaitFor(t, 15*time.Second, "a failed start naming the holder", func() bool {
-		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Since: hungAt, Reason: runtrace.ReasonStartFailed, Limit: 1})
-		if len(rs) > 0 {
-			failed = &rs[0]
-		}
-		return failed != nil
-	})
-	msg := failed.Detail
-	if !strings.Contains(string(msg), fmt.Sprintf("held by pid %d", h.PID)) || !strings.Contains(string(msg), "not signalled") {
-		t.Fatalf("failed start does not name the holder %d: %s", h.PID, msg)
-	}
-	if ok, _ := proc.Match(h.Identity); !ok {
-		t.Fatal("the stranger holding the port was signalled")
 	}
 }
 

@@ -25,6 +25,7 @@ var (
 	defaultInterval     = defaultOf(typeRawService, "interval")
 	defaultStartTimeout = defaultOf(typeRawService, "start_timeout")
 	defaultStopTimeout  = defaultOf(typeRawService, "stop_timeout")
+	defaultKillMode     = defaultOf(typeRawService, "kill_mode")
 	defaultLogMax       = defaultOf(typeRawService, "log_max")
 
 	defaultHealthTimeout = defaultOf(typeRawHealth, "timeout")

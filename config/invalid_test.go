@@ -105,11 +105,15 @@ func TestLoadInvalid(t *testing.T) {
 		{"user-per-user", 6, `service "proxy".user`, `only the system agent (run as root) can run a service or job as another user; svc-ctl runs as a normal user here: remove it, or run svc-ctl as root`, "per-user"},
 		{"user-windows", 7, `job "pull".group`, `not supported on this OS yet (Windows): remove it; the service runs as the agent's account`, "windows"},
 		{"user-unknown", 6, `service "proxy".user`, `unknown user "svcctl-no-such-user": create it, or name an existing user or uid`, ""},
+		{"stop-signal", 6, `service "proxy".stop_signal`, `invalid value "TERM": use one of SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGKILL`, ""},
+		{"kill-mode", 6, `service "proxy".kill_mode`, `invalid value "mixed": use "tree" (the stop signal to every process, the default) or "main" (to the main process only)`, ""},
+		{"stop-command", 6, `service "proxy".stop_command`, `empty command: set stop_command = ["/path/to/program", "arg", ...] (an argv list, never run by a shell)`, ""},
 		{"group-unknown", 8, `job "pull".group`, `unknown group "svcctl-no-such-group": create it, or name an existing group or gid`, ""},
 	}
 	// Load as the system agent: a desktop channel is refused there (and the
 	// same file is accepted for a per-user agent, below).
 	defer swapUserMode(false)()
+	defer swapStopOS("linux")() // the unix stop rules (the Windows ones: validate_stop_test.go)
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		covered[tt.rule] = true

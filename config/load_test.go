@@ -37,7 +37,7 @@ func TestLoadValidFull(t *testing.T) {
 		RunAs:    RunAs{User: "nobody", Group: "nogroup"},
 		Log:      filepath.Join(dir, "logs", "proxy.log"),
 		LogMax:   10 << 20,
-		Interval: 5 * time.Minute, StartTimeout: 20 * time.Second, StopTimeout: 15 * time.Second,
+		Interval: 5 * time.Minute, StartTimeout: 20 * time.Second, StopTimeout: 15 * time.Second, KillMode: KillTree,
 		Health: Health{
 			TCP: "127.0.0.1:8789", HTTP: "http://127.0.0.1:8789/health?key=abc",
 			ExpectStatus: 204, ExpectBody: "^ok", Timeout: 3 * time.Second, Confirm: 0,
@@ -102,6 +102,7 @@ func defaultService(name, stateDir string) Service {
 		Interval:     10 * time.Minute,
 		StartTimeout: 8 * time.Second,
 		StopTimeout:  10 * time.Second,
+		KillMode:     KillTree,
 		LogMax:       50 << 20,
 		Health:       Health{Timeout: 2 * time.Second, Confirm: time.Second},
 		Depends:      []Depend{},

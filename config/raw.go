@@ -74,6 +74,10 @@ type rawService struct {
 	Interval     *durationText     `toml:"interval" default:"10m" doc:"the watchdog's period"`
 	StartTimeout *durationText     `toml:"start_timeout" default:"8s" doc:"how long a fresh start may take to pass its health check"`
 	StopTimeout  *durationText     `toml:"stop_timeout" default:"10s" doc:"how long a stop waits before killing"`
+	StopSignal   string            `toml:"stop_signal" doc:"the signal a stop sends; empty: the OS's default"`
+	KillMode     string            `toml:"kill_mode" default:"tree" doc:"tree: the stop signal to every process; main: to the main process only"`
+	StopCommand  []string          `toml:"stop_command" doc:"argv run first when the service is stopped"`
+	PidFile      string            `toml:"pid_file" type:"path" doc:"the file the service's daemon writes its pid to"`
 	Health       rawHealth         `toml:"health"`
 	Depends      []rawDepend       `toml:"depends"`
 	Restart      rawRestart        `toml:"restart"`

@@ -58,6 +58,10 @@ type ServiceView struct {
 	Interval     string            `json:"interval" toml:"interval"`
 	StartTimeout string            `json:"start_timeout" toml:"start_timeout"`
 	StopTimeout  string            `json:"stop_timeout" toml:"stop_timeout"`
+	StopSignal   string            `json:"stop_signal,omitempty" toml:"stop_signal,omitempty"`
+	KillMode     string            `json:"kill_mode" toml:"kill_mode"`
+	StopCommand  []string          `json:"stop_command,omitempty" toml:"stop_command,omitempty"`
+	PidFile      string            `json:"pid_file,omitempty" toml:"pid_file,omitempty"`
 	Health       HealthView        `json:"health" toml:"health"`
 	Depends      []DependView      `json:"depends" toml:"depends,omitempty"`
 	Restart      RestartView       `json:"restart" toml:"restart"`
@@ -223,6 +227,7 @@ func serviceView(r *redact.Redactor, s *Service) ServiceView {
 		User: s.RunAs.User, Group: s.RunAs.Group, Log: s.Log, LogMax: FormatSize(s.LogMax),
 		Interval: FormatDuration(s.Interval), StartTimeout: FormatDuration(s.StartTimeout),
 		StopTimeout: FormatDuration(s.StopTimeout),
+		StopSignal:  s.StopSignal, KillMode: s.KillMode, StopCommand: r.Args(s.StopCommand), PidFile: s.PidFile,
 		Health: HealthView{
 			TCP: h.TCP, HTTP: r.String(h.HTTP), ExpectStatus: h.ExpectStatus, ExpectBody: h.ExpectBody,
 			Timeout: FormatDuration(h.Timeout), Confirm: FormatDuration(h.Confirm), Exec: r.Args(h.Exec),

@@ -92,12 +92,26 @@ type Service struct {
 	Interval     time.Duration // default 10m, at least 1s
 	StartTimeout time.Duration // default 8s
 	StopTimeout  time.Duration // default 10s
-	Health       Health
-	Depends      []Depend
-	Restart      Restart
-	Limits       Limits
-	Ping         string // healthchecks-style URL pinged after every healthy cycle; "" = none; a secret
-	PingFile     string // the file Ping was read from (ping_file); "" when written in the config
+	// StopSignal is the signal a stop sends ("SIGTERM", "SIGINT"...; on
+	// Windows only "SIGBREAK"); "" = the OS's default (SIGTERM; on Windows
+	// the job object is terminated).
+	StopSignal string
+	// KillMode is KillTree ("tree": the stop signal to every process of
+	// the instance, the default) or KillMain ("main": to its main process
+	// only, SIGKILL for the rest at stop_timeout).
+	KillMode string
+	// StopCommand, when set, runs before the stop signal (argv; never a
+	// shell), as the service's user with its environment.
+	StopCommand []string
+	// PidFile is the file the service's daemon writes its pid to (absolute;
+	// "" = none): its process is adopted as the instance's main process.
+	PidFile  string
+	Health   Health
+	Depends  []Depend
+	Restart  Restart
+	Limits   Limits
+	Ping     string // healthchecks-style URL pinged after every healthy cycle; "" = none; a secret
+	PingFile string // the file Ping was read from (ping_file); "" when written in the config
 }
 
 // Limits is [service.limits]: resource limits over the service's whole

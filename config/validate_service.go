@@ -42,6 +42,7 @@ func (c *checker) service(p string, r *rawService, stateDir string) Service {
 		Restart:      c.restart(p+".restart", &r.Restart),
 		Limits:       c.limits(p+".limits", &r.Limits),
 	}
+	c.stop(p, r, &s)
 	s.Ping, s.PingFile = c.pingKeys(p, r.Ping, r.PingFile)
 	if s.Log == "" {
 		s.Log = filepath.Join(stateDir, "services", r.Name, "runtime.log")

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
+
+	"svcctl/internal/child"
 )
 
 // runner runs one OS command (systemctl, launchctl, schtasks, or svc-ctl
@@ -23,7 +24,7 @@ type execRunner struct{}
 const maxOutput = 2048
 
 func (execRunner) run(ctx context.Context, argv ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := child.CommandContext(ctx, argv[0], argv[1:]...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return out, fmt.Errorf("%s: %w%s", strings.Join(argv, " "), err, tail(out))

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"time"
 
 	"svcctl/config"
+	"svcctl/internal/child"
 	"svcctl/internal/redact"
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
@@ -52,11 +52,11 @@ func (c *command) Send(ctx context.Context, e *Event) error {
 	if err != nil {
 		return fmt.Errorf("command %s: %w", name, err)
 	}
-	cmd := exec.CommandContext(ctx, exe, c.argv[1:]...)
+	cmd := child.CommandContext(ctx, exe, c.argv[1:]...)
 	cmd.Args[0] = c.argv[0]
 	cmd.Stdin = bytes.NewReader(append(e.JSON(), '\n'))
 	cmd.Env, cmd.Dir = pe.Environ(), pe.WorkDir()
-	runas.Apply(cmd, id)
+	runas.Apply(cmd.Cmd, id)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 2 * time.Second // a child that keeps the pipes open cannot hold the sender

@@ -3,8 +3,9 @@ package notify
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
+
+	"svcctl/internal/child"
 )
 
 // osascript is the notification centre's door for a program without an app
@@ -15,7 +16,7 @@ var osascript = "/usr/bin/osascript"
 func desktopShow() (showFunc, error) { return showMac, nil }
 
 func showMac(ctx context.Context, title, body string, _ bool) error {
-	cmd := exec.CommandContext(ctx, osascript,
+	cmd := child.CommandContext(ctx, osascript,
 		"-e", "on run argv",
 		"-e", "display notification (item 2 of argv) with title (item 1 of argv)",
 		"-e", "end run", title, body)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"svcctl/internal/child"
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
 )
@@ -48,23 +49,23 @@ func probeExec(ctx context.Context, s Spec) Result {
 	if err != nil {
 		return unhealthy("cannot start %s: %v", s.Argv[0], err)
 	}
-	cmd := exec.CommandContext(ctx, exe, s.Argv[1:]...)
+	cmd := child.CommandContext(ctx, exe, s.Argv[1:]...)
 	cmd.Args[0] = s.Argv[0]
 	cmd.Dir = pe.WorkDir()
 	cmd.Env = env                     // the service's environment, never the caller's (svcenv)
 	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, output in order
 	t := newTree(cmd)
-	runas.Apply(cmd, s.RunAs)
+	runas.Apply(cmd.Cmd, s.RunAs)
 	cmd.Cancel = t.kill // on timeout: the whole tree, not only the command
 	cmd.WaitDelay = waitDelay
 	if err := t.start(); err != nil {
-		return judgeExit(ctx, s, cmd, err, out)
+		return judgeExit(ctx, s, cmd.Cmd, err, out)
 	}
 	t.awaitExit()
 	t.kill() // what the command left behind
 	err = cmd.Wait()
 	t.close()
-	return judgeExit(ctx, s, cmd, err, out)
+	return judgeExit(ctx, s, cmd.Cmd, err, out)
 }
 
 // judgeExit turns the outcome of cmd.Run into a Result. Env values are

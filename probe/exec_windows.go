@@ -1,11 +1,11 @@
 package probe
 
 import (
-	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/windows"
 
+	"svcctl/internal/child"
 	"svcctl/internal/winjob"
 )
 
@@ -13,11 +13,11 @@ import (
 // member when its handle is closed. The command starts suspended and joins
 // the job before it runs, so nothing it starts escapes.
 type jobTree struct {
-	cmd *exec.Cmd
+	cmd *child.Cmd
 	job windows.Handle
 }
 
-func newTree(cmd *exec.Cmd) *jobTree {
+func newTree(cmd *child.Cmd) *jobTree {
 	t := &jobTree{cmd: cmd}
 	if h, err := winjob.Create("", true); err == nil {
 		t.job = h

@@ -84,6 +84,11 @@ func TreeFactsOf(inst Instance, ports bool) (*TreeFacts, error) {
 	if err != nil {
 		return nil, err
 	}
+	return FactsOfTree(inst, t, ports)
+}
+
+// FactsOfTree is TreeFactsOf for a tree the caller listed already.
+func FactsOfTree(inst Instance, t Tree, ports bool) (*TreeFacts, error) {
 	if t.Len() == 0 {
 		return nil, fmt.Errorf("facts of pid %d: %w", inst.PID, ErrGone)
 	}
@@ -120,4 +125,13 @@ func listenPorts(p *process.Process) []uint32 {
 	}
 	slices.Sort(ports)
 	return slices.Compact(ports)
+}
+
+// Listens reports whether m listens on TCP port (its own sockets, not
+// every process's). An error reading them is false.
+func Listens(m Member, port uint32) bool {
+	if !listens(m.PID, port) {
+		return false
+	}
+	return stillOurs(m.Identity) // the sockets read were its own, not a successor's
 }

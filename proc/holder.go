@@ -66,3 +66,12 @@ type listener struct {
 	pid  int32
 	port uint32
 }
+
+// UserOf names the user pid runs as, for people ("" when it cannot be read).
+func UserOf(pid int32) string {
+	u, err := (&process.Process{Pid: pid}).Username()
+	if err != nil {
+		return ""
+	}
+	return u
+}

@@ -24,6 +24,9 @@ import (
 const helperEnv = "PROC_TEST_HELPER"
 
 func TestMain(m *testing.M) {
+	if group := os.Getenv(CtrlBreakEnv); group != "" {
+		os.Exit(CtrlBreakMain(group)) // as svc-ctl's main does
+	}
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(runHelper(mode, os.Args[1:]))
 	}
@@ -46,6 +49,13 @@ func runHelper(mode string, args []string) int {
 		return runGroupLeader(args)
 	case "spawn-detached": // spawn a grandchild, record it, exit at once
 		return runSpawnDetached(args)
+	case "interrupt": // a console program that ends cleanly on CTRL_BREAK (os.Interrupt)
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt)
+		fmt.Println("waiting for an interrupt")
+		<-ch
+		fmt.Println("got an interrupt: shutting down cleanly")
+		return 0
 	case "testsvc":
 		return testsvc.Main(args, os.Stdout, os.Stderr)
 	case "testsvc-ignore-term": // an HTTP service that shrugs off SIGTERM

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -95,13 +96,15 @@ func parseStat(b []byte) (procInfo, bool) {
 		return procInfo{}, false
 	}
 	ppid, e1 := strconv.ParseInt(string(f[1]), 10, 32)
+	pgrp, e4 := strconv.ParseInt(string(f[2]), 10, 32)
 	sid, e2 := strconv.ParseInt(string(f[3]), 10, 32)
 	start, e3 := strconv.ParseUint(string(f[19]), 10, 64)
-	if e1 != nil || e2 != nil || e3 != nil {
+	if e1 != nil || e2 != nil || e3 != nil || e4 != nil {
 		return procInfo{}, false
 	}
 	st := f[0][0]
-	return procInfo{ppid: int32(ppid), session: int32(sid), zombie: st == 'Z' || st == 'X', start: start}, true
+	return procInfo{ppid: int32(ppid), pgrp: int32(pgrp), session: int32(sid), zombie: st == 'Z' || st == 'X',
+		stopped: st == 'T' || st == 't', start: start}, true
 }
 
 func truncate(b []byte, n int) string {
@@ -234,4 +237,72 @@ func createMsAt(bt int64, ticks uint64) int64 {
 		return 0
 	}
 	return bt*1000 + int64(ticks)*1000/clockTicks()
+}
+
+// childrenOf lists pid's children from /proc/PID/task/*/children (a child
+// is listed under the thread that forked it, or that it was re-parented
+// to): a few small reads where listing every process reads hundreds. false
+// where the kernel lacks the files (CONFIG_PROC_CHILDREN) or pid is gone.
+func childrenOf(pid int32) ([]int32, bool) {
+	dir := procRoot + "/" + strconv.Itoa(int(pid)) + "/task"
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	tasks, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, false
+	}
+	var out []int32
+	read := false
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t + "/children")
+		if err != nil {
+			continue // the thread ended (or no such file: see below)
+		}
+		read = true
+		for _, f := range bytes.Fields(b) {
+			if n, err := strconv.ParseInt(string(f), 10, 32); err == nil {
+				out = append(out, int32(n))
+			}
+		}
+	}
+	return out, read
+}
+
+// uidsOf reads the real and effective uid from /proc/PID/status.
+func uidsOf(pid int32) (uint32, uint32, bool) {
+	b, err := os.ReadFile(procRoot + "/" + strconv.Itoa(int(pid)) + "/status")
+	if err != nil {
+		return 0, 0, false
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Uid:"); ok {
+			f := strings.Fields(v)
+			if len(f) < 2 {
+				return 0, 0, false
+			}
+			r, e1 := strconv.ParseUint(f[0], 10, 32)
+			e, e2 := strconv.ParseUint(f[1], 10, 32)
+			return uint32(r), uint32(e), e1 == nil && e2 == nil
+		}
+	}
+	return 0, 0, false
+}
+
+// maxEnviron bounds what environOf reads: ARG_MAX is 2 MiB, a service's
+// environment a few KiB; a marker past this much is not looked for.
+const maxEnviron = 1 << 20
+
+// environOf reads /proc/PID/environ: the environment area as the process's
+// memory holds it now (a program that wrote its title over it shows what
+// it wrote).
+func environOf(pid int32) ([]byte, error) {
+	f, err := os.Open(procRoot + "/" + strconv.Itoa(int(pid)) + "/environ")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxEnviron))
 }

@@ -72,3 +72,12 @@ func listProcs() ([]procInfo, error) {
 func readExe(pid int32) (string, error) { return gopsutilExe(pid) }
 
 func currentBoot() string { return "" }
+
+// childrenOf, uidsOf, environOf: a Windows instance is owned by its job
+// object; parent links are read from a listing, and the environment marker
+// is not needed (nothing leaves a job).
+func childrenOf(int32) ([]int32, bool)    { return nil, false }
+func uidsOf(int32) (uint32, uint32, bool) { return 0, 0, false }
+func environOf(pid int32) ([]byte, error) {
+	return nil, fmt.Errorf("environment of pid %d: %w", pid, errors.ErrUnsupported)
+}

@@ -1,19 +1,20 @@
 package proc
 
 import (
-	"os/exec"
 	"regexp"
+
+	"svcctl/internal/child"
 )
 
 // owner is the OS seam of Spawn: what makes the new process the leader of a
 // tree svc-ctl owns (a session, a cgroup, a job object).
 type owner interface {
-	start(newCmd func() *exec.Cmd) (*exec.Cmd, error) // start the leader inside the tree's owner
-	cgroup() string                                   // the instance cgroup, "" if none
-	job() string                                      // the job object's name, "" if none
-	notes() []string                                  // where ownership is weaker than asked
-	abandon()                                         // undo after a failed start
-	close()                                           // release what Spawn held open
+	start(newCmd func() *child.Cmd) (*child.Cmd, error) // start the leader inside the tree's owner
+	cgroup() string                                     // the instance cgroup, "" if none
+	job() string                                        // the job object's name, "" if none
+	notes() []string                                    // where ownership is weaker than asked
+	abandon()                                           // undo after a failed start
+	close()                                             // release what Spawn held open
 }
 
 // instanceName is what Spawn accepts as SpawnSpec.Name (a service or job

@@ -45,9 +45,14 @@ var shapes = []shape{
 		"level2": "#!/bin/sh\n\"$@\"\necho sh: done\n"}},
 	{name: "launcher", live: 1, owned: true, scripts: map[string]string{
 		"run": "#!/bin/sh\n\"$@\" &\nexit 0\n"}},
-	{name: "daemon", live: 1, owned: false, scripts: map[string]string{
-		// double fork + setsid: setsid -f forks, the child leaves the session
+	{name: "daemon", live: 1, owned: true, scripts: map[string]string{
+		// double fork + setsid: setsid -f forks, the child leaves the session;
+		// the marker in its environment keeps it a member
 		"run": "#!/bin/sh\nsetsid -f \"$@\"\nexit 0\n"}},
+	{name: "daemon-noenv", live: 1, owned: false, scripts: map[string]string{
+		// the same daemon with its environment cleared: nothing proves it
+		// (no cgroup, no marker, no parent link, not seen before it left)
+		"run": "#!/bin/sh\nsetsid -f /usr/bin/env -i PROC_TEST_HELPER=testsvc \"$@\"\nexit 0\n"}},
 }
 
 // served is a shape started and serving.
@@ -61,13 +66,19 @@ type served struct {
 
 func startShape(t *testing.T, sh shape, cgroup string, mode string) served {
 	t.Helper()
+	return startShapeArgs(t, sh, cgroup, mode)
+}
+
+// startShapeArgs is startShape with more arguments for the server.
+func startShapeArgs(t *testing.T, sh shape, cgroup string, mode string, args ...string) served {
+	t.Helper()
 	dir := t.TempDir()
 	for name, body := range sh.scripts {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if sh.name == "daemon" {
+	if strings.HasPrefix(sh.name, "daemon") {
 		if _, err := exec.LookPath("setsid"); err != nil {
 			t.Skip("no setsid(1) to daemonize with")
 		}
@@ -77,7 +88,7 @@ func startShape(t *testing.T, sh shape, cgroup string, mode string) served {
 		t.Fatal(err)
 	}
 	s := SpawnSpec{
-		Argv:    []string{filepath.Join(dir, "run"), exe, "--addr", "127.0.0.1:0"},
+		Argv:    append([]string{filepath.Join(dir, "run"), exe, "--addr", "127.0.0.1:0"}, args...),
 		Env:     map[string]string{helperEnv: mode},
 		LogPath: filepath.Join(dir, "runtime.log"),
 		Name:    "web",

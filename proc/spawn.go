@@ -1,15 +1,19 @@
 package proc
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
+	"svcctl/internal/child"
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
 )
@@ -45,6 +49,14 @@ type SpawnSpec struct {
 	// sub-cgroups in (see DelegatedCgroup). When set, the instance gets a
 	// cgroup of its own under it; empty = the session alone owns the tree.
 	Cgroup string
+	// Console (Windows): the leader gets a hidden console of its own and
+	// leads a new process group on it, which a stop can then send
+	// CTRL_BREAK (stop_signal = "SIGBREAK"); without it the leader has no
+	// console at all. Ignored elsewhere.
+	Console bool
+	// Scope: Cgroup is a transient scope systemd made around an agent
+	// started by hand (the instance's mode is ModeScope, not ModeCgroup).
+	Scope bool
 }
 
 // Child is an instance Spawn started. The leader's Wait runs in a
@@ -104,8 +116,13 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return nil, errors.New("spawn: empty command: give the program as the first element of command")
 	}
-	pe := svcenv.Process{RunAs: s.RunAs, Env: s.Env, SearchPath: s.SearchPath, Dir: s.Dir}
-	env, dir := pe.Environ(), pe.WorkDir()
+	marker, err := newMarker()
+	if err != nil {
+		return nil, err
+	}
+	pe := svcenv.Process{RunAs: s.RunAs, Env: withoutMarker(s.Env), SearchPath: s.SearchPath, Dir: s.Dir}
+	// The marker last: a service's own env cannot set or clear it.
+	env, dir := append(pe.Environ(), MarkerEnv+"="+marker), pe.WorkDir()
 	path, err := resolveExe(s.Argv[0], dir, env)
 	if err != nil {
 		return nil, err
@@ -128,16 +145,15 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	defer own.close()
-	newCmd := func() *exec.Cmd {
-		return &exec.Cmd{
-			Path:   path,
-			Args:   append([]string(nil), s.Argv...),
-			Dir:    dir,
-			Env:    env,
-			Stdout: logf, // an *os.File goes to the child as is: no copying goroutine
-			Stderr: logf, // that would die with the agent
-			// Stdin nil: exec opens os.DevNull.
-		}
+	newCmd := func() *child.Cmd {
+		c := child.Command(path)
+		c.Args = append([]string(nil), s.Argv...)
+		c.Dir = dir
+		c.Env = env
+		c.Stdout = logf // an *os.File goes to the child as is: no copying goroutine
+		c.Stderr = logf // that would die with the agent
+		// Stdin nil: exec opens os.DevNull.
+		return c
 	}
 	startedAt := time.Now().UTC()
 	cmd, err := own.start(newCmd)
@@ -151,15 +167,57 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	c.Cgroup, c.Job = own.cgroup(), own.job()
+	c.Marker, c.Mode, c.UID = marker, modeOf(c.Instance), runsAs(s.RunAs)
+	if c.Mode == ModeCgroup && s.Scope {
+		c.Mode = ModeScope
+	}
+	c.Console = s.Console && runtime.GOOS == "windows"
 	c.Notes = own.notes()
 	return c, nil
+}
+
+// newMarker is a fresh instance marker: 96 random bits, hex.
+func newMarker() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("spawn: instance marker: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// withoutMarker is env without a marker of its own (a config that sets
+// SVCCTL_INSTANCE cannot claim another instance's processes).
+func withoutMarker(env map[string]string) map[string]string {
+	if _, ok := env[MarkerEnv]; !ok {
+		return env
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if k != MarkerEnv {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// modeOf says what owns a new instance's tree besides its records.
+func modeOf(inst Instance) string {
+	switch {
+	case inst.Cgroup != "":
+		return ModeCgroup
+	case inst.Job != "":
+		return ModeJob
+	case child.IsSubreaper():
+		return ModeSubreaper
+	}
+	return ModePlain
 }
 
 // newChild records the identity of the started cmd and reaps it in the
 // background. The identity is read before Wait can reap, so the PID cannot
 // have been reused yet; a zombie (a program that exited at once) still has
 // its start stamp, so its record is as good as a live one's.
-func newChild(cmd *exec.Cmd, path string, startedAt time.Time) (*Child, error) {
+func newChild(cmd *child.Cmd, path string, startedAt time.Time) (*Child, error) {
 	pid := int32(cmd.Process.Pid)
 	pi, err := readProc(pid)
 	if err != nil {

@@ -1,11 +1,10 @@
 package proc
 
 import (
-	"os/exec"
-
-	"svcctl/internal/runas"
-
 	"golang.org/x/sys/unix"
+
+	"svcctl/internal/child"
+	"svcctl/internal/runas"
 )
 
 // linuxOwner starts the leader in a session of its own (setsid: no
@@ -33,7 +32,7 @@ func prepareOwner(s SpawnSpec) (owner, error) {
 	return o, nil
 }
 
-func (o *linuxOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (o *linuxOwner) start(newCmd func() *child.Cmd) (*child.Cmd, error) {
 	cmd := newCmd()
 	cmd.SysProcAttr = sessionAttr(o.runAs)
 	if o.fd < 0 {

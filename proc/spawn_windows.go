@@ -3,11 +3,11 @@ package proc
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/windows"
 
+	"svcctl/internal/child"
 	"svcctl/internal/winjob"
 )
 
@@ -19,13 +19,14 @@ const detachedFlags = windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCES
 // assigns it to the instance's job before it runs a single instruction:
 // whatever it starts later is in the job too.
 type jobOwner struct {
-	h    windows.Handle // the instance job, 0 if none
-	name string
-	note []string
+	h       windows.Handle // the instance job, 0 if none
+	name    string
+	note    []string
+	console bool // a hidden console of its own instead of none (SpawnSpec.Console)
 }
 
 func prepareOwner(s SpawnSpec) (owner, error) {
-	o := &jobOwner{}
+	o := &jobOwner{console: s.Console}
 	h, name, err := createJob(nameOf(s))
 	if err != nil {
 		o.note = append(o.note, "no job object ("+err.Error()+"): the tree is found by parent links")
@@ -35,8 +36,13 @@ func prepareOwner(s SpawnSpec) (owner, error) {
 	return o, nil
 }
 
-func (o *jobOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (o *jobOwner) start(newCmd func() *child.Cmd) (*child.Cmd, error) {
 	flags := uint32(detachedFlags)
+	if o.console {
+		// A console of its own (hidden: HideWindow), its own process group
+		// on it: what CTRL_BREAK from a helper attached to it reaches.
+		flags = windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NEW_CONSOLE
+	}
 	if o.h != 0 {
 		flags |= windows.CREATE_SUSPENDED
 	}

@@ -23,10 +23,18 @@ func newKiller(inst Instance) (killer, error) {
 	return &pidfdKiller{inst: inst, fds: map[int32]int{}}, nil
 }
 
-func (k *pidfdKiller) graceful() string { return "SIGTERM" }
+func (k *pidfdKiller) defaultSignal() string { return "SIGTERM" }
 
-func (k *pidfdKiller) term(m Member) error { return k.signal(m, unix.SIGTERM) }
-func (k *pidfdKiller) kill(m Member) error { return k.signal(m, unix.SIGKILL) }
+func (k *pidfdKiller) signal(m Member, name string) error {
+	sig, err := signalNamed(name)
+	if err != nil {
+		return err
+	}
+	return k.send(m, sig)
+}
+
+func (k *pidfdKiller) resume(m Member)     { _ = k.send(m, unix.SIGCONT) }
+func (k *pidfdKiller) kill(m Member) error { return k.send(m, unix.SIGKILL) }
 
 // killAll SIGKILLs the instance cgroup at once: forks in flight included.
 func (k *pidfdKiller) killAll() bool { return k.inst.Cgroup != "" && killCgroup(k.inst.Cgroup) }
@@ -69,7 +77,7 @@ func (k *pidfdKiller) check(m Member) error {
 	return nil
 }
 
-func (k *pidfdKiller) signal(m Member, sig unix.Signal) error {
+func (k *pidfdKiller) send(m Member, sig unix.Signal) error {
 	if m.PID <= 1 {
 		return fmt.Errorf("pid %d: %w", m.PID, ErrInvalidIdentity)
 	}

@@ -17,8 +17,9 @@ import (
 // DETACHED_PROCESS has no console, so GenerateConsoleCtrlEvent cannot reach
 // it, and Windows has no SIGTERM. term and kill both terminate.
 type handleKiller struct {
-	inst Instance
-	hs   map[int32]windows.Handle
+	inst      Instance
+	hs        map[int32]windows.Handle
+	breakSent bool // CTRL_BREAK went to the instance's group (once per stop)
 }
 
 const terminateAccess = windows.PROCESS_TERMINATE | windows.SYNCHRONIZE | windows.PROCESS_QUERY_LIMITED_INFORMATION
@@ -30,8 +31,21 @@ func newKiller(inst Instance) (killer, error) {
 	return &handleKiller{inst: inst, hs: map[int32]windows.Handle{}}, nil
 }
 
-func (k *handleKiller) graceful() string    { return "TerminateProcess" }
-func (k *handleKiller) term(m Member) error { return k.kill(m) }
+func (k *handleKiller) defaultSignal() string { return "TerminateProcess" }
+
+// signal: "TerminateProcess" ends m; "SIGBREAK" sends CTRL_BREAK to the
+// console process group the leader leads (ctrlbreak_windows.go).
+func (k *handleKiller) signal(m Member, name string) error {
+	switch name {
+	case "TerminateProcess":
+		return k.kill(m)
+	case "SIGBREAK":
+		return k.ctrlBreak(m)
+	}
+	return fmt.Errorf("stop signal %s: %w on Windows (use SIGBREAK, or none)", name, errors.ErrUnsupported)
+}
+
+func (k *handleKiller) resume(Member) {}
 
 func (k *handleKiller) kill(m Member) error {
 	h, err := k.open(m)

@@ -7,28 +7,66 @@ import (
 	"slices"
 )
 
-// Instance is one start of a service: the leader svc-ctl spawned, and what
-// owns the tree it grows. It is what the pid file records.
+// Instance is one start of a service: the leader svc-ctl spawned, what owns
+// the tree it grows, and the members seen so far. It is the instance record
+// (the service's pid file).
 //
-// Ownership, per OS (see the package comment for what escapes it):
-//   - unix: the session the leader leads (Spawn calls setsid): every process
-//     whose session id is the leader's PID and that started no earlier than
-//     the leader. The kernel does not hand out a PID that is still a
-//     session's id, so while any member lives the session is ours.
-//   - Linux, where the caller gave Spawn a cgroup v2 parent (a delegated
-//     cgroup under systemd): also every process in the instance's own
-//     cgroup, which no fork, setsid or double fork leaves.
-//   - Windows: every process in the instance's named job object.
+// Membership is proven, never guessed (see the package comment): the
+// leader; the process the service's pid_file names, adopted (Main);
+// every process whose initial environment carries the instance's marker and
+// that runs as the instance's user; the descendants of a member; the
+// processes of a session or process group a member leads; the instance's
+// cgroup (Linux, where delegated) or job object (Windows); and every member
+// seen before (Remembered), by identity, so a member whose leader died, or
+// which wrote its process title over its environment, stays one.
 type Instance struct {
 	Identity        // the leader: the process svc-ctl spawned
 	Cgroup   string `json:"cgroup,omitempty"` // Linux: the instance's cgroup v2 directory
 	Job      string `json:"job,omitempty"`    // Windows: the instance's job object name
-	// Outside names processes that left the tree while this instance
-	// started and then served its health port (a daemon that called setsid
-	// where no cgroup keeps it): the watchdog recognises them by identity as
-	// this instance's server, so it does not take them for a stranger. They
-	// are not members: nothing svc-ctl does signals them.
+	// Marker is the value of SVCCTL_INSTANCE in the environment the leader
+	// was started with, which every process it starts inherits unless it
+	// clears its environment or writes over it.
+	Marker string `json:"marker,omitempty"`
+	// Mode says what owns the tree besides the records: ModeCgroup,
+	// ModeScope, ModeSubreaper, ModePlain, ModeJob (see the package comment).
+	Mode string `json:"mode,omitempty"`
+	// UID is the user the instance runs as (unix): a process carrying the
+	// marker is a member only when it runs as this user, really and
+	// effectively. Nil in a record of an older svc-ctl.
+	UID *uint32 `json:"uid,omitempty"`
+	// Main is the instance's main process when it is not the leader: the
+	// process its pid_file names (MainVia "pid_file"), or the member found
+	// serving its health port (MainVia "port"). kill_mode "main" signals it.
+	Main    *Identity `json:"main,omitempty"`
+	MainVia string    `json:"main_via,omitempty"`
+	// Remembered is every other member seen, with its identity, what first
+	// proved it, and its parent then.
+	Remembered []Known `json:"members,omitempty"`
+	// Console (Windows): the leader was given a hidden console of its own
+	// and leads a process group on it: a stop can send it CTRL_BREAK.
+	Console bool `json:"console,omitempty"`
+	// Outside is what an older svc-ctl recorded of processes that left the
+	// tree while the instance started and served its health port. Read,
+	// and remembered as members at the next look (Look drops the field).
 	Outside []Identity `json:"outside,omitempty"`
+}
+
+// Ownership modes (Instance.Mode).
+const (
+	ModeCgroup    = "cgroup"    // a cgroup of its own, which no fork leaves (Linux, delegated)
+	ModeScope     = "scope"     // the same, under a transient scope systemd made for an agent started by hand
+	ModeSubreaper = "subreaper" // started by a child subreaper: orphans are re-parented to it (Linux)
+	ModePlain     = "plain"     // the records alone: marker, sessions, remembered members (macOS; a CLI start)
+	ModeJob       = "job"       // a job object, which no process leaves (Windows)
+)
+
+// Known is a member remembered in the instance record.
+type Known struct {
+	Identity
+	PPID int32  `json:"ppid"`           // its parent when first seen
+	SID  int32  `json:"sid,omitempty"`  // its session then (== PID: it leads one)
+	PGID int32  `json:"pgid,omitempty"` // its process group then (== PID: it leads one)
+	Via  string `json:"via"`            // what first proved it (Member.Via)
 }
 
 // Member is one live process of an instance's tree.
@@ -36,13 +74,22 @@ type Member struct {
 	Identity
 	PPID   int32 `json:"ppid"`
 	Leader bool  `json:"leader,omitempty"`
+	// Via is what proves it a member: "leader", "pid_file", "port" (the
+	// main process), "marker", "descendants", "session", "group",
+	// "cgroup", "job", "outside" (an older record's), or, for a member
+	// remembered from an earlier look, what proved it then.
+	Via string `json:"via,omitempty"`
+	// Stopped: stopped by a signal (SIGSTOP) or a tracer: alive, answering
+	// nothing (a hung member).
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Tree is an instance's live processes as they are now.
 type Tree struct {
 	Members []Member `json:"members"` // the leader first while it lives, then oldest first
-	// Via says what proved membership: "session", "cgroup", "job",
-	// "descendants" (Windows, when the job cannot be opened).
+	// Via says what owns the tree: "cgroup" or "job" when one is in force,
+	// then what proved the members other than the leader, in order of
+	// first use.
 	Via []string `json:"via"`
 	// LeaderReused: a live process holds the leader's PID but is not the
 	// leader (the PID was reused after the whole instance ended).
@@ -60,18 +107,33 @@ func (t Tree) Has(pid int32) bool {
 	return slices.ContainsFunc(t.Members, func(m Member) bool { return m.PID == pid })
 }
 
-// Members lists inst's live processes now. An instance with no live
-// process gives an empty Tree, not an error. Identities the agent must never
-// touch (pid <= 1, its own process or session) give ErrInvalidIdentity.
+// Member returns the member with pid.
+func (t Tree) Member(pid int32) (Member, bool) {
+	i := slices.IndexFunc(t.Members, func(m Member) bool { return m.PID == pid })
+	if i < 0 {
+		return Member{}, false
+	}
+	return t.Members[i], true
+}
+
+// Stopped lists the members stopped by a signal (hung).
+func (t Tree) Stopped() []Member {
+	var out []Member
+	for _, m := range t.Members {
+		if m.Stopped {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Members lists inst's live processes now, with every proof (Look with
+// Scan). An instance with no live process gives an empty Tree, not an
+// error. Identities the agent must never touch (pid <= 1, its own process or
+// session) give ErrInvalidIdentity.
 func Members(inst Instance) (Tree, error) {
-	if err := ownable(inst); err != nil {
-		return Tree{}, err
-	}
-	t, err := scanTree(inst)
-	if err != nil {
-		return Tree{}, fmt.Errorf("members of pid %d: %w", inst.PID, err)
-	}
-	return t, nil
+	t, _, err := Look(inst, Scan)
+	return t, err
 }
 
 // ownable refuses identities no service can have: init, svc-ctl itself, and
@@ -90,60 +152,37 @@ func ownable(inst Instance) error {
 	return nil
 }
 
-// buildTree turns the processes found into a Tree: the leader first (when
-// it is alive and is the leader), the rest oldest first, never svc-ctl
-// itself, each once.
-func buildTree(inst Instance, leader *procInfo, found []procInfo, via []string) Tree {
-	t := Tree{Via: via}
-	seen := map[int32]bool{int32(os.Getpid()): true}
-	if leader != nil {
-		t.Members = append(t.Members, member(*leader, true))
-		seen[leader.pid] = true
-	}
-	rest := make([]procInfo, 0, len(found))
-	for _, pi := range found {
-		if !seen[pi.pid] && !pi.zombie {
-			seen[pi.pid] = true
-			rest = append(rest, pi)
-		}
-	}
-	slices.SortFunc(rest, func(a, b procInfo) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.pid, b.pid)) })
-	for _, pi := range rest {
-		t.Members = append(t.Members, member(pi, false))
-	}
-	return t
-}
-
-func member(pi procInfo, leader bool) Member {
-	return Member{Identity: identityFrom(pi), PPID: pi.ppid, Leader: leader}
-}
-
-// leaderOf classifies the process at inst.PID: the live leader (non-nil),
-// or whether the PID now belongs to someone else.
-func leaderOf(inst Instance, byPID map[int32]procInfo, boot string) (leader *procInfo, reused bool) {
-	pi, ok := byPID[inst.PID]
-	if !ok {
-		return nil, false
-	}
-	if !sameProcess(inst.Identity, pi, boot) {
-		return nil, true
-	}
-	if pi.zombie {
-		return nil, false // our leader, exited and not yet reaped
-	}
-	return &pi, false
-}
-
 // otherBoot reports whether inst was recorded in an earlier boot: then none
 // of its processes can be alive.
 func otherBoot(inst Instance, boot string) bool {
 	return inst.Boot != "" && boot != "" && inst.Boot != boot
 }
 
-func indexByPID(procs []procInfo) map[int32]procInfo {
-	m := make(map[int32]procInfo, len(procs))
-	for _, pi := range procs {
-		m[pi.pid] = pi
+// sortMembers puts the leader first, the rest oldest first.
+func sortMembers(ms []Member, start map[int32]uint64) {
+	slices.SortFunc(ms, func(a, b Member) int {
+		if a.Leader != b.Leader {
+			if a.Leader {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(start[a.PID], start[b.PID]), cmp.Compare(a.PID, b.PID))
+	})
+}
+
+// Clone is inst with slices and pointers of its own.
+func (inst Instance) Clone() Instance {
+	c := inst
+	c.Remembered = slices.Clone(inst.Remembered)
+	c.Outside = slices.Clone(inst.Outside)
+	if inst.Main != nil {
+		m := *inst.Main
+		c.Main = &m
 	}
-	return m
+	if inst.UID != nil {
+		u := *inst.UID
+		c.UID = &u
+	}
+	return c
 }

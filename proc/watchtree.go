@@ -14,14 +14,25 @@ import (
 // so processes forked meanwhile are found before the channel closes. An
 // instance with no live process gives ErrGone.
 func WatchTree(inst Instance) (<-chan struct{}, error) {
-	t, err := Members(inst)
+	return WatchTreeWith(inst, func() (Tree, error) {
+		t, rec, err := Look(inst, Scan)
+		inst = rec // what one look saw, the next one knows
+		return t, err
+	})
+}
+
+// WatchTreeWith is WatchTree with the caller's look: it lists the tree at
+// the start and after every exit of a member (the agent's look remembers
+// what it sees in the instance record).
+func WatchTreeWith(inst Instance, look func() (Tree, error)) (<-chan struct{}, error) {
+	t, err := look()
 	if err != nil {
 		return nil, err
 	}
 	if t.Len() == 0 {
 		return nil, fmt.Errorf("watch pid %d: %w", inst.PID, ErrGone)
 	}
-	w := &treeWatch{inst: inst, exited: make(chan struct{}, 1), watched: map[int32]bool{}}
+	w := &treeWatch{look: look, exited: make(chan struct{}, 1), watched: map[memberKey]bool{}}
 	if err := w.add(t); err != nil {
 		return nil, err
 	}
@@ -31,9 +42,14 @@ func WatchTree(inst Instance) (<-chan struct{}, error) {
 }
 
 type treeWatch struct {
-	inst    Instance
-	exited  chan struct{} // a member ended (buffered: one pending note is enough)
-	watched map[int32]bool
+	look    func() (Tree, error)
+	exited  chan struct{}      // a member ended (buffered: one pending note is enough)
+	watched map[memberKey]bool // by pid and start: a pid reused by a new member is watched again
+}
+
+type memberKey struct {
+	pid   int32
+	start uint64
 }
 
 // treeRetry paces a listing that failed (a transient read error of /proc):
@@ -43,10 +59,10 @@ const treeRetry = time.Second
 func (w *treeWatch) run(done chan<- struct{}) {
 	defer close(done)
 	for range w.exited {
-		t, err := Members(w.inst)
+		t, err := w.look()
 		for err != nil {
 			time.Sleep(treeRetry)
-			t, err = Members(w.inst)
+			t, err = w.look()
 		}
 		if t.Len() == 0 {
 			return
@@ -62,7 +78,8 @@ func (w *treeWatch) run(done chan<- struct{}) {
 // listing and the watch counts as an exit, so the tree is looked at again.
 func (w *treeWatch) add(t Tree) error {
 	for _, m := range t.Members {
-		if w.watched[m.PID] {
+		key := memberKey{m.PID, m.Start}
+		if w.watched[key] {
 			continue
 		}
 		ch, err := WatchExit(m.Identity)
@@ -73,11 +90,11 @@ func (w *treeWatch) add(t Tree) error {
 			}
 			return err
 		}
-		w.watched[m.PID] = true
-		go func(pid int32) {
+		w.watched[key] = true
+		go func() {
 			<-ch
 			w.note()
-		}(m.PID)
+		}()
 	}
 	return nil
 }

@@ -17,9 +17,13 @@ import (
 // DrillReport is the rehearsal's evidence: how long the agent took to bring
 // the killed service back, and the run row and snapshot that prove it.
 type DrillReport struct {
-	Service  string          `json:"service"`
-	Killed   proc.Identity   `json:"killed"`            // the instance's leader
-	Members  int             `json:"members,omitempty"` // processes of its tree that were killed
+	Service string        `json:"service"`
+	Killed  proc.Identity `json:"killed"` // the member killed: the one that serves
+	// Serving says why that member: "the health port", "its pid_file",
+	// "the leader", "the oldest member".
+	Serving  string          `json:"serving,omitempty"`
+	Leader   int32           `json:"leader_pid,omitempty"` // the instance's leader
+	Members  int             `json:"members,omitempty"`    // processes of its tree when it was killed
 	KilledAt time.Time       `json:"killed_at"`
 	Restored bool            `json:"restored"`
 	TookMS   int64           `json:"took_ms,omitempty"`
@@ -29,9 +33,11 @@ type DrillReport struct {
 	Why      string          `json:"why,omitempty"`
 }
 
-// Drill kills every process of the service's recorded instance (each
-// identity-checked) and waits for the agent — not this process — to bring
-// it back healthy.
+// Drill kills the member of the service's recorded instance that serves
+// (SIGKILL, identity-checked), as a crash would, and waits for the agent —
+// not this process — to bring it back healthy. The member that serves is
+// the one listening on a local health port, else the main process its
+// pid_file names, else the leader while it lives, else the oldest member.
 func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Duration) (*DrillReport, error) {
 	svc := cfg.Service(name)
 	if svc == nil {
@@ -46,13 +52,19 @@ func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Du
 	if err != nil {
 		return nil, fmt.Errorf("no recorded instance of %s to kill (%w): is it running? 'svc-ctl start %s'", name, err, name)
 	}
-	tree, err := proc.Members(inst)
+	if svc.PidFile != "" && (inst.Main == nil || !alive(*inst.Main)) {
+		if id, err := proc.AdoptPidFile(svc.PidFile, inst); err == nil {
+			inst.Main, inst.MainVia = &id, "pid_file"
+		}
+	}
+	tree, rec, err := proc.Look(inst, proc.Scan)
 	if err != nil {
 		return nil, fmt.Errorf("the recorded instance of %s (pid %d): %w", name, inst.PID, err)
 	}
 	if tree.Len() == 0 {
 		return nil, fmt.Errorf("no process of the recorded instance of %s (pid %d) is running: nothing to kill", name, inst.PID)
 	}
+	target, why := servingMember(svc, rec, tree)
 	store, err := openForRead(p.DB())
 	if err != nil {
 		return nil, fmt.Errorf("the drill reads its evidence from run_trace: %w", err)
@@ -64,9 +76,9 @@ func Drill(ctx context.Context, cfg *config.Config, name string, timeout time.Du
 	if rs, err := store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID(name), Limit: 1}); err == nil && len(rs) > 0 {
 		before = rs[0].ID
 	}
-	rep.Killed, rep.Members, rep.KilledAt = inst.Identity, tree.Len(), time.Now().UTC()
-	if err := proc.KillTree(inst); err != nil {
-		return nil, fmt.Errorf("kill pid %d: %w", inst.PID, err)
+	rep.Killed, rep.Serving, rep.Leader, rep.Members, rep.KilledAt = target.Identity, why, inst.PID, tree.Len(), time.Now().UTC()
+	if err := proc.KillMember(rec, target); err != nil {
+		return nil, fmt.Errorf("kill pid %d: %w", target.PID, err)
 	}
 	rep.Restored = waitRestored(ctx, store, svc, p, rep, before, timeout)
 	if !rep.Restored && rep.Why == "" {
@@ -117,4 +129,26 @@ func waitRestored(ctx context.Context, store *runtrace.Store, svc *config.Servic
 		time.Sleep(50 * time.Millisecond)
 	}
 	return false
+}
+
+// servingMember is the member a crash of the service is: the one that
+// listens on its local health port, else its main process (pid_file), else
+// the leader while it lives, else the oldest member.
+func servingMember(svc *config.Service, inst proc.Instance, t proc.Tree) (proc.Member, string) {
+	if _, port, ok := watchdog.HealthPort(svc.Health); ok {
+		for _, m := range t.Members {
+			if proc.Listens(m, port) {
+				return m, "the health port"
+			}
+		}
+	}
+	if inst.Main != nil {
+		if m, ok := t.Member(inst.Main.PID); ok && m.Start == inst.Main.Start {
+			return m, map[string]string{"pid_file": "its pid_file"}[inst.MainVia] + map[string]string{"port": "the health port"}[inst.MainVia]
+		}
+	}
+	if t.LeaderAlive() {
+		return t.Members[0], "the leader"
+	}
+	return t.Members[0], "the oldest member"
 }

@@ -2,12 +2,12 @@ package report
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"testing"
 	"time"
 
 	"svcctl/internal/testutil"
+	"svcctl/runtrace"
 )
 
 // TestDrillTwiceMatchesItsOwnRow: two drills back to back each
@@ -18,9 +18,11 @@ import (
 func TestDrillTwiceMatchesItsOwnRow(t *testing.T) {
 	e := newEnv(t, "1h")
 	startAgent(t, e)
-	testutil.WaitFor(t, 20*time.Second, "web started by the agent (its pid file written, and it answers)", func() bool {
-		_, err := os.Stat(e.p.Pid("web"))
-		return err == nil && testutil.Healthy(e.addr)
+	// Started: the agent's start cycle has ended (its row says started), not
+	// only spawned (a kill before the start's verdict is a failed start).
+	testutil.WaitFor(t, 20*time.Second, "web started by the agent (its start row written, and it answers)", func() bool {
+		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonStarted, Limit: 1})
+		return len(rs) == 1 && testutil.Healthy(e.addr)
 	})
 	var seen []int64
 	for i := range 2 {

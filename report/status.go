@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"time"
 
@@ -137,10 +138,39 @@ type Instance struct {
 	// percent of one core; nil when not sampled or not readable.
 	CPUPercent *float64 `json:"cpu_pct,omitempty"`
 	PIDs       []int32  `json:"pids,omitempty"`
-	Via        []string `json:"via,omitempty"` // what owns the tree: session, cgroup, job
+	Via        []string `json:"via,omitempty"` // what proved its members: cgroup, job, marker, session, descendants...
 	Cgroup     string   `json:"cgroup,omitempty"`
 	Job        string   `json:"job,omitempty"`
-	Error      string   `json:"error,omitempty"`
+	// Mode is what owns the tree besides the record: cgroup, scope,
+	// subreaper, plain (the record alone: a start by hand with no agent, or
+	// macOS), job.
+	Mode    string   `json:"mode,omitempty"`
+	Members []Member `json:"members,omitempty"`
+	// Serving is who serves the local health port (a tcp or http check of
+	// this host), member or not; nil for other checks, or a port nobody holds.
+	Serving *Serving `json:"serving,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// Member is one live process of the instance and what proves it is one.
+type Member struct {
+	PID     int32  `json:"pid"`
+	PPID    int32  `json:"ppid"`
+	Exe     string `json:"exe,omitempty"`
+	User    string `json:"user,omitempty"`
+	Via     string `json:"via"` // leader, pid_file, port, marker, descendants, session, group, cgroup, job, outside
+	Leader  bool   `json:"leader,omitempty"`
+	Main    bool   `json:"main,omitempty"`    // the main process kill_mode "main" signals
+	Stopped bool   `json:"stopped,omitempty"` // stopped by a signal: hung
+}
+
+// Serving is the process that holds the service's local health port.
+type Serving struct {
+	Port   uint32 `json:"port"`
+	PID    int32  `json:"pid,omitempty"` // 0: held by a process this user cannot see
+	Exe    string `json:"exe,omitempty"`
+	User   string `json:"user,omitempty"`
+	Member bool   `json:"member"` // a member of the instance (else: nothing svc-ctl may signal)
 }
 
 // RemovedService is a service the config no longer has whose processes a
@@ -162,7 +192,7 @@ func removedServices(p state.Paths, now time.Time) []RemovedService {
 			continue
 		}
 		r := RemovedService{Name: name, PID: rec.PID, At: rec.At}
-		if in := instanceOf(p, name, now); in != nil {
+		if in := instanceOf(context.Background(), p, name, nil, now); in != nil {
 			r.Processes = in.Processes
 		}
 		out = append(out, r)
@@ -170,14 +200,30 @@ func removedServices(p state.Paths, now time.Time) []RemovedService {
 	return out
 }
 
-// instanceOf reads the recorded instance and its tree now.
-func instanceOf(p state.Paths, name string, now time.Time) *Instance {
+// instanceOf reads the recorded instance of name and its tree now, with
+// every proof (the record is not written: a report changes nothing); with
+// svc (a configured service), also the process its pid_file names when it
+// may be adopted, and who serves its health port.
+func instanceOf(ctx context.Context, p state.Paths, name string, svc *config.Service, now time.Time) *Instance {
 	inst, err := proc.ReadInstance(p.Pid(name))
 	if err != nil {
 		return nil
 	}
-	in := &Instance{LeaderPID: inst.PID, StartedAt: inst.StartedAt, Cgroup: inst.Cgroup, Job: inst.Job}
-	tf, err := proc.TreeFactsOf(inst, false)
+	in := &Instance{LeaderPID: inst.PID, StartedAt: inst.StartedAt, Cgroup: inst.Cgroup, Job: inst.Job, Mode: inst.Mode}
+	if svc != nil && svc.PidFile != "" && (inst.Main == nil || !alive(*inst.Main)) {
+		if id, err := proc.AdoptPidFile(svc.PidFile, inst); err == nil {
+			inst.Main, inst.MainVia = &id, "pid_file"
+		}
+	}
+	t, rec, err := proc.Look(inst, proc.Scan)
+	if err != nil {
+		in.Error = err.Error()
+		return in
+	}
+	if svc != nil {
+		in.serving(ctx, svc, t)
+	}
+	tf, err := proc.FactsOfTree(rec, t, false)
 	switch {
 	case errors.Is(err, proc.ErrGone):
 		return in
@@ -186,13 +232,59 @@ func instanceOf(p state.Paths, name string, now time.Time) *Instance {
 		return in
 	}
 	in.LeaderAlive, in.Processes, in.RSSBytes, in.CPUSeconds, in.Via = tf.LeaderAlive, tf.Count, tf.RSSBytes, tf.CPUSeconds, tf.Via
-	for _, m := range tf.Members {
+	for _, m := range t.Members {
 		in.PIDs = append(in.PIDs, m.PID)
+		main := (rec.Main != nil && rec.Main.PID == m.PID) || (rec.Main == nil && m.Leader)
+		in.Members = append(in.Members, Member{PID: m.PID, PPID: m.PPID, Exe: m.Exe, User: proc.UserOf(m.PID), Via: m.Via,
+			Leader: m.Leader, Main: main, Stopped: m.Stopped})
 	}
 	if !inst.StartedAt.IsZero() {
 		in.UptimeS = int64(now.Sub(inst.StartedAt).Seconds())
 	}
 	return in
+}
+
+// serving names who holds the service's local health port: the member
+// that listens there, else whoever does (found among every process's
+// sockets), which is no member.
+func (in *Instance) serving(ctx context.Context, svc *config.Service, t proc.Tree) {
+	addr, port, ok := watchdog.HealthPort(svc.Health)
+	if !ok {
+		return
+	}
+	for _, m := range t.Members {
+		if proc.Listens(m, port) {
+			in.Serving = &Serving{Port: port, PID: m.PID, Exe: m.Exe, User: proc.UserOf(m.PID), Member: true}
+			return
+		}
+	}
+	if !portAnswers(ctx, addr) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	h, err := proc.PortHolder(ctx, port)
+	switch {
+	case err != nil:
+		in.Serving = &Serving{Port: port}
+	case h != nil:
+		in.Serving = &Serving{Port: port, PID: h.PID, Exe: h.Exe, User: h.User, Member: t.Has(h.PID)}
+	}
+}
+
+func alive(id proc.Identity) bool {
+	ok, _ := proc.Match(id)
+	return ok
+}
+
+func portAnswers(ctx context.Context, addr string) bool {
+	d := net.Dialer{Timeout: 500 * time.Millisecond}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // Readable reports whether this process could read the tree's resource
@@ -229,7 +321,7 @@ func SampleCPU(ctx context.Context, r *StatusReport, wait time.Duration) {
 		if !ok {
 			continue
 		}
-		now := instanceOf(p, s.Name, time.Now())
+		now := instanceOf(ctx, p, s.Name, nil, time.Now())
 		if !now.Readable() || now.LeaderPID != s.Instance.LeaderPID || now.CPUSeconds < cpu0 {
 			continue
 		}
@@ -472,7 +564,7 @@ func serviceStatus(ctx context.Context, svc *config.Service, p state.Paths, stor
 			s.Health += ", but " + st.AnsweredBy
 		}
 	}
-	s.Instance = instanceOf(p, svc.Name, now)
+	s.Instance = instanceOf(ctx, p, svc.Name, svc, now)
 	if pz, _ := state.ReadPause(p.Paused(svc.Name)); pz.Active(now) {
 		s.Pause, s.State = pz, pz.HeldState()
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"svcctl/internal/words"
 	"time"
 
 	"svcctl/config"
+	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -105,6 +107,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.givenUp()
 	v.removedRunning()
 	v.strangers()
+	v.ownership()
 	v.crashLog()
 	v.configInForce()
 	v.secretsPrivate()
@@ -128,7 +131,7 @@ func (v *verifier) stateChecks() []string {
 	for _, s := range v.cfg.Services {
 		names = append(names, "service "+s.Name+" cycled")
 	}
-	names = append(names, "no forgotten pause", "no given-up service", checkStrangers, "no unread crash.log")
+	names = append(names, "no forgotten pause", "no given-up service", checkStrangers, checkOwnership, "no unread crash.log")
 	if len(v.cfg.Jobs) > 0 {
 		names = append(names, "no missing runs (24 h)")
 	}
@@ -530,6 +533,39 @@ func (v *verifier) strangers() {
 		return
 	}
 	v.add(checkStrangers, Pass, "every passing health check was answered by its own service (or one svc-ctl never started)")
+}
+
+const checkOwnership = "every instance owned"
+
+// ownership says, per service with a recorded instance, what owns its tree
+// (its mode): a cgroup, the agent as subreaper, a job object, or the record
+// alone ("plain": an instance a person started with no agent running, or
+// any on macOS), and WARNs where ownership is weaker than this host allows:
+// a plain instance on Linux, or a record of an older svc-ctl that remembers
+// no members. docs/architecture.md says what each mode can see.
+func (v *verifier) ownership() {
+	var parts, weak []string
+	for _, s := range v.cfg.Services {
+		inst, err := proc.ReadInstance(v.p.Pid(s.Name))
+		if err != nil {
+			continue
+		}
+		switch mode := inst.Mode; {
+		case mode == "":
+			weak = append(weak, s.Name+": a record of an older svc-ctl (its session alone): 'svc-ctl restart "+s.Name+"' records its members")
+		case mode == proc.ModePlain && runtime.GOOS == "linux":
+			weak = append(weak, s.Name+": plain (started with no agent running, or by an agent that is no subreaper): "+
+				"a daemon that leaves its tree and writes over its environment is not seen; restart it while the agent runs")
+		default:
+			parts = append(parts, s.Name+": "+mode)
+		}
+	}
+	switch {
+	case len(weak) > 0:
+		v.add(checkOwnership, Warn, strings.Join(append(weak, parts...), "; "))
+	case len(parts) > 0:
+		v.add(checkOwnership, Pass, strings.Join(parts, "; "))
+	}
 }
 
 func (v *verifier) crashLog() {

@@ -53,6 +53,7 @@ type Entry struct {
 	Probes       any          `json:"probes"`                   // first and second look results
 	Process      any          `json:"process,omitempty"`        // facts of the recorded instance's tree if it still exists
 	PortHolder   any          `json:"port_holder,omitempty"`    // who held the health port (pid, program, user, whether ours)
+	Hung         []string     `json:"hung,omitempty"`           // members stopped by a signal (SIGSTOP) when it was taken: "pid 4242 (/usr/bin/x, stopped)"
 	LogTail      []string     `json:"log_tail"`                 // last LogTailLines lines of runtime.log
 	LogTailError string       `json:"log_tail_error,omitempty"` // why LogTail is empty when the log could not be read
 	EnvNames     []string     `json:"env_names"`                // names only, never values

@@ -100,7 +100,7 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	sup.By = By
-	res, err := act(ctx, sup, req)
+	res, err := s.handOrAct(ctx, sup, name, act, req)
 	switch {
 	case errors.Is(err, watchdog.ErrUnknownName):
 		fail(w, http.StatusNotFound, err)
@@ -119,6 +119,21 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 }
 
 var errBadRequest = errors.New("bad request")
+
+// handOrAct runs a start or restart through the running agent when one
+// takes it (Options.ToAgent), else the action here.
+func (s *Server) handOrAct(ctx context.Context, sup *watchdog.Supervisor, name string, act action, req ActionRequest) (ActionResult, error) {
+	if (name == "start" || name == "restart") && s.opts.ToAgent != nil && sup.Config().Service(req.Name) != nil {
+		r, handed, err := s.opts.ToAgent(ctx, sup, name, req.Name)
+		if handed {
+			if err != nil {
+				return ActionResult{}, err
+			}
+			return cycleResult(r), nil
+		}
+	}
+	return act(ctx, sup, req)
+}
 
 // configConflict is the answer to an action while the config file does not
 // load (409): the error, and each problem of the file (file:line: key: what).

@@ -2,7 +2,8 @@ package ui
 
 import (
 	"fmt"
-	"os/exec"
+
+	"svcctl/internal/child"
 )
 
 // OpenBrowser asks the desktop to open target (a URL, or a file the
@@ -17,8 +18,8 @@ func OpenBrowser(target string) error { return openAs(target, nil) }
 // environment).
 func openAs(target string, who *invoker) error {
 	argv := openerArgv(target)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	who.apply(cmd)
+	cmd := child.Command(argv[0], argv[1:]...)
+	who.apply(cmd.Cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("open the browser with %s: %w (open the URL by hand)", argv[0], err)
 	}

@@ -63,6 +63,11 @@ type Options struct {
 	Install func() report.InstallInfo
 	// Act gives one action its supervisor; nil: the page offers no actions.
 	Act Actor
+	// ToAgent hands a start or restart to the running agent, as the CLI
+	// verbs do (so that the agent spawns the instance and owns its tree);
+	// handed is false when no agent takes it: the action runs here. nil:
+	// never handed.
+	ToAgent func(ctx context.Context, sup *watchdog.Supervisor, action, name string) (r watchdog.Result, handed bool, err error)
 	// Log receives ui.* events (actions, failed reads). Default: discard.
 	Log *slog.Logger
 	// Now is the clock. Default time.Now.

@@ -2,7 +2,9 @@ package watchdog
 
 import (
 	"context"
+	"os"
 	"testing"
+	"time"
 
 	"svcctl/internal/testutil"
 	"svcctl/runtrace"
@@ -71,5 +73,32 @@ func BenchmarkRestart(b *testing.B) {
 		if r.Outcome != runtrace.OutcomeOK {
 			b.Fatalf("restart: %s", r.Message)
 		}
+	}
+}
+
+// BenchmarkStrangerCheckWorkers is the same for a server with 5 setsid
+// workers: what a healthy cycle's Walk of 6 remembered members costs.
+func BenchmarkStrangerCheckWorkers(b *testing.B) {
+	addr := testutil.FreeAddr(b)
+	e := newEnv(b, testutil.Service{Name: "web", Addr: addr, Args: []string{"--setsid-workers", "5"}})
+	if r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
+		b.Fatalf("start: %s", r.Message)
+	}
+	c := &cycle{s: e.sup, svc: e.cfg.Service("web")}
+	testutil.WaitFor(b, 10*time.Second, "6 members remembered", func() bool {
+		c.stranger(context.Background())
+		inst, _ := e.sup.Instance("web")
+		return len(inst.Remembered) == 5
+	})
+	before, _ := os.Stat(e.sup.Paths.Pid("web"))
+	b.ResetTimer()
+	for b.Loop() {
+		if h := c.stranger(context.Background()); h != nil {
+			b.Fatalf("its own instance taken for a stranger: %s", h)
+		}
+	}
+	b.StopTimer()
+	if after, _ := os.Stat(e.sup.Paths.Pid("web")); !os.SameFile(before, after) {
+		b.Fatal("the record was written again although no member changed")
 	}
 }

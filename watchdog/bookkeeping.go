@@ -22,8 +22,13 @@ type bookkeeping struct {
 	states map[string]keptState         // service -> state not yet written
 	last   map[string]*state.LastResult // service -> watchdog.last.json entry not yet written
 	pids   map[string]proc.Instance     // service -> the instance spawned, its pid file not yet written
-	since  time.Time                    // when writes started failing; zero while they work
-	failed int                          // writes refused since then
+	// read is, per service, the instance record last read and its file.
+	read map[string]readRecord
+	// pending is, per service, what a look saw while another cycle held
+	// the service's lock (Track): merged into the record by the next look.
+	pending map[string]proc.Instance
+	since   time.Time // when writes started failing; zero while they work
+	failed  int       // writes refused since then
 }
 
 // keptState is a state the disk refused, and when.
@@ -152,6 +157,11 @@ func (s *Supervisor) retryPid(name string) {
 // Instance is the service's current instance as this process knows it: the
 // one it spawned when that pid file could not be written yet, else the pid
 // file's.
+//
+// A record read before and not replaced since (the same file, size and
+// modification time: every write is a rename) is not parsed again: a
+// healthy cycle reads it every interval, and a record that remembers its
+// members is a few KiB of JSON.
 func (s *Supervisor) Instance(name string) (proc.Instance, error) {
 	s.book.mu.Lock()
 	inst, ok := s.book.pids[name]
@@ -159,7 +169,32 @@ func (s *Supervisor) Instance(name string) (proc.Instance, error) {
 	if ok {
 		return inst, nil
 	}
-	return proc.ReadInstance(s.Paths.Pid(name))
+	path := s.Paths.Pid(name)
+	fi, err := os.Lstat(path)
+	if err == nil {
+		s.book.mu.Lock()
+		c, ok := s.book.read[name]
+		s.book.mu.Unlock()
+		if ok && os.SameFile(c.fi, fi) && c.fi.Size() == fi.Size() && c.fi.ModTime().Equal(fi.ModTime()) {
+			return c.inst.Clone(), nil
+		}
+	}
+	inst, err = proc.ReadInstance(path)
+	if err == nil && fi != nil {
+		s.book.mu.Lock()
+		if s.book.read == nil {
+			s.book.read = map[string]readRecord{}
+		}
+		s.book.read[name] = readRecord{fi: fi, inst: inst.Clone()}
+		s.book.mu.Unlock()
+	}
+	return inst, err
+}
+
+// readRecord is an instance record as read, and the file it was read from.
+type readRecord struct {
+	fi   os.FileInfo
+	inst proc.Instance
 }
 
 // WritesFailing reports since when state.json or watchdog.last.json writes

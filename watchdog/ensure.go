@@ -34,8 +34,12 @@ type Supervisor struct {
 	OnReplace func(service string, id proc.Identity)
 	// Cgroup is a delegated cgroup v2 directory (proc.DelegatedCgroup) under
 	// which every instance this process spawns gets a cgroup of its own, so
-	// that even a daemonizing service stays owned. Empty: sessions only.
+	// that even a daemonizing service stays owned. Empty: the records (and
+	// the subreaper, in an agent that is one) own the tree.
 	Cgroup string
+	// Scope: Cgroup is a transient scope systemd made around an agent
+	// started by hand (the instances' mode says "scope").
+	Scope bool
 	// By names who acts by hand through this supervisor, for the record:
 	// "ui" for the status page. It is the `by` of a manual run's detail and
 	// of a pause sentinel. Empty: the person at the terminal (state.Who()
@@ -52,6 +56,8 @@ type Supervisor struct {
 	capErrs  sync.Map                        // service name -> last CapLog error ("" none), logged once
 	capNotes sync.Map                        // service name -> *capNote: log.capped at most once a minute
 	pins     logPins                         // each service's log directory, pinned (logdir.go)
+	trackMu  sync.Mutex
+	track    map[string]*trackState // service name -> when Track last scanned and wrote
 }
 
 // InFlight returns the run ids of the cycles running right now.
@@ -163,11 +169,16 @@ type Detail struct {
 	Snapshot       string           `json:"snapshot,omitempty"`
 	Pause          *state.Pause     `json:"pause,omitempty"`
 	ExitCode       *int             `json:"exit_code,omitempty"`
-	Exit           string           `json:"exit,omitempty"`      // how the new instance's leader ended: "killed by SIGKILL"
-	Instance       string           `json:"instance,omitempty"`  // the new instance's tree: "launcher exited 0, 2 processes live on"
-	Ownership      []string         `json:"ownership,omitempty"` // where the new instance is owned less than asked (no cgroup...)
-	OldStop        *proc.StopResult `json:"old_stop,omitempty"`  // every process of the old tree and how it ended
+	Exit           string           `json:"exit,omitempty"`            // how the new instance's leader ended: "killed by SIGKILL"
+	Instance       string           `json:"instance,omitempty"`        // the new instance's tree: "launcher exited 0, 2 processes live on"
+	Ownership      []string         `json:"ownership,omitempty"`       // where the new instance is owned less than asked (no cgroup...)
+	OldStop        *proc.StopResult `json:"old_stop,omitempty"`        // every process of the old tree and how it ended
+	OldLeft        []string         `json:"old_left,omitempty"`        // members of the old instance that outlived its stop
+	Hung           []string         `json:"hung,omitempty"`            // members stopped by a signal when the evidence was taken
+	Mode           string           `json:"mode,omitempty"`            // how the new instance's tree is owned: cgroup, subreaper, plain, job
+	AnsweredBefore string           `json:"answered_before,omitempty"` // the check (not a local port) passed with the old instance gone, before the new one started
 	PortHolder     *PortHolder      `json:"port_holder,omitempty"`
+	Served         string           `json:"served,omitempty"`     // the health port's holder could not be named: how the start was judged
 	CrashLoop      *CrashLoop       `json:"crash_loop,omitempty"` // a start refused: the watchdog's starts within loop_window
 	LogTail        []string         `json:"log_tail,omitempty"`
 	Output         string           `json:"output,omitempty"` // where the new instance's output went, when not to its log
@@ -223,6 +234,9 @@ type cycle struct {
 	// replacing: whose restart the start is if it comes up (restartBy,
 	// judged before the old instance is stopped); "" for a plain start.
 	replacing string
+	// answeredBefore: the health check passed before the new instance
+	// started (answersWithoutUs): passing proves nothing about it.
+	answeredBefore bool
 }
 
 // mustSync reports whether this cycle's bookkeeping must survive a power loss:

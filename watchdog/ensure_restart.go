@@ -28,15 +28,16 @@ func (c *cycle) restart(ctx context.Context) {
 	c.res.Detail.Cause = c.cause()
 	c.replacing = c.restartBy() // before the stop: it judges the instance being replaced
 	c.evidence(ctx)
-	c.stopOld(ctx)
+	left := c.stopOld(ctx)
 	if c.crashLoop(now) {
 		return // nothing is started: the transition is unhealthy -> backoff (or given-up)
 	}
 	c.st.LastStartTry = now
 	c.st.MoveTo(state.Starting, "restart", now)
-	if c.portTaken(ctx) {
+	if c.oldLivesOn(left) || c.portTaken(ctx) {
 		return
 	}
+	c.answeredBefore = c.answersWithoutUs(ctx)
 	child, err := c.spawn()
 	if err != nil {
 		c.res.Detail.Error = err.Error()
@@ -74,13 +75,17 @@ func (c *cycle) evidence(ctx context.Context) {
 	}
 	var tree *proc.TreeFacts
 	var since time.Time // the recorded instance's start: its output since then is the evidence
-	if inst, err := c.s.Instance(c.svc.Name); err == nil {
+	if inst, err := c.s.record(c.svc.Name); err == nil {
 		since = inst.StartedAt
 		// An instance seen ended whole has no process to describe (what
 		// TreeFactsOf would find, one walk later).
 		if !c.ended(inst) {
-			if tf, err := proc.TreeFactsOf(inst, true); err == nil {
-				tree, e.Process = tf, tf
+			if t, rec, err := c.s.lookAt(c.svc, inst, proc.Scan, true); err == nil {
+				c.noteHung(t)
+				e.Hung = c.res.Detail.Hung
+				if tf, err := proc.FactsOfTree(rec, t, true); err == nil {
+					tree, e.Process = tf, tf
+				}
 			}
 		}
 	}
@@ -130,18 +135,20 @@ func envNames(env map[string]string) []string {
 	return names
 }
 
-// stopOld stops every process of the recorded instance's tree, each only
-// after its identity is proven: a PID reused by another program is never
-// signalled, nor is a process that left the tree.
-func (c *cycle) stopOld(ctx context.Context) {
-	inst, err := c.s.Instance(c.svc.Name)
+// stopOld stops every process of the recorded instance's tree as the
+// service says (stop_command, stop_signal, kill_mode, stop_timeout), each
+// only after its identity is proven: a PID reused by another program is
+// never signalled, nor is a process nothing proves a member. Then it looks
+// again, with every proof, and returns the members that still live.
+func (c *cycle) stopOld(ctx context.Context) []proc.Member {
+	inst, err := c.s.record(c.svc.Name)
 	if errors.Is(err, os.ErrNotExist) {
 		c.res.Detail.OldInstance = "none recorded"
-		return
+		return nil
 	}
 	if err != nil {
 		c.res.Detail.OldInstance = "pid file unreadable: " + err.Error()
-		return
+		return nil
 	}
 	if c.s.OnReplace != nil {
 		c.s.OnReplace(c.svc.Name, inst.Identity)
@@ -150,7 +157,7 @@ func (c *cycle) stopOld(ctx context.Context) {
 	if c.ended(inst) {
 		r = proc.Released(inst)
 	} else {
-		r, err = proc.StopTree(ctx, inst, c.svc.StopTimeout)
+		r, err = proc.StopWith(ctx, inst, stopOptions(c.svc))
 	}
 	switch {
 	case errors.Is(err, proc.ErrNotOurs):
@@ -168,6 +175,84 @@ func (c *cycle) stopOld(ctx context.Context) {
 	if c.res.Detail.PortHolder != nil && c.res.Detail.PortHolder.Ours && r.AlreadyGone {
 		c.res.Detail.PortHolder.Ours = false // it was not stopped with the tree after all
 	}
+	if c.ended(inst) || errors.Is(err, proc.ErrNotOurs) {
+		return nil
+	}
+	// Look again: a stop is done only when no member lives.
+	t, err := proc.Members(r.Record())
+	if err != nil {
+		return nil
+	}
+	return t.Members
+}
+
+// oldLivesOn ends the cycle as a failed start, spawning nothing, when a
+// member of the old instance outlived its stop (stuck in the kernel, or a
+// signal refused): a new instance beside it would fight it for its port,
+// its lock files, its data, and the row would say it was replaced.
+func (c *cycle) oldLivesOn(left []proc.Member) bool {
+	if len(left) == 0 {
+		return false
+	}
+	c.res.Detail.OldLeft = describeMembers(left)
+	c.res.Detail.LogTail = c.tail(5)
+	msg := fmt.Sprintf("start-failed: the old instance did not end: %s still %s after its stop; no new instance spawned; "+
+		"see `svc-ctl status %s`", strings.Join(c.res.Detail.OldLeft, ", "), pluralWord(len(left), "runs", "run"), c.svc.Name)
+	c.startFailed(runtrace.ReasonStartFailed, msg)
+	c.log.Warn("service.old_lives_on", "left", c.res.Detail.OldLeft)
+	return true
+}
+
+// answersWithoutUs reports, for a health check that is not a local port
+// (exec, a remote URL), whether it passes now, with no process of the old
+// instance left and the new one not started: then something else answers
+// it (another instance of the program, started outside svc-ctl), and a
+// passing check proves nothing about the new instance.
+func (c *cycle) answersWithoutUs(ctx context.Context) bool {
+	if _, _, local := healthPort(c.svc.Health); local || !probe.Healthy(c.res.Detail.Probe) {
+		return false
+	}
+	rs := probe.RunAll(ctx, c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir, c.svc.SearchPath)))
+	if !probe.Healthy(rs) {
+		return false
+	}
+	c.res.Detail.AnsweredBefore = "the health check passed with no process of the old instance left: the new instance is judged by its leader"
+	return true
+}
+
+// noteHung names, in the detail, the members stopped by a signal (a hung
+// instance): the snapshot and the row say which one hung.
+func (c *cycle) noteHung(t proc.Tree) {
+	if hung := t.Stopped(); len(hung) > 0 {
+		c.res.Detail.Hung = describeMembers(hung)
+	}
+}
+
+// describeMembers names processes for people: "pid 4242 (/usr/bin/postgres, stopped)".
+func describeMembers(ms []proc.Member) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		s := fmt.Sprintf("pid %d", m.PID)
+		var what []string
+		if m.Exe != "" {
+			what = append(what, m.Exe)
+		}
+		if m.Stopped {
+			what = append(what, "stopped")
+		}
+		if len(what) > 0 {
+			s += " (" + strings.Join(what, ", ") + ")"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // portTaken is true when, with the old instance stopped, the health port
@@ -184,8 +269,8 @@ func (c *cycle) portTaken(ctx context.Context) bool {
 	c.res.Detail.PortHolder = h
 	c.res.Detail.LogTail = c.tail(5)
 	msg := "start-failed: " + h.String() + ": not signalled, no new instance spawned " +
-		"(health: " + probe.Summary(c.lastProbe()) + "); stop it, or run the agent under the unit svc-ctl installs " +
-		"(a cgroup keeps daemons owned), then `svc-ctl start " + c.svc.Name + "`"
+		"(health: " + probe.Summary(c.lastProbe()) + "); stop it (or, if it is this service's daemon that nothing proves a member, " +
+		"set pid_file), then `svc-ctl start " + c.svc.Name + "`"
 	if c.notOurs != nil {
 		leader := int32(0)
 		if inst, err := c.s.Instance(c.svc.Name); err == nil {
@@ -198,11 +283,17 @@ func (c *cycle) portTaken(ctx context.Context) bool {
 	return true
 }
 
-// awaitHealthy polls the probe until start_timeout. It polls fast at first
-// (a service that starts in milliseconds is back in milliseconds) and stops
-// early when the new instance fails: no need to wait out the timeout. A
-// leader that exits 0 is a launcher (it forked the server, maybe as a
-// daemon): that is not a failed start, and the wait goes on.
+// awaitHealthy polls the probe until start_timeout, fast at first (a
+// service that starts in milliseconds is back in milliseconds), and looks
+// at the new instance's members as it goes: a Walk down from its leader at
+// every poll (so a daemon a launcher forks is seen, and remembered, while
+// the launcher still lives), a Scan once the leader has exited. A passing
+// probe is the start's success only once the new instance is what serves
+// (serves). The leader's exit is judged as a launcher's: non-zero is a
+// failed start with its code and output, whatever the probe says (another
+// instance may be what answers); zero is a launcher's, whose members must
+// then answer, and with none left (nor a pid_file to wait for) the exit is
+// the instance's end.
 func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	spawned := time.Now()
 	deadline := spawned.Add(c.svc.StartTimeout)
@@ -211,33 +302,43 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 	// (the SIGKILL -> 200 figure against PM2, docs/benchmarks.md).
 	delay := time.Millisecond
 	specs := c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir, c.svc.SearchPath))
-	leader := child.Done
+	w := &startWatch{child: child, inst: child.Instance, leader: child.Done}
 	var last []probe.Result
+	why := ""
 	for {
+		final := !time.Now().Before(deadline)
 		last = probe.RunAll(ctx, clampTimeouts(specs, time.Until(deadline)))
 		c.st.LastProbe, c.st.LastProbeAt = last, c.s.now()
+		w.look(c)
 		if probe.Healthy(last) {
-			c.started(ctx, child, time.Since(spawned))
+			ok, reason := c.serves(ctx, w, final)
+			if ok {
+				c.started(w, time.Since(spawned))
+				return
+			}
+			why = reason
+		}
+		if w.ended && w.tree.Len() == 0 && c.svc.PidFile == "" {
+			c.launcherLeftNothing(ctx, child, last)
 			return
 		}
-		if !time.Now().Before(deadline) || ctx.Err() != nil {
+		if final || ctx.Err() != nil {
 			break
 		}
 		t := time.NewTimer(min(delay, time.Until(deadline)))
 		select {
-		case <-leader:
-			if child.ExitCode() == 0 {
-				// A launcher's job is to exit 0: what it started (in its
-				// tree, or a daemon that left it) may still come up.
-				leader = nil
-				break
+		case <-w.leader:
+			w.leader = nil
+			if child.ExitCode() != 0 {
+				t.Stop()
+				c.exitedEarly(child, last)
+				return
 			}
-			t.Stop()
-			c.exitedEarly(child, last)
-			return
+			w.ended = true // a launcher's job is to exit 0: what it started must answer now
 		case <-ctx.Done():
 		case <-t.C:
 		}
+		t.Stop()
 		delay = min(delay*2, 200*time.Millisecond)
 	}
 	c.res.Detail.Probe = last
@@ -248,11 +349,132 @@ func (c *cycle) awaitHealthy(ctx context.Context, child *proc.Child) {
 		return
 	}
 	msg := fmt.Sprintf("not healthy within start_timeout %s: %s", c.svc.StartTimeout, probe.Summary(last))
-	if note := c.instanceNote(ctx, child); note != "" {
+	if why != "" {
+		msg = fmt.Sprintf("within start_timeout %s the health check passed, but %s", c.svc.StartTimeout, why)
+	}
+	if note := c.instanceNote(w); note != "" {
 		c.res.Detail.Instance = note
 		msg += " (" + note + ")"
 	}
 	c.startFailed(runtrace.ReasonStartFailed, "start-failed: "+msg)
+}
+
+// startWatch is what a start knows of its new instance as it waits for it.
+type startWatch struct {
+	child    *proc.Child
+	inst     proc.Instance   // the record as last looked at (members remembered, main adopted)
+	tree     proc.Tree       // its members at the last look
+	leader   <-chan struct{} // the leader's end; nil once seen
+	ended    bool            // the leader exited 0 (a launcher)
+	scanned  bool            // looked with every proof since it did
+	holder   *PortHolder     // who holds the health port when no member's sockets say so
+	holderAt time.Time       // when holder was found
+	// unnamed: the health port's holder could not be named; the start was
+	// judged by the port being free at the spawn (serves).
+	unnamed string
+}
+
+// look lists the new instance's members: a Walk down from what is known,
+// and, once the leader has exited, one Scan (the daemon it left may have
+// left its tree too). What it finds is remembered in the record.
+func (w *startWatch) look(c *cycle) {
+	d := proc.Walk
+	if w.ended && !w.scanned {
+		d, w.scanned = proc.Scan, true
+	}
+	t, rec, err := c.s.lookAt(c.svc, w.inst, d, true)
+	if err != nil {
+		return
+	}
+	w.tree, w.inst = t, rec
+}
+
+// serves decides whether a passing health check is the new instance's:
+// a member of it lives; its pid_file, when set, names a process adopted as
+// its main one; a local health port is served by one of its members (which
+// is then its main process, when not the leader); a check that passed
+// before the instance started (answersWithoutUs) counts only once its
+// leader has exited 0 with a member alive, or has stayed up the whole
+// start_timeout (final). When not, it says why.
+func (c *cycle) serves(ctx context.Context, w *startWatch, final bool) (bool, string) {
+	if w.tree.Len() == 0 {
+		return false, "no process of the new instance is alive"
+	}
+	if c.svc.PidFile != "" && w.inst.Main == nil {
+		why := "names no process yet"
+		if _, err := proc.AdoptPidFile(c.svc.PidFile, w.inst); err != nil {
+			why = err.Error()
+		}
+		return false, "its pid_file is not adopted: " + why
+	}
+	if _, port, local := healthPort(c.svc.Health); local {
+		for _, m := range w.tree.Members {
+			if memberListens(m, port) {
+				c.setMain(w, m)
+				return true, ""
+			}
+		}
+		// No member's own sockets say so (or they could not be read): who
+		// holds the port, from every process's sockets, at most once a
+		// second (it reads them all).
+		if w.holder == nil || time.Since(w.holderAt) > time.Second {
+			w.holder, w.holderAt = holderOf(ctx, port, nil), time.Now()
+		}
+		if m, ok := w.tree.Member(w.holder.PID); ok && w.holder.id.Start == m.Start {
+			c.setMain(w, m)
+			return true, ""
+		}
+		if w.holder.PID <= 0 {
+			// The OS names no owner (Wine's socket table; a process of
+			// another user this agent may not read): the port was free when
+			// the instance was spawned (portTaken) and a member of it lives,
+			// so it is judged the new instance's, and the row says how.
+			w.unnamed = w.holder.String()
+			return true, ""
+		}
+		return false, w.holder.String() + ", not a process of the new instance"
+	}
+	if c.answeredBefore && !w.ended && !(final && w.tree.LeaderAlive()) {
+		return false, "it passed before this instance started (something else answers it): waiting for the leader to exit 0, or to stay up start_timeout"
+	}
+	return true, ""
+}
+
+// setMain records m, the member that serves the health port, as the
+// instance's main process when it is not the leader (a launcher's daemon)
+// and no pid_file names one.
+func (c *cycle) setMain(w *startWatch, m proc.Member) {
+	if m.Leader || (w.inst.Main != nil && w.inst.MainVia == mainPidFile) {
+		return
+	}
+	if w.inst.Main != nil && w.inst.Main.Same(m.Identity) {
+		return
+	}
+	id := m.Identity
+	w.inst.Main, w.inst.MainVia = &id, mainPort
+	c.s.savePid(c.svc.Name, w.inst)
+}
+
+// launcherLeftNothing ends a start whose leader exited 0 leaving no
+// process of the instance (and no pid_file to wait for): the exit is the
+// instance's end, whatever answers the health check.
+func (c *cycle) launcherLeftNothing(ctx context.Context, child *proc.Child, last []probe.Result) {
+	code := 0
+	c.res.Detail.ExitCode = &code
+	c.res.Detail.Exit = child.Exit()
+	c.res.Detail.LogTail = c.tail(5)
+	msg := "start-failed: the leader " + child.Exit() + " and no process of the instance is left"
+	if addr, port, ok := healthPort(c.svc.Health); ok && portHeld(ctx, addr) {
+		h := holderOf(ctx, port, nil)
+		c.res.Detail.PortHolder = h
+		msg += "; " + h.String() + ": if it is this service's daemon, nothing proves it (it cleared its environment and was not seen as the launcher's child): set pid_file"
+	} else if probe.Healthy(last) {
+		msg += "; the health check passes, but not for this instance"
+	}
+	if n := len(c.res.Detail.LogTail); n > 0 {
+		msg += " (last output: " + strings.TrimSpace(c.res.Detail.LogTail[n-1]) + ")"
+	}
+	c.startFailed(runtrace.ReasonStartFailed, msg)
 }
 
 func clampTimeouts(specs []probe.Spec, left time.Duration) []probe.Spec {
@@ -276,10 +498,13 @@ func (c *cycle) exitedEarly(child *proc.Child, last []probe.Result) {
 	c.res.Detail.Exit = child.Exit()
 	c.res.Detail.LogTail = c.tail(5)
 	msg := fmt.Sprintf("start-failed: new instance %s before it was healthy", child.Exit())
+	if probe.Healthy(last) {
+		msg = fmt.Sprintf("start-failed: the leader %s (the health check passes, but not for this instance)", child.Exit())
+	}
 	if n := len(c.res.Detail.LogTail); n > 0 {
 		msg += " (last output: " + strings.TrimSpace(c.res.Detail.LogTail[n-1]) + ")"
 	}
-	if len(last) > 0 && probe.Summary(last) != "" {
+	if len(last) > 0 && !probe.Healthy(last) && probe.Summary(last) != "" {
 		msg += "; health: " + probe.Summary(last)
 	}
 	c.startFailed(runtrace.ReasonStartFailed, msg)
@@ -294,7 +519,7 @@ func (c *cycle) tail(n int) []string {
 	return c.redactor().Lines(lines)
 }
 
-func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Duration) {
+func (c *cycle) started(w *startWatch, took time.Duration) {
 	now := c.s.now()
 	c.countStart(now)
 	c.st.BackoffUntil = time.Time{}
@@ -312,42 +537,39 @@ func (c *cycle) started(ctx context.Context, child *proc.Child, took time.Durati
 	// Only a start that came up counts as a restart: one that failed is
 	// counted by its failure.
 	c.res.Detail.RestartBy = c.replacing
-	how := fmt.Sprintf("pid %d, healthy after %s", child.PID, took.Round(time.Millisecond))
-	before := c.res.Detail.PortHolder // the old instance's, from the evidence step
-	if note := c.instanceNote(ctx, child); note != "" {
+	// One look with every proof: what serves now is remembered before it
+	// may write its title over its environment.
+	if t, rec, err := c.s.lookAt(c.svc, w.inst, proc.Scan, true); err == nil {
+		w.tree, w.inst = t, rec
+	}
+	c.res.Detail.Mode = w.inst.Mode
+	how := fmt.Sprintf("pid %d, healthy after %s", w.child.PID, took.Round(time.Millisecond))
+	if m := w.inst.Main; m != nil {
+		how += fmt.Sprintf("; pid %d serves (%s)", m.PID, map[string]string{mainPidFile: "its pid_file", mainPort: "the health port"}[w.inst.MainVia])
+	}
+	if note := c.instanceNote(w); note != "" {
 		c.res.Detail.Instance = note
 		how += "; " + note
 	}
-	if h := c.res.Detail.PortHolder; h != nil && h != before && !h.Ours {
-		c.recordEscapee(child, h) // it serves for this instance: not a stranger at the next cycle
+	if w.unnamed != "" {
+		c.res.Detail.Served = w.unnamed + ": free when the instance was spawned, so taken as its"
+		how += "; " + c.res.Detail.Served
 	}
 	c.set(runtrace.OutcomeOK, reason, verb+" ("+how+")")
 }
 
 // instanceNote says what became of a leader that is already gone when the
-// service answers: a launcher whose tree lives on, or one whose server left
-// the tree (a daemon that called setsid, without a cgroup to keep it), which
-// svc-ctl will not be able to stop or replace.
-func (c *cycle) instanceNote(ctx context.Context, child *proc.Child) string {
+// start is judged: a launcher whose members live on.
+func (c *cycle) instanceNote(w *startWatch) string {
 	select {
-	case <-child.Done:
+	case <-w.child.Done:
 	default:
 		return "" // the leader runs: the common case
 	}
-	t, err := proc.Members(child.Instance)
-	if err != nil {
-		return "launcher " + child.Exit() + "; its tree could not be listed: " + err.Error()
+	if n := w.tree.Len(); n > 0 {
+		return fmt.Sprintf("launcher %s, %s live on", w.child.Exit(), plural(n, "process", "processes"))
 	}
-	if n := t.Len(); n > 0 {
-		return fmt.Sprintf("launcher %s, %s live on", child.Exit(), plural(n, "process", "processes"))
-	}
-	note := "launcher " + child.Exit() + " and no process of the instance is left"
-	if addr, port, ok := healthPort(c.svc.Health); ok && portHeld(ctx, addr) {
-		h := holderOf(ctx, port, nil)
-		c.res.Detail.PortHolder = h
-		note += "; " + h.String() + ": it left the instance (daemonized), svc-ctl cannot stop or replace it"
-	}
-	return note
+	return "launcher " + w.child.Exit() + " and no process of the instance is left"
 }
 
 func plural(n int, one, many string) string {
@@ -409,7 +631,7 @@ func (c *cycle) spawn() (*proc.Child, error) {
 		return nil, fmt.Errorf("run as %s: %w", c.svc.RunAs.User+":"+c.svc.RunAs.Group, err)
 	}
 	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, SearchPath: c.svc.SearchPath, Env: c.svc.Env,
-		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id}
+		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id, Console: c.svc.StopSignal == config.WindowsStopSignal, Scope: c.s.Scope}
 	out, err := c.openLog(id)
 	if p := fsutil.ProblemOf(err); err != nil && (p == fsutil.ReadOnly || p == fsutil.NoSpace || p == fsutil.NoQuota) {
 		// The disk refuses the service's log (a state dir remounted

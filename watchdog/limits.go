@@ -71,11 +71,18 @@ func (s *Supervisor) SampleLimits(name string) (b *Breach, held bool) {
 }
 
 func (s *Supervisor) sampleLimits(svc *config.Service, now time.Time) *Breach {
-	inst, err := s.Instance(svc.Name)
+	inst, err := s.record(svc.Name)
 	if err != nil {
 		return nil
 	}
-	tf, err := proc.TreeFactsOf(inst, false)
+	// Every member counts, those whose leader died or that left its session
+	// too (remembered in the record): a Walk from them, without the lock (a
+	// member seen for the first time waits in memory for the next cycle).
+	t, rec, err := s.lookAt(svc, inst, proc.Walk, false)
+	var tf *proc.TreeFacts
+	if err == nil {
+		tf, err = proc.FactsOfTree(rec, t, false)
+	}
 	s.limits.mu.Lock()
 	defer s.limits.mu.Unlock()
 	if s.limits.svcs == nil {

@@ -78,7 +78,38 @@ type StopReport struct {
 	Result  string `json:"result"` // "stopped (3 processes: 3 on SIGTERM, in 41ms)", "no instance recorded", ...
 	// Members is every process of the instance's tree and how it ended.
 	Members []proc.MemberEnd `json:"members,omitempty"`
+	// StopCommand is how the service's stop_command ran, when it has one.
+	StopCommand *proc.CommandEnd `json:"stop_command,omitempty"`
+	// Left is what still runs after the stop, looked at again: members that
+	// outlived it, and the process that holds the health port. Empty: the
+	// stop happened.
+	Left []Left `json:"left,omitempty"`
 }
+
+// Left is a process that still runs after a stop, and why.
+type Left struct {
+	PID  int32  `json:"pid"`
+	Exe  string `json:"exe,omitempty"`
+	User string `json:"user,omitempty"`
+	// Why it still runs: a member signalled that did not end, or a process
+	// holding the health port that is no member (never one, or one once).
+	Why string `json:"why"`
+}
+
+func (l Left) String() string {
+	s := fmt.Sprintf("pid %d", l.PID)
+	if l.Exe != "" {
+		s += " " + l.Exe
+	}
+	if l.User != "" {
+		s += " (user " + l.User + ")"
+	}
+	return s + ": " + l.Why
+}
+
+// Stopped reports whether the stop happened: nothing of the instance runs,
+// and nothing holds its health port.
+func (r StopReport) Stopped() bool { return len(r.Left) == 0 }
 
 // Stop states that the person wants the service down: it pauses it with reason
 // "stopped" (so the watchdog does not bring it back), then stops every
@@ -123,13 +154,15 @@ func (s *Supervisor) StopInstance(ctx context.Context, svc *config.Service) (Sto
 	return rep, s.stopRecorded(ctx, svc, &rep)
 }
 
-// stopRecorded stops the recorded instance's tree (the caller holds the
-// service's lock) and says how in rep.
+// stopRecorded stops the recorded instance's tree as the service says
+// (stop_command, stop_signal, kill_mode, stop_timeout; the caller holds the
+// service's lock), then looks again: what still runs is in rep.Left.
 func (s *Supervisor) stopRecorded(ctx context.Context, svc *config.Service, rep *StopReport) error {
 	name := svc.Name
-	inst, err := proc.ReadInstance(s.Paths.Pid(name))
+	inst, err := s.record(name)
 	if errors.Is(err, os.ErrNotExist) {
 		rep.Result = "no instance recorded"
+		s.portLeft(ctx, svc, proc.Instance{}, rep)
 		return nil
 	}
 	if err != nil {
@@ -139,20 +172,82 @@ func (s *Supervisor) stopRecorded(ctx context.Context, svc *config.Service, rep 
 	if s.OnReplace != nil {
 		s.OnReplace(name, inst.Identity)
 	}
-	r, err := proc.StopTree(ctx, inst, svc.StopTimeout)
-	rep.Members = r.Members
+	r, err := proc.StopWith(ctx, inst, stopOptions(svc))
+	rep.Members, rep.StopCommand = r.Members, r.Command
+	var stopErr error
 	switch {
 	case errors.Is(err, proc.ErrNotOurs):
 		rep.Result = fmt.Sprintf("pid %d is not our instance any more (reused after the instance ended): not signalled", inst.PID)
-	case err != nil:
+	case err != nil && ctx.Err() != nil:
 		return fmt.Errorf("stop pid %d: %w", inst.PID, err)
+	case err != nil:
+		rep.Result = fmt.Sprintf("stop pid %d: %v", inst.PID, err)
+		stopErr = err
 	case r.AlreadyGone:
 		rep.Result = fmt.Sprintf("pid %d: no process of the instance was running", inst.PID)
 	default:
 		rep.Result = "stopped (" + r.String() + ")"
 	}
-	s.Log.Info("service.stopped_by_hand", "service", name, "service_pid", inst.PID, "result", rep.Result)
+	// Look again, with every proof: the stop is what the OS says now.
+	if t, err := proc.Members(r.Record()); err == nil {
+		for _, m := range t.Members {
+			why := "a member of the instance, signalled, still running"
+			if stopErr != nil {
+				why += ": " + stopErr.Error()
+			}
+			if m.Stopped {
+				why += " (stopped by a signal)"
+			}
+			rep.Left = append(rep.Left, Left{PID: m.PID, Exe: m.Exe, User: proc.UserOf(m.PID), Why: why})
+		}
+	}
+	s.portLeft(ctx, svc, inst, rep)
+	s.Log.Info("service.stopped_by_hand", "service", name, "service_pid", inst.PID, "result", rep.Result, "left", len(rep.Left))
 	return nil
+}
+
+// portLeft adds to rep.Left the process that still holds the service's
+// health port, when the check is a local port (an exec or remote check
+// judges what the service does not own by design, and is not used): it
+// names it and says whether it ever was a member of the instance (inst's
+// record) — never signalled here either way.
+func (s *Supervisor) portLeft(ctx context.Context, svc *config.Service, inst proc.Instance, rep *StopReport) {
+	addr, port, ok := healthPort(svc.Health)
+	if !ok || !portHeld(ctx, addr) {
+		return
+	}
+	h := holderOf(ctx, port, nil)
+	for _, l := range rep.Left {
+		if l.PID == h.PID && h.PID > 0 {
+			return // already named as a member that lives on
+		}
+	}
+	why := fmt.Sprintf("holds the health port %d; never a member of this instance: not signalled", port)
+	if wasMember(inst, h) {
+		why = fmt.Sprintf("holds the health port %d; it was a member of this instance, and is not one any more: not signalled", port)
+	}
+	if h.PID <= 0 {
+		rep.Left = append(rep.Left, Left{Why: fmt.Sprintf("the health port %d is held by %s", port, h)})
+		return
+	}
+	rep.Left = append(rep.Left, Left{PID: h.PID, Exe: h.Exe, User: h.User, Why: why})
+}
+
+// wasMember reports whether h's process is one inst's record names (its
+// leader, main process or a remembered member), by identity.
+func wasMember(inst proc.Instance, h *PortHolder) bool {
+	if h == nil || h.PID <= 0 || h.id.PID != h.PID {
+		return false
+	}
+	if inst.Identity.Same(h.id) || (inst.Main != nil && inst.Main.Same(h.id)) {
+		return true
+	}
+	for _, k := range inst.Remembered {
+		if k.Same(h.id) {
+			return true
+		}
+	}
+	return false
 }
 
 // PauseTarget writes the pause sentinel of a service or job.

@@ -42,9 +42,11 @@ func (h PortHolder) String() string {
 	return "port " + strconv.Itoa(int(h.Port)) + " is held by " + who + ", " + whose
 }
 
-// healthPort is the local TCP port the health check talks to: the tcp
+// HealthPort is the local TCP port the health check talks to: the tcp
 // check's, else the http check's. ok is false for an exec-only check or a
 // remote host (a port on another machine is not ours to name).
+func HealthPort(h config.Health) (addr string, port uint32, ok bool) { return healthPort(h) }
+
 func healthPort(h config.Health) (addr string, port uint32, ok bool) {
 	hostport := h.TCP
 	if hostport == "" && h.HTTP != "" {
@@ -91,6 +93,15 @@ func portHeld(ctx context.Context, addr string) bool {
 // holderOf names who holds port. tree, when known, is the recorded
 // instance's facts: a member listening there is ours without the
 // host-wide socket scan PortHolder needs.
+// The OS seam of who holds a port: a member's own sockets (Linux), and
+// every process's socket table; tests replace them with a system that
+// cannot name the holder (Wine's GetExtendedTcpTable, another user's
+// process).
+var (
+	memberListens = proc.Listens
+	portHolder    = proc.PortHolder
+)
+
 func holderOf(ctx context.Context, port uint32, tree *proc.TreeFacts) *PortHolder {
 	if tree != nil {
 		for _, m := range tree.Members {
@@ -103,7 +114,7 @@ func holderOf(ctx context.Context, port uint32, tree *proc.TreeFacts) *PortHolde
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	h, err := proc.PortHolder(ctx, port)
+	h, err := portHolder(ctx, port)
 	if err != nil {
 		return &PortHolder{Port: port, Why: err.Error()}
 	}

@@ -25,54 +25,32 @@ import (
 //     (no record: adopted by design) is not judged, nor one whose instance
 //     lives (its own process may well be the one that answers).
 //
-// Then whoever holds the port is not this service, unless it is a process
-// that left the instance while it started (Instance.Outside: a daemon that
-// escaped its session). The verdict is that of the existing "port held after
+// Then whoever holds the port is not this service: a member would have been
+// found (the marker in its environment, its session, the record). The verdict is that of the existing "port held after
 // the stop" path: the cycle goes on as for an unhealthy service (snapshot,
 // the old instance is gone, the port is taken) and ends failed/start-failed
 // naming the holder, which is never signalled; backoff and given-up count
 // it as any failed start.
 
 // stranger returns who answers the health check in this service's place, or
-// nil when the service's own instance may (see above).
+// nil when the service's own instance may (see above). It is also where a
+// healthy cycle looks at its instance's members: a Walk down from the ones
+// known, remembered in the record when they changed.
 func (c *cycle) stranger(ctx context.Context) *PortHolder {
+	t, inst, err := c.members(proc.Walk)
+	if err != nil || t.Len() > 0 {
+		return nil // none recorded (or unreadable): nothing to judge against; or its members live
+	}
 	_, port, ok := healthPort(c.svc.Health)
 	if !ok {
 		return nil
 	}
-	inst, err := c.s.Instance(c.svc.Name)
-	if err != nil {
-		return nil // none recorded (or unreadable): nothing to judge against
-	}
-	// The common case first, one read of /proc/PID/stat: the leader runs.
-	if alive, err := proc.Match(inst.Identity); alive || err != nil {
+	// The walk found nothing: a look with every proof (the marker, the
+	// sessions) before anyone is called a stranger.
+	if t, _, err := c.s.lookAt(c.svc, inst, proc.Scan, true); err != nil || t.Len() > 0 {
 		return nil
 	}
-	t, err := proc.Members(inst)
-	if err != nil || t.Len() > 0 {
-		return nil // a launcher's tree lives on: it may be what answers
-	}
-	h := holderOf(ctx, port, nil)
-	if escapee(inst, h) {
-		return nil
-	}
-	return h
-}
-
-// escapee reports whether h is a process recorded as having left inst
-// while it started, and still the same process.
-func escapee(inst proc.Instance, h *PortHolder) bool {
-	if h == nil || h.PID <= 0 {
-		return false
-	}
-	for _, o := range inst.Outside {
-		if o.PID == h.PID {
-			if ok, _ := proc.Match(o); ok {
-				return true
-			}
-		}
-	}
-	return false
+	return holderOf(ctx, port, nil)
 }
 
 // answeredByStranger turns a passing probe into a failed one: h answers,
@@ -101,20 +79,4 @@ func (c *cycle) strangerMessage(h *PortHolder, leader int32) string {
 		"(started as pid %d) is left: not certified healthy, not signalled, no new instance spawned; "+
 		"stop that process (or give this service another port), then `svc-ctl start %s`",
 		probe.Summary(c.lastProbe()), h, leader, c.svc.Name)
-}
-
-// recordEscapee remembers, in the pid file, the process that serves the
-// health port from outside the instance svc-ctl just started (a daemon that
-// left its session): later cycles take it for this instance's server, not
-// a stranger. Only a process that started after the instance's leader, in
-// the same boot, can have come from it.
-func (c *cycle) recordEscapee(child *proc.Child, h *PortHolder) {
-	inst := child.Instance
-	if h == nil || h.PID <= 0 || h.id.PID != h.PID || h.id.Start == 0 ||
-		h.id.Boot != inst.Boot || h.id.Start < inst.Start {
-		return
-	}
-	inst.Outside = append(inst.Outside, h.id)
-	child.Instance = inst
-	c.s.savePid(c.svc.Name, inst)
 }

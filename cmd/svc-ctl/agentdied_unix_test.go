@@ -150,7 +150,12 @@ func TestSetsidAgentIsForeground(t *testing.T) {
 			mode = d.Mode
 			var pid int
 			fmt.Sscan(string(b), &pid)
-			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGTERM) })
+			// stopped, and waited for, before the state dir is removed (an
+			// agent still draining writes into it: "directory not empty")
+			t.Cleanup(func() {
+				syscall.Kill(pid, syscall.SIGTERM)
+				testutil.WaitFor(t, 30*time.Second, "the setsid agent to end", func() bool { return processGone(pid) })
+			})
 			return true
 		})
 		if mode != c.want {
@@ -180,4 +185,18 @@ func TestDrainingAgentSaysSo(t *testing.T) {
 	if r := svcctl(t, "status", "--config", cfg); !strings.Contains(r.stdout, "agent:  stopped") {
 		t.Errorf("after the drain: %s", r.stdout)
 	}
+}
+
+// processGone: pid has ended (no such process, or a zombie nobody reaped:
+// the setsid agent's parent is init, which in a container may not reap).
+func processGone(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return os.IsNotExist(err)
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
 }

@@ -96,7 +96,8 @@ func runAgent(ctx context.Context, g *globals, o agentOptions, _ []string) error
 	err = untilSecondSignal(ctx, g, func(ctx context.Context, w wakes) error {
 		return runAsService(ctx, mode, func(ctx context.Context) error {
 			return agent.Run(ctx, agent.Options{Config: cfg, Version: version, Mode: mode, Stderr: os.Stderr, Console: console,
-				MaxStagger: o.maxStagger, Reload: w.reload, Requests: w.requests, Lean: true, StartChecks: checks, StartChecksAfter: o.verifyAfter})
+				MaxStagger: o.maxStagger, Reload: w.reload, Requests: w.requests, Lean: true, StartChecks: checks, StartChecksAfter: o.verifyAfter,
+				Scope: foreground}) // started by hand: a transient scope where systemd can give one
 		})
 	})
 	var busy *state.AlreadyRunningError

@@ -29,8 +29,10 @@ func newDrillCommand(g *globals) *cobra.Command {
 		Use:         "drill NAME",
 		Annotations: trust(trustRun),
 		Short:       "Rehearse a failure: kill the service and time how long the agent takes to bring it back",
-		Long: `Kill the service's recorded instance (SIGKILL, identity-checked: a reused PID is
-never signalled) and wait for the agent — not this command — to bring it back
+		Long: `Kill the process of the service's recorded instance that serves (the member
+listening on its local health port, else its pid_file's process, else the
+leader), with SIGKILL, identity-checked (a reused PID is never signalled), as
+a crash would, and wait for the agent — not this command — to bring it back
 healthy. Prints the time it took, the run_trace row and the snapshot that prove
 it. Exit 1 when it does not come back in time. The agent must be running.`,
 		ValidArgsFunction: completeService(g),
@@ -81,9 +83,10 @@ func printDrill(g *globals, r *report.DrillReport, utc bool) {
 	if r.Members == 1 {
 		procs = "process"
 	}
-	// The pid is the instance's leader, which a launcher that forked its
-	// server has already left: the count is what was killed.
-	fmt.Fprintf(g.stdout, "killed %s (%d %s of the instance started as pid %d) at %s\n", r.Service, r.Members, procs, r.Killed.PID, fmtTime(r.KilledAt, utc))
+	// The member killed is the one that serves (a crash of the service),
+	// which a launcher that forked its server is not.
+	fmt.Fprintf(g.stdout, "killed %s: pid %d %s (%s; %d %s in the instance started as pid %d) at %s\n", r.Service, r.Killed.PID, r.Killed.Exe,
+		r.Serving, r.Members, procs, r.Leader, fmtTime(r.KilledAt, utc))
 	if !r.Restored {
 		fmt.Fprintf(g.stdout, "FAIL: %s; see 'svc-ctl why %s' and 'svc-ctl status'\n", r.Why, r.Service)
 		return

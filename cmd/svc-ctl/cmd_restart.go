@@ -68,6 +68,13 @@ func runRestart(ctx context.Context, g *globals, o restartOptions, names []strin
 	if err != nil {
 		return err
 	}
+	var handed []watchdog.Result
+	if ok, herr := toAgent(ctx, g, sup.Paths, control.KindRestart, control.ActArgs{Names: names}, &handed); ok {
+		if herr != nil {
+			return herr
+		}
+		return printResults(g, handed, o.json)
+	}
 	results := make([]watchdog.Result, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {

@@ -71,6 +71,15 @@ func runStart(ctx context.Context, g *globals, o startOptions, names []string) e
 	if err != nil {
 		return err
 	}
+	if !o.scheduled { // the backstop's start is the check that the agent runs at all: never handed to it
+		var results []watchdog.Result
+		if handed, herr := toAgent(ctx, g, sup.Paths, control.KindStart, control.ActArgs{Names: names}, &results); handed {
+			if herr != nil {
+				return herr
+			}
+			return printResults(g, results, o.json)
+		}
+	}
 	req := watchdog.Request{Trigger: runtrace.TriggerManual, Manual: true}
 	if o.scheduled {
 		req = watchdog.Request{Trigger: runtrace.TriggerSchedule}

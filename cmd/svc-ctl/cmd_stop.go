@@ -35,8 +35,13 @@ func newStopCommand(g *globals) *cobra.Command {
 restarts it, then stop the recorded instance: every process of its tree (the
 session or cgroup svc-ctl started it in), each proven to be ours by its pid and
 start time right before it is signalled, so a reused PID is never signalled.
-SIGTERM first, SIGKILL to whoever is left after stop_timeout; it prints how
-many processes there were and how each ended. 'svc-ctl start NAME' undoes it.
+The service's stop_command first when it has one; then its stop_signal
+(SIGTERM by default) to every member (kill_mode "tree") or to its main process
+only (kill_mode "main"); SIGKILL to whoever is left after stop_timeout. It
+prints how many processes there were and how each ended, then looks again:
+exit status 1 when a member still runs, or when something still holds a
+local health port (named, with whether it ever was a member).
+'svc-ctl start NAME' undoes it.
 
 A service a reload removed from the config while its processes were kept
 (reload --keep-removed) is stopped the same way, identity-checked, for as long
@@ -109,10 +114,26 @@ func printStops(g *globals, o stopOptions, reps []watchdog.StopReport, errs []er
 			fmt.Fprintf(g.stdout, "%s: removed from the config; %s\n", r.Service, r.Result)
 		default:
 			how := r.Result
-			if !strings.HasPrefix(how, "stopped") {
+			switch {
+			case !r.Stopped():
+				how = "NOT stopped: " + how + "; something still runs"
+			case !strings.HasPrefix(how, "stopped"):
 				how = "stopped; " + how
 			}
 			fmt.Fprintf(g.stdout, "%s: %s; nothing brings it back until 'svc-ctl start %s'\n", r.Service, how, r.Service)
+		}
+		if errs[i] == nil && !o.json {
+			if c := r.StopCommand; c != nil {
+				fmt.Fprintf(g.stdout, "  stop_command %s after %dms\n", c.Exit, c.TookMS)
+			}
+			for _, l := range r.Left {
+				fmt.Fprintf(g.stdout, "  still running: %s\n", l)
+			}
+		}
+	}
+	for i, r := range reps {
+		if errs[i] == nil && !r.Stopped() {
+			return errSilent // a stop that did not happen: what lives is named above
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"svcctl/config"
+	"svcctl/control"
 	"svcctl/report"
 	"svcctl/ui"
 	"svcctl/watchdog"
@@ -97,9 +98,24 @@ func runUI(ctx context.Context, g *globals, o uiOptions, _ []string) error {
 			}
 			return cfg, broken
 		},
-		Version:   version,
-		Install:   func() report.InstallInfo { return installInfo(srv.Config()) },
-		Act:       uiActor(g),
+		Version: version,
+		Install: func() report.InstallInfo { return installInfo(srv.Config()) },
+		Act:     uiActor(g),
+		ToAgent: func(ctx context.Context, sup *watchdog.Supervisor, action, name string) (watchdog.Result, bool, error) {
+			kind := control.KindStart
+			if action == "restart" {
+				kind = control.KindRestart
+			}
+			var rs []watchdog.Result
+			handed, err := toAgent(ctx, g, sup.Paths, kind, control.ActArgs{Names: []string{name}}, &rs)
+			if handed && err == nil && len(rs) != 1 {
+				err = fmt.Errorf("the agent answered %d results for one service", len(rs))
+			}
+			if err != nil || !handed {
+				return watchdog.Result{}, handed, err
+			}
+			return rs[0], true, nil
+		},
 		Log:       slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		TokenUsed: opened.used,
 	})

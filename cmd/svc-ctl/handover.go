@@ -86,3 +86,35 @@ func handOver(ctx context.Context, g *globals, loadErr error, kind control.Kind,
 	}
 	return true, resp.Decode(out)
 }
+
+// toAgent hands a person's start or restart to the running agent whenever
+// one runs that takes it (the config loads: this is not handOver's case),
+// and decodes its answer into out: the agent spawns the instance, so it is
+// the subreaper its daemons are re-parented to (or it puts the instance in
+// a cgroup of its own), and it watches the instance as its own from the
+// first instruction. With no agent (or one too old to take it) handed is
+// false and the command does it itself: the instance is then owned by its
+// record alone ("plain", docs/architecture.md) until it is restarted under
+// the agent.
+func toAgent(ctx context.Context, g *globals, p state.Paths, kind control.Kind, args control.ActArgs, out any) (handed bool, err error) {
+	a, err := control.Running(p)
+	if err != nil || !a.Takes(kind) {
+		return false, nil
+	}
+	_, resp, err := control.Send(context.WithoutCancel(ctx), p, kind, args, 5*time.Minute)
+	switch {
+	case errors.Is(err, control.ErrNoAgent), errors.Is(err, control.ErrNotServed):
+		return false, nil // it stopped meanwhile: do it here
+	case err != nil:
+		return true, err
+	case resp.Refused != "":
+		if resp.Code == control.CodeUnknown || resp.Code == control.CodeUsage {
+			return true, usageError{errors.New(resp.Refused)}
+		}
+		if resp.Code == control.CodeStopping {
+			return false, nil // draining: it starts nothing more; do it here
+		}
+		return true, errors.New(resp.Refused)
+	}
+	return true, resp.Decode(out)
+}

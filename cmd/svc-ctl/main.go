@@ -24,6 +24,11 @@ import (
 var version = "dev"
 
 func main() {
+	if group := os.Getenv(proc.CtrlBreakEnv); group != "" {
+		// The CTRL_BREAK helper a Windows stop starts (stop_signal =
+		// "SIGBREAK"): it does that and nothing else.
+		os.Exit(proc.CtrlBreakMain(group))
+	}
 	proc.CloseInheritedOnExec() // what started svc-ctl left open is not passed on to services
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -17,6 +17,26 @@
 //	                        4 MiB every 50 ms, and holds it (a leak in a worker)
 //	--grow MB               be that child: grow to MB MiB, then hold it until killed
 //	--sleep D               with --exit-now: run D before exiting
+//	--retitle-after D       write over its environment area D after it listens (Linux), as a server that
+//	                        sets its process title does: its SVCCTL_INSTANCE marker is gone (-1: never)
+//	--pid-file P            write its pid to P once it listens (a daemon's pid file)
+//	--setsid-workers N      start N worker processes, each in a session of its own (setsid), as a database's
+//	                        workers are; with --worker-mb M each holds M MiB; they outlive the server unless
+//	                        --workers-follow, with which each ends when the server does (its pipe closes)
+//	--term-waits-client     SIGTERM waits for every /control/hold client to leave before exiting ("smart"
+//	                        shutdown); SIGINT exits at once ("fast" shutdown)
+//	--ignore-term           ignore SIGTERM (a server that does not stop on the usual signal: only SIGKILL ends it)
+//	--check URL             be a health command: exit 0 when URL answers 200, else 1
+//	--launch MODE -- ARGS   be a launcher of the server ARGS (this program again), unix only:
+//	                        at-once        start it in a session of its own and exit 0 at once
+//	                        at-once-noenv  the same with an empty environment (nothing marks it)
+//	                        wait-ready     start it in a session of its own, wait for --ready URL to answer 200,
+//	                                       then exit 0; exit 1 ("could not start server") if it ends first
+//	                        double-fork    fork an intermediate that starts a session, starts the server and
+//	                                       exits; exit 0 at once (a classic daemon; with --pid-file in ARGS)
+//	                        wrap           a wrapper that stays, as "npm start" and shell scripts are: start the
+//	                                       server as its child (same session and group), ignore SIGTERM and
+//	                                       SIGINT (forward nothing), wait for it, exit 0 when it did, else 1
 //
 // With --exit-now (and --say, --sleep) it stands in for a job's command on
 // every OS: no /bin/sh, /bin/true or /bin/sleep is needed.
@@ -25,6 +45,9 @@
 //
 //	/control/hang    from now on /health never answers (the process stays alive)
 //	/control/crash   exit(3) at once
+//	/control/retitle write over its environment area now (see --retitle-after)
+//	/control/hold    answer the headers, then hold the connection open until the client leaves
+//	/control/grow-worker?mb=N   the first --setsid-workers worker grows to N MiB (a leak in a worker)
 //	/control/status?code=N   change /health's status code
 //	/control/flood?mb=N      write N MB (10^6 bytes) of numbered lines to stdout as fast as it can, then
 //	                         "flood done N lines"; answers once it is done
@@ -65,6 +88,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	crashAfter := fs.Duration("crash-after", 0, "serve, then exit with code 4 this long after listening (a crash loop)")
 	sayEnv := fs.String("say-env", "", "write NAME=value of this variable (or NAME unset) to stdout first")
 	sayDir := fs.Bool("say-dir", false, "write dir=<working directory> to stdout first")
+	retitleAfter := fs.Duration("retitle-after", -1, "write over the environment area this long after listening")
+	pidFile := fs.String("pid-file", "", "write the pid here once listening")
+	workers := fs.Int("setsid-workers", 0, "start this many workers, each in a session of its own")
+	workerMB := fs.Int("worker-mb", 0, "what each worker holds, MiB")
+	workersFollow := fs.Bool("workers-follow", false, "workers end when the server does")
+	worker := fs.Bool("worker", false, "be a worker (internal)")
+	termWaits := fs.Bool("term-waits-client", false, "SIGTERM waits for /control/hold clients; SIGINT exits at once")
+	launch := fs.String("launch", "", "be a launcher: at-once, at-once-noenv, wait-ready, double-fork, wrap")
+	ready := fs.String("ready", "", "with --launch wait-ready: the URL that answers 200 once the server is ready")
+	check := fs.String("check", "", "be a health command: exit 0 when this URL answers 200")
+	ignoreTerm := fs.Bool("ignore-term", false, "ignore SIGTERM: only SIGKILL ends it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -78,6 +112,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if *sayDir {
 		wd, _ := os.Getwd()
 		fmt.Fprintf(stdout, "dir=%s\n", wd)
+	}
+	if *check != "" {
+		return checkURL(*check)
+	}
+	if *launch != "" {
+		return launchServer(*launch, *ready, fs.Args(), stdout, stderr)
+	}
+	if *worker {
+		return runWorker(*workerMB, *workersFollow)
+	}
+	if *ignoreTerm {
+		ignoreTermSignal()
 	}
 	if *result != "" {
 		if err := os.WriteFile(os.Getenv("SVCCTL_RESULT"), []byte(*result+"\n"), 0o600); err != nil {
@@ -114,6 +160,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "testsvc: listen: %v\n", err)
 		return 1
 	}
+	if *workers > 0 {
+		if err := startWorkers(*workers, *workerMB, *workersFollow, stdout); err != nil {
+			fmt.Fprintf(stderr, "testsvc: --setsid-workers: %v\n", err)
+			return 1
+		}
+	}
+	holds := &holders{}
+	s.Mux.HandleFunc("/control/hold", holds.serve)
+	s.Mux.HandleFunc("/control/grow-worker", growWorker)
+	if *termWaits {
+		shutdownOnSignals(s, holds)
+	}
 	s.SetHealth(*status, *body)
 	s.Mux.HandleFunc("/control/status", func(w http.ResponseWriter, r *http.Request) {
 		n, err := strconv.Atoi(r.URL.Query().Get("code"))
@@ -135,6 +193,28 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	s.Mux.HandleFunc("/pid", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%d\n", os.Getpid())
 	})
+	s.Mux.HandleFunc("/control/retitle", func(w http.ResponseWriter, r *http.Request) {
+		if err := retitle(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	if *pidFile != "" {
+		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			fmt.Fprintf(stderr, "testsvc: --pid-file: %v\n", err)
+			return 1
+		}
+	}
+	if *retitleAfter >= 0 {
+		time.AfterFunc(*retitleAfter, func() {
+			if err := retitle(); err != nil {
+				s.Logf("retitle: %v", err)
+				return
+			}
+			s.Logf("retitled: environment area written over")
+		})
+	}
 	s.Tick(*tick)
 	if *crashAfter > 0 {
 		time.AfterFunc(*crashAfter, func() {

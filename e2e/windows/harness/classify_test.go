@@ -81,6 +81,7 @@ func TestGapsAreNamed(t *testing.T) {
 		"removeall-posix-delete":   strings.TrimSpace(tempDirLine),
 		"tcp-owner-pid":            "listeners_test.go:24: PortHolder(33825) = <nil>, port 33825 is listened on: GetExtendedTcpTable names no owning process (pid 0); want this process (pid 912)",
 		"wine-client-noise":        "wine client error:348: write: Bad file descriptor",
+		"attach-console":           "ctrlbreak_windows_test.go:24: StopWith(SIGBREAK) = 1 process: 1 on TerminateProcess, in 3s [], <nil>; the helper again: exit status 1: attach to the console of pid 1044: Invalid handle.",
 		"scm-failure-actions-flag": "WARN  windows service settings       recovery on non-crash failures (SERVICE_CONFIG_FAILURE_ACTIONS_FLAG) not set: the service manager does not support it (Invalid level.); the SCM restarts the agent after a crash, not after an exit with an error code",
 	}
 	for _, g := range gaps {

@@ -55,3 +55,25 @@ func listProcs() ([]procInfo, error) {
 func readExe(pid int32) (string, error) { return gopsutilExe(pid) }
 
 func currentBoot() string { return "" }
+
+func childrenOf(int32) ([]int32, bool) { return nil, false }
+
+func uidsOf(pid int32) (uint32, uint32, bool) {
+	u, err := (&process.Process{Pid: pid}).Uids()
+	if err != nil || len(u) < 2 {
+		return 0, 0, false
+	}
+	return u[0], u[1], true
+}
+
+func environOf(pid int32) ([]byte, error) {
+	env, err := (&process.Process{Pid: pid}).Environ()
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	for _, e := range env {
+		b = append(append(b, e...), 0)
+	}
+	return b, nil
+}

@@ -5,8 +5,9 @@ package proc
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"runtime"
+
+	"svcctl/internal/child"
 )
 
 // Here there is no session, cgroup or job: the tree is the leader alone,
@@ -16,7 +17,7 @@ type plainOwner struct{}
 
 func prepareOwner(SpawnSpec) (owner, error) { return plainOwner{}, nil }
 
-func (plainOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (plainOwner) start(newCmd func() *child.Cmd) (*child.Cmd, error) {
 	cmd := newCmd()
 	return cmd, cmd.Start()
 }
@@ -26,16 +27,9 @@ func (plainOwner) notes() []string { return []string{"no tree ownership on " + r
 func (plainOwner) abandon()        {}
 func (plainOwner) close()          {}
 
-func scanTree(inst Instance) (Tree, error) {
-	pi, err := readProc(inst.PID)
-	if err != nil || pi.zombie {
-		return Tree{}, nil
-	}
-	if !sameProcess(inst.Identity, pi, "") {
-		return Tree{LeaderReused: true}, nil
-	}
-	return buildTree(inst, &pi, nil, nil), nil
-}
+func containerPIDs(Instance) ([]int32, string, error) { return nil, "", nil }
+
+func walkable() bool { return false }
 
 func ownSession(int32) bool { return false }
 

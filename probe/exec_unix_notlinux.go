@@ -4,16 +4,17 @@ package probe
 
 import (
 	"errors"
-	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"svcctl/internal/child"
 )
 
 // groupTree is the command and its process group (pgid = its pid).
-type groupTree struct{ cmd *exec.Cmd }
+type groupTree struct{ cmd *child.Cmd }
 
-func newTree(cmd *exec.Cmd) *groupTree {
+func newTree(cmd *child.Cmd) *groupTree {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return &groupTree{cmd: cmd}
 }

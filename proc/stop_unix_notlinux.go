@@ -18,8 +18,15 @@ type checkKiller struct{}
 
 func newKiller(Instance) (killer, error) { return checkKiller{}, nil }
 
-func (checkKiller) graceful() string    { return "SIGTERM" }
-func (checkKiller) term(m Member) error { return signalChecked(m, unix.SIGTERM) }
+func (checkKiller) defaultSignal() string { return "SIGTERM" }
+func (checkKiller) signal(m Member, name string) error {
+	sig, err := signalNamed(name)
+	if err != nil {
+		return err
+	}
+	return signalChecked(m, sig)
+}
+func (checkKiller) resume(m Member)     { _ = signalChecked(m, unix.SIGCONT) }
 func (checkKiller) kill(m Member) error { return signalChecked(m, unix.SIGKILL) }
 func (checkKiller) killAll() bool       { return false }
 func (checkKiller) close()              {}

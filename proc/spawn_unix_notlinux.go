@@ -3,8 +3,7 @@
 package proc
 
 import (
-	"os/exec"
-
+	"svcctl/internal/child"
 	"svcctl/internal/runas"
 )
 
@@ -15,7 +14,7 @@ type sessionOwner struct{ runAs *runas.Identity }
 
 func prepareOwner(s SpawnSpec) (owner, error) { return sessionOwner{runAs: s.RunAs}, nil }
 
-func (o sessionOwner) start(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+func (o sessionOwner) start(newCmd func() *child.Cmd) (*child.Cmd, error) {
 	cmd := newCmd()
 	cmd.SysProcAttr = sessionAttr(o.runAs)
 	return cmd, cmd.Start()

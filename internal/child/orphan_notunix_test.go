@@ -1,0 +1,5 @@
+//go:build !unix
+
+package child
+
+func startOrphan() int { return 2 }
