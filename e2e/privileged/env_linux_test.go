@@ -50,6 +50,9 @@ env = { FROM_ENV = "yes" }
 		agentRun = string(b)
 		return strings.Contains(agentRun, "FROM_ENV=yes")
 	})
+	if !strings.Contains(agentRun, "SVCCTL_INSTANCE=") {
+		t.Errorf("the agent's run lacks its instance marker:\n%s", agentRun)
+	}
 	if got, want := envLines(r.stdout), envLines(agentRun); !slices.Equal(got, want) {
 		t.Fatalf("exec's environment differs from the agent's run of the same job:\nexec:  %q\nagent: %q", got, want)
 	}
@@ -65,7 +68,10 @@ env = { FROM_ENV = "yes" }
 func envLines(out string) []string {
 	var ls []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if l != "" && !strings.HasPrefix(l, "SVCCTL_RESULT=") {
+		// svc-ctl's own variables: the result file (per run) and the
+		// instance marker (the agent's runs carry it so a timeout stops
+		// every process of the run; a foreground exec's user stops it)
+		if l != "" && !strings.HasPrefix(l, "SVCCTL_RESULT=") && !strings.HasPrefix(l, "SVCCTL_INSTANCE=") {
 			ls = append(ls, l)
 		}
 	}
