@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,9 @@ func TestLoadInvalid(t *testing.T) {
 	for _, tt := range tests {
 		covered[tt.rule] = true
 		t.Run(tt.rule, func(t *testing.T) {
+			if tt.rule == "search-path-writable" && runtime.GOOS == "windows" {
+				t.Skip("the file names /tmp and its Unix mode bits; on Windows a directory's writers are its ACL's")
+			}
 			fakeAccounts(t, tt.accounts == "per-user", tt.accounts != "windows")
 			file := filepath.Join("..", "testdata", "config", "invalid-"+tt.rule+".toml")
 			dir, _ := filepath.Abs(filepath.Dir(file))

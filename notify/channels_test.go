@@ -121,7 +121,7 @@ func TestCommandChannel(t *testing.T) {
 		t.Errorf("the child read %q (%v)", b, err)
 	}
 	if caller, home, _ := strings.Cut(seen, "|"); caller != "" || home == "" {
-		t.Errorf("the child's environment: caller's variable %q (want none), HOME %q (want the user's)", caller, home)
+		t.Errorf("the child's environment: caller's variable %q (want none), %s %q (want the base environment's)", caller, baseVar(), home)
 	}
 
 	if err := open("1", "").Send(ctxb, e); err == nil || !strings.Contains(err.Error(), "exit status 1: receiver is unhappy") || IsPermanent(err) {

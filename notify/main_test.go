@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,7 +65,7 @@ func commandChild(path, exit, sleep string) int {
 		return 3
 	}
 	defer f.Close()
-	f.Write(append([]byte(os.Getenv("SVCCTL_EVENT_ID")+" "+os.Getenv(callerVar)+"|"+os.Getenv("HOME")+" "), b...))
+	f.Write(append([]byte(os.Getenv("SVCCTL_EVENT_ID")+" "+os.Getenv(callerVar)+"|"+os.Getenv(baseVar())+" "), b...))
 	if exit == "1" {
 		os.Stderr.WriteString("receiver is unhappy\n")
 		return 1
@@ -229,4 +230,14 @@ func counts(t *testing.T, s *runtrace.Store) map[string]int {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// baseVar is a variable of the base environment a command channel's child
+// gets: HOME on Unix; on Windows, whose base is the system block without a
+// user's variables, SystemRoot.
+func baseVar() string {
+	if runtime.GOOS == "windows" {
+		return "SystemRoot"
+	}
+	return "HOME"
 }

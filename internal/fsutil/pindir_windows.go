@@ -104,7 +104,10 @@ func openDirHandle(path string, share uint32) (windows.Handle, error) {
 	if err != nil {
 		return 0, err
 	}
-	return windows.CreateFile(p, windows.FILE_READ_ATTRIBUTES, share, nil, windows.OPEN_EXISTING,
+	// FILE_LIST_DIRECTORY and FILE_TRAVERSE: a handle with no data access records
+	// no share mode (a FILE_READ_ATTRIBUTES handle alone lets anyone rename
+	// the directory under it)
+	return windows.CreateFile(p, windows.FILE_LIST_DIRECTORY|windows.FILE_TRAVERSE|windows.FILE_READ_ATTRIBUTES, share, nil, windows.OPEN_EXISTING,
 		windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
 }
 
