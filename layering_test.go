@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// The rooms of DESIGN.md ("Packages") and their floors: a package may import
+// The rooms of docs/architecture.md ("Packages: one room per idea") and
+// their floors: a package may import
 // a package on a lower floor (a higher number), never one on its own floor or
 // above, except for the arrows listed in sideways. Arrows point down only:
 //
@@ -74,7 +75,7 @@ var thirdParty = map[string][]string{
 
 // TestArrowsPointDown holds the import graph of every package, on every OS
 // svc-ctl builds for, to the table above (go list -deps). An arrow that is
-// not in it fails the test: add it to DESIGN.md first, then here.
+// not in it fails the test: add it to docs/architecture.md first, then here.
 func TestArrowsPointDown(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -135,11 +136,11 @@ func forbidden(pkg, imp string) string {
 	to, okTo := floorOf(imp)
 	switch {
 	case !okFrom:
-		return "the importer is not in the layering table (DESIGN.md Packages): add it there and to floors"
+		return "the importer is not in the layering table (docs/architecture.md, \"Packages: one room per idea\"): add it there and to floors"
 	case !okTo:
-		return "the imported package is not in the layering table (DESIGN.md Packages): add it there and to floors"
+		return "the imported package is not in the layering table (docs/architecture.md, \"Packages: one room per idea\"): add it there and to floors"
 	case to <= from:
-		return "arrows point down only (DESIGN.md Packages); this one points up or sideways"
+		return "arrows point down only (docs/architecture.md, \"Packages: one room per idea\"); this one points up or sideways"
 	}
 	return ""
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // The agent's loop is what sits in memory all day: everything it links is
-// initialised at start and its pages touched (DESIGN.md, issue 16: RSS).
+// initialised at start and its pages touched: what it links is
+// resident memory (docs/benchmarks.md, "A lean agent").
 // What it may link is a list, checked for every OS; a new dependency is a
 // decision made here, not an accident. The CLI, the installer, the reports
 // and the status page are not the loop's business, nor are test helpers.

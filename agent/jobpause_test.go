@@ -10,7 +10,7 @@ import (
 	"svcctl/state"
 )
 
-// TestExpiredJobPauseRemoved (issue 15): a job paused --for a while runs
+// TestExpiredJobPauseRemoved: a job paused --for a while runs
 // again once the pause has ended, and its sentinel is removed (as a
 // service's is), so status and verify no longer show a pause.
 func TestExpiredJobPauseRemoved(t *testing.T) {

@@ -19,10 +19,11 @@ import (
 	"svcctl/runtrace"
 )
 
-// A job may report its own verdict (DESIGN.md, "job-reported verdicts";
-// seed 002: "a transient downstream timeout is recorded as skipped with its
-// reason, not retried"). Every run gets SVCCTL_RESULT, the path of a file
-// in a directory of its own; the job may write one line there:
+// A job may report its own verdict (docs/configuration.md, "A job's own
+// verdict"), so that a job whose rule is "a transient downstream timeout is
+// recorded as skipped with its reason, not retried" can say so. Every run
+// gets SVCCTL_RESULT, the path of a file in a directory of its own; the job
+// may write one line there:
 //
 //	skipped REASON: words
 //	failed REASON: words

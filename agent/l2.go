@@ -8,16 +8,16 @@ import (
 	"time"
 )
 
-// The L2 safety net (DESIGN.md): every goroutine this package starts goes
-// through goSafe (a loop, started again after a panic) or goOnce (one piece
-// of work: a job run, an exit watcher, a helper), and every metrics request
-// through recoverHTTP. A panic is logged with its full stack, recorded
-// against the run it broke where one was open (failed/panic), and the agent
-// goes on; with on_panic = "exit" it drains and exits non-zero instead. L2 is
-// only safe because L3 exists: a loop that comes back is judged again by its
-// cycles. TestEveryGoroutineIsGuarded holds that no `go` statement of this
-// package lives outside this file (goCommand's is the command line's, which
-// has no agent to keep alive).
+// The L2 safety net (docs/architecture.md, "The three layers"): every
+// goroutine this package starts goes through goSafe (a loop, started again
+// after a panic) or goOnce (one piece of work: a job run, an exit watcher, a
+// helper), and every metrics request through recoverHTTP. A panic is logged
+// with its full stack, recorded against the run it broke where one was open
+// (failed/panic), and the agent goes on; with on_panic = "exit" it drains and
+// exits non-zero instead. L2 is only safe because L3 exists: a loop that
+// comes back is judged again by its cycles. TestEveryGoroutineIsGuarded holds
+// that no `go` statement of this package lives outside this file (goCommand's
+// is the command line's, which has no agent to keep alive).
 
 // goSafe starts fn as a supervised loop: after a panic it starts again after
 // a short backoff (doubling up to 30 s), until ctx ends. The channel it

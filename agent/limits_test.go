@@ -15,7 +15,7 @@ import (
 	"svcctl/watchdog"
 )
 
-// TestLimitRestartsGrowingTree (issue 15): a service whose worker child
+// TestLimitRestartsGrowingTree: a service whose worker child
 // grows past [service.limits] memory is restarted by the agent with cause
 // resource-limit ("memory N MiB > 50 MiB for 1s"), though its health check
 // passes and its interval is an hour: the agent samples the whole tree

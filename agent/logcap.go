@@ -51,8 +51,8 @@ type capState struct {
 // logCapLoop holds every service's runtime log to its log_max while the
 // service runs (watchdog.CapLog: the newest log_max bytes to runtime.log.1,
 // the log truncated in place). What bounds the log on disk is how soon a
-// cut follows its growth past log_max (review1, F2: a 500 ms poll let `yes`
-// write 495 MB past a 1 MiB cap), so a log is looked at
+// cut follows its growth past log_max (a 500 ms poll let `yes` write
+// 495 MB past a 1 MiB cap), so a log is looked at
 //
 //   - as soon as the OS says it was written (Linux: inotify IN_MODIFY;
 //     logwatch_linux.go), at most every capReactMin; the watch is taken on

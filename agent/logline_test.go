@@ -8,7 +8,7 @@ import (
 	"svcctl/internal/testutil"
 )
 
-// TestServiceSpawnedLogsRunIDOnce (issue 15): the service.spawned line
+// TestServiceSpawnedLogsRunIDOnce: the service.spawned line
 // names its run once (it carried "run_id" twice: the cycle's logger and
 // the call both added it, and a JSON reader keeps only one).
 func TestServiceSpawnedLogsRunIDOnce(t *testing.T) {

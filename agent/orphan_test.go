@@ -29,7 +29,7 @@ func runByID(t *testing.T, e *testEnv, id int64) *runtrace.Run {
 	return nil
 }
 
-// orphanRun plays an agent killed mid-run (review2 R2): instance "killed"
+// orphanRun plays an agent killed mid-run: instance "killed"
 // has a fresh heartbeat (it died a moment ago), a running row of job slow,
 // and the job's process, spawned as runJob spawns it and noted in the row
 // as the agent notes it; the process lives on, as one reparented to init

@@ -76,7 +76,7 @@ func quickJob(name, schedule string) string {
 	return fmt.Sprintf("\n[[job]]\nname = %q\nschedule = %q\ntimezone = \"UTC\"\ncommand = %s\n", name, schedule, jobCommand(0, "", ""))
 }
 
-// TestReloadAddsChangesRemoves (issue 15): under a running agent, a reload
+// TestReloadAddsChangesRemoves: under a running agent, a reload
 // adds, changes and removes services and jobs. Unchanged services keep
 // their instance (the same pid); a change of the loop alone (interval)
 // keeps it too; a change of what the instance runs replaces it at once

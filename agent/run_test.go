@@ -288,7 +288,7 @@ func TestDrainFinishesRunsAndDeletesHeartbeat(t *testing.T) {
 // TestRedactionEverywhere: one rule set (internal/redact) for every writer
 // of the agent: the token is in none of them, and the harmless values of
 // the env (NO_PROXY=127.0.0.1, the port) do not corrupt the evidence: the
-// probe target is recorded as it is (issue 11, finding 5).
+// probe target is recorded as it is.
 func TestRedactionEverywhere(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestStartWarnsOfReadableNotifySecrets (review2 R5): an agent whose config
+// TestStartWarnsOfReadableNotifySecrets: an agent whose config
 // holds a notification secret and is readable by others says so once in
 // agent.log at start, with the fix and without the secret.
 func TestStartWarnsOfReadableNotifySecrets(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 	"svcctl/runtrace"
 )
 
-// The shapes services come in (DESIGN.md, "What a service instance is"),
+// The shapes services come in (docs/architecture.md, "What an instance is"),
 // each a sh script in front of testsvc: the service under test, never run
 // by svc-ctl through a shell.
 var treeShapes = []struct {

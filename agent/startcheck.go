@@ -14,7 +14,7 @@ import (
 // agent that runs but is not installed to start after a reboot, a state dir
 // or ledger it cannot trust or write, a given-up service, a channel that
 // has been failing for a day — each would otherwise wait for someone to
-// run `svc-ctl verify` (issue 13: "verify FAIL at start").
+// run `svc-ctl verify`, which nobody does until something is already lost.
 func (a *Agent) verifyAtStart(ctx context.Context) {
 	after := a.o.StartChecksAfter
 	if after <= 0 {

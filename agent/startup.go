@@ -71,7 +71,7 @@ func (a *Agent) recordSlot(jobID string, trigger runtrace.Trigger, slot time.Tim
 func (a *Agent) reportCrash() (crashed bool) {
 	path := a.paths.CrashLog()
 	// Lstat and fsutil: a crash.log link would copy the tail of any file
-	// into agent.log (issue 11, finding 2); it is reported and replaced.
+	// into agent.log; it is reported and replaced.
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
 		tail, _ := fsutil.TailLines(path, 40, 64<<10)
 		a.log.Error("agent.previous_crash", "crash_log", path, "at", st.ModTime().UTC(), "tail", strings.Join(tail, "\n"))

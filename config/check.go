@@ -77,6 +77,13 @@ func text(v *string, def string) string {
 	return *v
 }
 
+func boolOr(v *bool, def bool) bool {
+	if v == nil {
+		return def
+	}
+	return *v
+}
+
 // oneOf checks a value against a closed list of words.
 func (c *checker) oneOf(path, v string, allowed ...string) {
 	for _, a := range allowed {
@@ -100,4 +107,13 @@ func orList(words []string) string {
 		out += ", " + w
 	}
 	return fmt.Sprintf("%s or %s", out, words[len(words)-1])
+}
+
+// prefixed is words, each with prefix before it.
+func prefixed(prefix string, words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = prefix + w
+	}
+	return out
 }

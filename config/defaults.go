@@ -1,43 +1,58 @@
 package config
 
-// Defaults, exactly as DESIGN.md and docs/configuration.md state them. They
-// are written as the person would write them, and go through the same
-// ParseDuration as the file, so the documentation and the code cannot drift
-// apart in units.
-const (
-	defaultLogLevel     = "info"
-	defaultRetention    = "40d"
-	defaultDrainTimeout = "30s"
-	defaultOnPanic      = "continue"
-	defaultHeartbeat    = "30s"
+import "reflect"
 
-	defaultInterval     = "10m"
-	defaultStartTimeout = "8s"
-	defaultStopTimeout  = "10s"
+// Defaults, as raw.go's default tags declare them (the one place, which
+// TestDocsMatchSchema holds docs/configuration.md to). They are written as
+// the person would write them, and go through the same ParseDuration as the
+// file, so the documentation and the code cannot drift apart in units.
+var (
+	typeRawAgent   = reflect.TypeFor[rawAgent]()
+	typeRawService = reflect.TypeFor[rawService]()
+	typeRawHealth  = reflect.TypeFor[rawHealth]()
+	typeRawRestart = reflect.TypeFor[rawRestart]()
+	typeRawLimits  = reflect.TypeFor[rawLimits]()
+	typeRawJob     = reflect.TypeFor[rawJob]()
 
-	defaultHealthTimeout = "2s"
-	defaultHealthConfirm = "1s"
+	defaultLogLevel        = defaultOf(typeRawAgent, "log_level")
+	defaultRetention       = defaultOf(typeRawAgent, "retention")
+	defaultDrainTimeout    = defaultOf(typeRawAgent, "drain_timeout")
+	defaultOnPanic         = defaultOf(typeRawAgent, "on_panic")
+	defaultHeartbeat       = defaultOf(typeRawAgent, "heartbeat")
+	defaultAgentPingEvery  = defaultOf(typeRawAgent, "ping_every")
+	defaultLogDestinations = defaultList(typeRawAgent, "log_destinations")
 
-	defaultBackoffInitial = "10s"
-	defaultBackoffMax     = "10m"
-	defaultGiveUpAfter    = 5
-	defaultRetryGivenUp   = "1h"
-	defaultLoopRestarts   = 5
-	defaultLoopWindow     = "2m"
+	defaultInterval     = defaultOf(typeRawService, "interval")
+	defaultStartTimeout = defaultOf(typeRawService, "start_timeout")
+	defaultStopTimeout  = defaultOf(typeRawService, "stop_timeout")
+	defaultKillMode     = defaultOf(typeRawService, "kill_mode")
+	defaultLogMax       = defaultOf(typeRawService, "log_max")
 
-	defaultJobTimeout = "1h"
-	defaultJobGrace   = "5m"
+	defaultHealthTimeout = defaultOf(typeRawHealth, "timeout")
+	defaultHealthConfirm = defaultOf(typeRawHealth, "confirm")
 
-	defaultDependTimeout = "5s"
+	defaultBackoffInitial = defaultOf(typeRawRestart, "backoff_initial")
+	defaultBackoffMax     = defaultOf(typeRawRestart, "backoff_max")
+	defaultGiveUpAfter    = defaultInt(typeRawRestart, "give_up_after")
+	defaultRetryGivenUp   = defaultOf(typeRawRestart, "retry_given_up")
+	defaultLoopRestarts   = defaultInt(typeRawRestart, "loop_restarts")
+	defaultLoopWindow     = defaultOf(typeRawRestart, "loop_window")
 
-	defaultNotifyMinInterval = "5m"
-	defaultNotifyTimeout     = "10s"
-	defaultLogMax            = "50MiB"
+	defaultLimitFor = defaultOf(typeRawLimits, "for")
 
-	defaultLimitFor = "5m"
+	defaultJobTimeout = defaultOf(typeRawJob, "timeout")
+	defaultJobGrace   = defaultOf(typeRawJob, "grace")
+	defaultJobLogMax  = defaultOf(typeRawJob, "log_max")
 
-	defaultAgentPingEvery   = "5m"
-	defaultOTLPMetricsEvery = "60s"
+	defaultDependTimeout = defaultOf(typeRawDepend, "timeout")
+
+	defaultNotifyMinInterval = defaultOf(typeRawNotify, "min_interval")
+	defaultNotifyTimeout     = defaultOf(typeRawNotify, "timeout")
+	defaultNtfyPriority      = defaultOf(typeRawNotify, "priority")
+	defaultOTLPEncoding      = defaultOf(typeRawNotify, "encoding")
+	defaultOTLPRows          = defaultOf(typeRawNotify, "rows")
+	defaultOTLPGzip          = defaultBool(typeRawNotify, "gzip")
+	defaultOTLPMetricsEvery  = defaultOf(typeRawNotify, "metrics_every")
 )
 
 // Bounds checked during validation.

@@ -48,7 +48,7 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
-// TestParseDurationCap is finding 9 of issue 11: "106751d" passed config
+// TestParseDurationCap: "106751d" once passed config
 // check and overflowed later (now + interval). Nothing above 366d is
 // accepted, with one clear message, also where it would overflow int64.
 func TestParseDurationCap(t *testing.T) {

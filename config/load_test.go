@@ -94,7 +94,7 @@ func TestLoadValidFull(t *testing.T) {
 	compareConfig(t, cfg, want)
 }
 
-// defaultService is a service with every default of DESIGN.md.
+// defaultService is a service with every default docs/configuration.md states.
 func defaultService(name, stateDir string) Service {
 	return Service{
 		Name:         name,
@@ -142,7 +142,7 @@ func compareConfig(t *testing.T, got, want *Config) {
 	}
 }
 
-// TestDefaults: a minimal file gets every default of DESIGN.md.
+// TestDefaults: a minimal file gets every default docs/configuration.md states.
 func TestDefaults(t *testing.T) {
 	data := []byte(`[[service]]
 name = "proxy"

@@ -67,7 +67,7 @@ func (c *Config) CheckTrusted() error {
 // start, stop, restart, drill, exec, pause, resume and the status page's
 // actions): Load, then, when this process is privileged, CheckTrusted.
 // Whoever can write the config or an env_file would otherwise choose what
-// root runs (issue 11, finding 1).
+// root runs.
 func LoadToRun(path string) (*Config, error) {
 	cfg, err := Load(path)
 	if err != nil {

@@ -139,8 +139,7 @@ func TestLoadToRunChecksEnvFiles(t *testing.T) {
 }
 
 // A refused env_file is named as one (not "config"), and a directory that
-// the config and its env_file share is refused once, not once per file
-// (review1, F13).
+// the config and its env_file share is refused once, not once per file.
 func TestTrustRefusalNamesTheEnvFileAndEachDirectoryOnce(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("ownership is judged against root: run as root (CI does)")

@@ -1,11 +1,35 @@
 package config
 
-// The raw structs mirror the TOML file one to one. Every field that has a
-// default is a pointer, so "left out" (nil: take the default) and "written
-// out" (even as zero, e.g. give_up_after = 0 or confirm = "0s") stay
-// distinct; go-toml allocates [[service]] and [[job]] elements itself, so
-// defaults cannot be written into them before decoding. Durations are
-// strings here and are parsed by ParseDuration during validation.
+// The raw structs mirror the TOML file one to one, and they are the schema:
+// each key is declared here once, its name, type, default, doc line, whether
+// it is a secret, and which kinds accept it, in its field's tags. What the
+// rest of the package knows of keys is derived from these tags by
+// reflection (schema.go): the decoder's strict key and type check, the
+// defaults (defaults.go), each kind's keys, the secret keys the printed
+// view must hide, and TestDocsMatchSchema holds docs/configuration.md's
+// tables to them. docs/design/config.md says why reflection.
+//
+// Tags, besides toml (the key's name):
+//
+//	default:"40d"   the default, as written in the file (a string without
+//	                its quotes, a list comma-separated); absent: the type's
+//	                zero value, or one the code computes (docs say which)
+//	doc:"..."       one line for a person (the docs' table says the rest)
+//	type:"path"     what the docs call the type, where the Go type says too
+//	                little ("path", "list of paths")
+//	secret:"true"   the value is a secret: never logged or printed (for a
+//	                table of strings, each value)
+//	kinds:"a,b"     in a table with a kind key, the kinds that accept it;
+//	                absent: every kind
+//	enum:"a,b"      the kind key itself: the kinds, in the docs' order
+//	check:"true"    in [service.health], a key that names a health check
+//
+// Every field that has a default is a pointer, so "left out" (nil: take the
+// default) and "written out" (even as zero, e.g. give_up_after = 0 or
+// confirm = "0s") stay distinct; go-toml allocates [[service]] and [[job]]
+// elements itself, so defaults cannot be written into them before decoding.
+// Durations are strings here and are parsed by ParseDuration during
+// validation.
 
 // durationText is a duration as written in the file ("10m", "40d"). Its own
 // type lets the schema check say "want a duration" instead of "want a string".
@@ -15,7 +39,7 @@ type durationText string
 type sizeText string
 
 type rawFile struct {
-	Include []string     `toml:"include"`
+	Include []string     `toml:"include" doc:"more files whose service, job and notify tables are added"`
 	Agent   rawAgent     `toml:"agent"`
 	Service []rawService `toml:"service"`
 	Job     []rawJob     `toml:"job"`
@@ -23,130 +47,131 @@ type rawFile struct {
 }
 
 type rawAgent struct {
-	StateDir      *string       `toml:"state_dir"`
-	LogLevel      *string       `toml:"log_level"`
-	Retention     *durationText `toml:"retention"`
-	DrainTimeout  *durationText `toml:"drain_timeout"`
-	OnPanic       *string       `toml:"on_panic"`
-	Heartbeat     *durationText `toml:"heartbeat"`
-	MetricsListen *string       `toml:"metrics_listen"`
-	// Ping is the agent's own dead man's switch (a healthchecks-style URL).
-	Ping            string        `toml:"ping"`
-	PingFile        string        `toml:"ping_file"`
-	PingEvery       *durationText `toml:"ping_every"`
-	LogDestinations []string      `toml:"log_destinations"`
+	StateDir        *string       `toml:"state_dir" type:"path" doc:"where the ledger, state and logs live; default per OS"`
+	LogLevel        *string       `toml:"log_level" default:"info" doc:"debug, info, warn or error"`
+	Retention       *durationText `toml:"retention" default:"40d" doc:"run_trace rows older than this are pruned daily"`
+	DrainTimeout    *durationText `toml:"drain_timeout" default:"30s" doc:"how long in-flight runs may finish on stop"`
+	OnPanic         *string       `toml:"on_panic" default:"continue" doc:"continue or exit after a recovered panic"`
+	Heartbeat       *durationText `toml:"heartbeat" default:"30s" doc:"how often the agent renews its heartbeat row"`
+	MetricsListen   *string       `toml:"metrics_listen" doc:"host:port for Prometheus /metrics and /healthz; empty: off"`
+	Ping            string        `toml:"ping" secret:"true" doc:"the agent's own dead man's switch: a healthchecks-style URL"`
+	PingFile        string        `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL"`
+	PingEvery       *durationText `toml:"ping_every" default:"5m" doc:"how often the agent pings, at least 1m"`
+	LogDestinations []string      `toml:"log_destinations" default:"file" doc:"where agent.log's lines go: file, journal, eventlog"`
 }
 
 type rawService struct {
-	Name         string            `toml:"name"`
-	Command      []string          `toml:"command"`
-	Dir          string            `toml:"dir"`
-	SearchPath   []string          `toml:"search_path"`
-	Env          map[string]string `toml:"env"`
-	EnvFile      string            `toml:"env_file"`
-	User         string            `toml:"user"`
-	Group        string            `toml:"group"`
-	Log          string            `toml:"log"`
-	LogMax       *sizeText         `toml:"log_max"`
-	Interval     *durationText     `toml:"interval"`
-	StartTimeout *durationText     `toml:"start_timeout"`
-	StopTimeout  *durationText     `toml:"stop_timeout"`
-	StopSignal   string            `toml:"stop_signal"`
-	KillMode     string            `toml:"kill_mode"`
-	StopCommand  []string          `toml:"stop_command"`
-	PidFile      string            `toml:"pid_file"`
+	Name         string            `toml:"name" doc:"the service's name"`
+	Command      []string          `toml:"command" doc:"argv, never run by a shell"`
+	Dir          string            `toml:"dir" type:"path" doc:"working directory; empty: the home of the user it runs as"`
+	SearchPath   []string          `toml:"search_path" type:"list of paths" doc:"directories put before the base PATH"`
+	Env          map[string]string `toml:"env" secret:"true" doc:"extra environment; values never logged or printed"`
+	EnvFile      string            `toml:"env_file" type:"path" doc:"a dotenv file of variables, its values secrets like env's"`
+	User         string            `toml:"user" doc:"the user the service runs as"`
+	Group        string            `toml:"group" doc:"the group the service runs as"`
+	Log          string            `toml:"log" type:"path" doc:"where stdout and stderr go; default in the state dir"`
+	LogMax       *sizeText         `toml:"log_max" default:"50MiB" doc:"the log is rotated past this size"`
+	Interval     *durationText     `toml:"interval" default:"10m" doc:"the watchdog's period"`
+	StartTimeout *durationText     `toml:"start_timeout" default:"8s" doc:"how long a fresh start may take to pass its health check"`
+	StopTimeout  *durationText     `toml:"stop_timeout" default:"10s" doc:"how long a stop waits before killing"`
+	StopSignal   string            `toml:"stop_signal" doc:"the signal a stop sends; empty: the OS's default"`
+	KillMode     string            `toml:"kill_mode" default:"tree" doc:"tree: the stop signal to every process; main: to the main process only"`
+	StopCommand  []string          `toml:"stop_command" doc:"argv run first when the service is stopped"`
+	PidFile      string            `toml:"pid_file" type:"path" doc:"the file the service's daemon writes its pid to"`
 	Health       rawHealth         `toml:"health"`
 	Depends      []rawDepend       `toml:"depends"`
 	Restart      rawRestart        `toml:"restart"`
 	Limits       rawLimits         `toml:"limits"`
-	Ping         string            `toml:"ping"`
-	PingFile     string            `toml:"ping_file"`
+	Ping         string            `toml:"ping" secret:"true" doc:"a healthchecks-style URL pinged after every healthy cycle"`
+	PingFile     string            `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL"`
 }
 
 type rawLimits struct {
-	Memory *sizeText     `toml:"memory"`
-	CPU    *string       `toml:"cpu"`
-	For    *durationText `toml:"for"`
+	Memory *sizeText     `toml:"memory" doc:"resident memory of the whole tree; none by default"`
+	CPU    *string       `toml:"cpu" doc:"percent of one core, averaged over for; none by default"`
+	For    *durationText `toml:"for" default:"5m" doc:"how long the tree may stay over a limit"`
 }
 
+// rawHealth's keys tagged check are the health checks (HealthChecks): each
+// a key of its own, several may be set; not kinds.
 type rawHealth struct {
-	TCP          string        `toml:"tcp"`
-	HTTP         string        `toml:"http"`
-	ExpectStatus int           `toml:"expect_status"`
-	ExpectBody   string        `toml:"expect_body"`
-	Timeout      *durationText `toml:"timeout"`
-	Confirm      *durationText `toml:"confirm"`
-	Exec         []string      `toml:"exec"`
+	TCP          string        `toml:"tcp" check:"true" doc:"host:port that must accept a connection"`
+	HTTP         string        `toml:"http" check:"true" doc:"a URL that must answer"`
+	ExpectStatus int           `toml:"expect_status" doc:"the status http must answer; 0: any 2xx"`
+	ExpectBody   string        `toml:"expect_body" doc:"a regexp the body must match"`
+	Timeout      *durationText `toml:"timeout" default:"2s" doc:"bounds the whole check"`
+	Confirm      *durationText `toml:"confirm" default:"1s" doc:"pause before the second look at an unhealthy service"`
+	Exec         []string      `toml:"exec" check:"true" doc:"argv of a command whose exit status 0 means healthy"`
 }
 
 type rawDepend struct {
-	Kind         string        `toml:"kind"`
-	URL          string        `toml:"url"`
-	Address      string        `toml:"address"`
-	Host         string        `toml:"host"`
-	Path         string        `toml:"path"`
-	MaxAge       *durationText `toml:"max_age"`
-	MinValid     *durationText `toml:"min_valid"`
-	ExpectStatus int           `toml:"expect_status"`
-	Timeout      *durationText `toml:"timeout"`
+	Kind         string        `toml:"kind" enum:"http,tcp,dns,file,cert" doc:"what kind of dependency"`
+	Address      string        `toml:"address" kinds:"tcp" doc:"host:port that must accept a connection"`
+	Host         string        `toml:"host" kinds:"dns" doc:"a name that must resolve"`
+	Path         string        `toml:"path" type:"path" kinds:"file,cert" doc:"file: must exist; cert: a PEM certificate"`
+	URL          string        `toml:"url" kinds:"http,cert" doc:"http: a URL that must answer; cert: an https endpoint"`
+	MaxAge       *durationText `toml:"max_age" kinds:"file" doc:"the file must have been modified within this long"`
+	MinValid     *durationText `toml:"min_valid" kinds:"cert" doc:"the certificate must stay valid at least this long"`
+	ExpectStatus int           `toml:"expect_status" kinds:"http" doc:"the status the URL must answer; 0: any 2xx"`
+	Timeout      *durationText `toml:"timeout" default:"5s" doc:"bounds the check"`
 }
 
 type rawRestart struct {
-	BackoffInitial *durationText `toml:"backoff_initial"`
-	BackoffMax     *durationText `toml:"backoff_max"`
-	GiveUpAfter    *int          `toml:"give_up_after"`
-	RetryGivenUp   *durationText `toml:"retry_given_up"`
-	LoopRestarts   *int          `toml:"loop_restarts"`
-	LoopWindow     *durationText `toml:"loop_window"`
+	BackoffInitial *durationText `toml:"backoff_initial" default:"10s" doc:"the wait after the first failed start, doubling after each"`
+	BackoffMax     *durationText `toml:"backoff_max" default:"10m" doc:"the longest wait"`
+	GiveUpAfter    *int          `toml:"give_up_after" default:"5" doc:"failed starts in a row before the service is given up; 0: never"`
+	RetryGivenUp   *durationText `toml:"retry_given_up" default:"1h" doc:"how often a given-up service gets one start try; 0s: by hand only"`
+	LoopRestarts   *int          `toml:"loop_restarts" default:"5" doc:"starts within loop_window that make a crash loop; 0: no limit"`
+	LoopWindow     *durationText `toml:"loop_window" default:"2m" doc:"the window the watchdog's starts are counted in"`
 }
 
 type rawJob struct {
-	Name       string            `toml:"name"`
-	Schedule   string            `toml:"schedule"`
-	Timezone   string            `toml:"timezone"`
-	Command    []string          `toml:"command"`
-	Dir        string            `toml:"dir"`
-	SearchPath []string          `toml:"search_path"`
-	Env        map[string]string `toml:"env"`
-	EnvFile    string            `toml:"env_file"`
-	User       string            `toml:"user"`
-	Group      string            `toml:"group"`
-	LogMax     *sizeText         `toml:"log_max"`
-	Timeout    *durationText     `toml:"timeout"`
-	CatchUp    bool              `toml:"catch_up"`
-	Grace      *durationText     `toml:"grace"`
-	External   bool              `toml:"external"`
+	Name       string            `toml:"name" doc:"the job's name"`
+	Schedule   string            `toml:"schedule" doc:"5 cron fields or a descriptor"`
+	Timezone   string            `toml:"timezone" doc:"the zone the schedule is read in"`
+	Command    []string          `toml:"command" doc:"argv, never run by a shell"`
+	Dir        string            `toml:"dir" type:"path" doc:"working directory; empty: the home of the user it runs as"`
+	SearchPath []string          `toml:"search_path" type:"list of paths" doc:"directories put before the base PATH"`
+	Env        map[string]string `toml:"env" secret:"true" doc:"extra environment; values never logged or printed"`
+	EnvFile    string            `toml:"env_file" type:"path" doc:"a dotenv file of variables, its values secrets like env's"`
+	User       string            `toml:"user" doc:"the user the command runs as"`
+	Group      string            `toml:"group" doc:"the group the command runs as"`
+	LogMax     *sizeText         `toml:"log_max" default:"50MiB" doc:"caps a run's last.log"`
+	Timeout    *durationText     `toml:"timeout" default:"1h" doc:"a run still going after this is killed"`
+	CatchUp    bool              `toml:"catch_up" doc:"slots missed while the agent was down run once on return"`
+	Grace      *durationText     `toml:"grace" default:"5m" doc:"how late a slot may start before it counts as missing"`
+	External   bool              `toml:"external" doc:"another scheduler runs the job through svc-ctl exec"`
 	Depends    []rawDepend       `toml:"depends"`
-	Ping       string            `toml:"ping"`
-	PingFile   string            `toml:"ping_file"`
+	Ping       string            `toml:"ping" secret:"true" doc:"a healthchecks-style URL pinged at each run's start and end"`
+	PingFile   string            `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL"`
 }
 
 type rawNotify struct {
-	Name        string        `toml:"name"`
-	Kind        string        `toml:"kind"`
-	URL         string        `toml:"url"`
-	On          []string      `toml:"on"`
-	MinInterval *durationText `toml:"min_interval"`
-	Secret      string        `toml:"secret"`
-	Token       string        `toml:"token"`
-	URLFile     string        `toml:"url_file"`
-	SecretFile  string        `toml:"secret_file"`
-	TokenFile   string        `toml:"token_file"`
-	Priority    string        `toml:"priority"`
-	Tags        []string      `toml:"tags"`
-	Command     []string      `toml:"command"`
-	User        string        `toml:"user"`
-	Group       string        `toml:"group"`
-	Timeout     *durationText `toml:"timeout"`
+	Name        string        `toml:"name" doc:"the channel's name"`
+	Kind        string        `toml:"kind" enum:"webhook,ntfy,healthchecks,desktop,command,otlp" doc:"what kind of channel"`
+	On          []string      `toml:"on" doc:"the event kinds this channel gets; every kind when left out"`
+	MinInterval *durationText `toml:"min_interval" default:"5m" kinds:"webhook,ntfy,healthchecks,desktop,command" doc:"per subject, at most one message this often"`
+	Timeout     *durationText `toml:"timeout" default:"10s" doc:"one delivery attempt"`
+	URL         string        `toml:"url" secret:"true" kinds:"webhook,ntfy,healthchecks,otlp" doc:"where events are sent"`
+	Secret      string        `toml:"secret" secret:"true" kinds:"webhook" doc:"signs each POST with HMAC-SHA256"`
+	Token       string        `toml:"token" secret:"true" kinds:"ntfy" doc:"an access token, sent as a bearer"`
+	Priority    string        `toml:"priority" default:"default" kinds:"ntfy" doc:"the priority of ordinary events"`
+	Tags        []string      `toml:"tags" kinds:"ntfy" doc:"tags added to every message"`
+	Command     []string      `toml:"command" kinds:"command" doc:"argv; the event arrives as JSON on stdin"`
+	User        string        `toml:"user" kinds:"command" doc:"the user the command runs as"`
+	Group       string        `toml:"group" kinds:"command" doc:"the group the command runs as"`
+	URLFile     string        `toml:"url_file" type:"path" kinds:"webhook,ntfy,healthchecks,otlp" doc:"instead of url: a file holding it"`
+	SecretFile  string        `toml:"secret_file" type:"path" kinds:"webhook" doc:"instead of secret: a file holding it"`
+	TokenFile   string        `toml:"token_file" type:"path" kinds:"ntfy" doc:"instead of token: a file holding it"`
 	// otlp
-	Headers            map[string]string `toml:"headers"`
-	HeadersFile        string            `toml:"headers_file"`
-	CAFile             string            `toml:"ca_file"`
-	CertFile           string            `toml:"cert_file"`
-	KeyFile            string            `toml:"key_file"`
-	Gzip               *bool             `toml:"gzip"`
-	Encoding           string            `toml:"encoding"`
-	Rows               string            `toml:"rows"`
-	MetricsEvery       *durationText     `toml:"metrics_every"`
-	ResourceAttributes map[string]string `toml:"resource_attributes"`
+	Headers            map[string]string `toml:"headers" secret:"true" kinds:"otlp" doc:"HTTP headers sent with every request"`
+	HeadersFile        string            `toml:"headers_file" type:"path" kinds:"otlp" doc:"more headers, one Name: value per line"`
+	CAFile             string            `toml:"ca_file" type:"path" kinds:"otlp" doc:"the collector's CA certificate instead of the system's"`
+	CertFile           string            `toml:"cert_file" type:"path" kinds:"otlp" doc:"this agent's client certificate for mTLS"`
+	KeyFile            string            `toml:"key_file" type:"path" kinds:"otlp" doc:"this agent's client key for mTLS"`
+	Gzip               *bool             `toml:"gzip" default:"true" kinds:"otlp" doc:"compress each request"`
+	Encoding           string            `toml:"encoding" default:"protobuf" kinds:"otlp" doc:"protobuf or json"`
+	Rows               string            `toml:"rows" default:"notable" kinds:"otlp" doc:"which run_trace rows are exported: notable, all or none"`
+	MetricsEvery       *durationText     `toml:"metrics_every" default:"60s" kinds:"otlp" doc:"how often the counters are exported; 0s: never"`
+	ResourceAttributes map[string]string `toml:"resource_attributes" kinds:"otlp" doc:"added to the resource of everything exported"`
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// The schema is the raw structs themselves: their `toml` tags are the keys a
-// table accepts and their Go types say which TOML values fit. Deriving it by
+// The schema is the raw structs themselves (raw.go): their `toml` tags are
+// the keys a table accepts and their Go types say which TOML values fit;
+// their other tags say the rest of each key (keys.go). Deriving it by
 // reflection keeps one source of truth; a key added to raw.go is accepted
 // and type-checked without touching this file.
 

@@ -16,7 +16,7 @@ import (
 // healthchecks URL (the topic, the check's UUID: the URL is the credential),
 // a webhook URL with userinfo or a query, and every service's and job's
 // ping. Whoever reads them can forge signed events, publish to or read the
-// topic, or send "up" pings that hide a dead host (review2 R5).
+// topic, or send "up" pings that hide a dead host.
 func (c *Config) NotifySecretKeys() []string {
 	var keys []string
 	for i := range c.Notify {

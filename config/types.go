@@ -279,8 +279,22 @@ const (
 )
 
 // NotifyKinds lists every channel kind a [[notify]] `kind` accepts, in the
-// order documentation shows them. Package notify opens exactly these.
-var NotifyKinds = []string{NotifyWebhook, NotifyNtfy, NotifyHealthchecks, NotifyDesktop, NotifyCommand, NotifyOTLP}
+// order documentation shows them (raw.go: the kind key's enum). Package
+// notify opens exactly these.
+var NotifyKinds = kindNames(typeRawNotify)
+
+// HealthChecks are the keys of [service.health] that name a check (each a
+// key of its own, several may be set): not kinds, and not the dependency
+// kinds of a depends entry (DependKinds).
+var HealthChecks = func() []string {
+	var out []string
+	for i := range typeRawHealth.NumField() {
+		if f := typeRawHealth.Field(i); f.Tag.Get("check") == "true" {
+			out = append(out, tomlName(f))
+		}
+	}
+	return out
+}()
 
 // NotifyChannel returns the [[notify]] channel with the given name, or nil.
 func (c *Config) NotifyChannel(name string) *Notify {

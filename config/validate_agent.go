@@ -36,7 +36,7 @@ func (c *checker) agent(r *rawAgent) Agent {
 // registered by the system-wide install only), the file everywhere.
 func (c *checker) logDestinations(ds []string) []string {
 	if ds == nil {
-		return []string{LogFile}
+		return slices.Clone(defaultLogDestinations)
 	}
 	if len(ds) == 0 {
 		c.fail("agent.log_destinations", `no destination: the agent's log must go somewhere; use ["file"] (the default) and, on this OS, %s`, orList(osLogDestinations))

@@ -5,17 +5,17 @@ import (
 	"strings"
 )
 
-// dependKinds maps each kind to the keys it uses besides kind and timeout;
-// the first is the one it cannot do without (cert takes path or url).
-var dependKinds = map[string][]string{
-	"http": {"url", "expect_status"},
-	"tcp":  {"address"},
-	"dns":  {"host"},
-	"file": {"path", "max_age"},
-	"cert": {"path", "url", "min_valid"},
-}
+// DependKinds are the kinds of a depends entry (raw.go: its kind key's
+// enum): dependency kinds, what must be true outside a service. They are
+// not health checks, which are keys of [service.health] (HealthChecks).
+var DependKinds = kindNames(typeRawDepend)
 
-var dependKindNames = []string{"http", "tcp", "dns", "file", "cert"}
+// dependKinds maps each dependency kind to the keys it takes besides those
+// every kind takes (kind, timeout), from raw.go's kinds tags.
+var dependKinds = keysOfKinds(typeRawDepend)
+
+// dependCommon are the keys every dependency kind takes.
+var dependCommon = commonKeys(typeRawDepend)
 
 // depends validates a list of [[service.depends]] or [[job.depends]].
 func (c *checker) depends(p string, raws []rawDepend) []Depend {
@@ -41,9 +41,9 @@ func (c *checker) depend(p string, r *rawDepend) Depend {
 	uses, ok := dependKinds[r.Kind]
 	switch {
 	case r.Kind == "":
-		c.fail(p+".kind", "missing kind: use %s", orList(dependKindNames))
+		c.fail(p+".kind", "missing kind: use %s", orList(DependKinds))
 	case !ok:
-		c.fail(p+".kind", "unknown kind %q: use %s", r.Kind, orList(dependKindNames))
+		c.fail(p+".kind", "unknown kind %q: use %s", r.Kind, orList(DependKinds))
 	default:
 		c.unusedDependKeys(p, r.Kind, uses)
 		c.dependTarget(p, r)
@@ -55,7 +55,7 @@ func (c *checker) depend(p string, r *rawDepend) Depend {
 // depend is a mistake that would otherwise check nothing.
 func (c *checker) unusedDependKeys(p, kind string, uses []string) {
 	for _, k := range acceptedKeys(typeRawDepend) {
-		if k == "kind" || k == "timeout" || slices.Contains(uses, k) {
+		if slices.Contains(dependCommon, k) || slices.Contains(uses, k) {
 			continue
 		}
 		if c.doc.has(p + "." + k) {

@@ -51,7 +51,7 @@ func (c *checker) job(p string, r *rawJob) Job {
 		Env:        c.envFile(p+".env_file", envFile, c.env(p+".env", r.Env)),
 		EnvFile:    envFile,
 		RunAs:      c.runAs(p, r.User, r.Group),
-		LogMax:     c.size(p+".log_max", r.LogMax, defaultLogMax, minLogMax),
+		LogMax:     c.size(p+".log_max", r.LogMax, defaultJobLogMax, minLogMax),
 		Timeout:    c.positive(p+".timeout", r.Timeout, defaultJobTimeout),
 		CatchUp:    r.CatchUp,
 		Grace:      c.nonNegative(p+".grace", r.Grace, defaultJobGrace),

@@ -8,23 +8,15 @@ import (
 	"strings"
 )
 
-// notifyKinds maps each channel kind to the keys it uses besides name, kind,
-// on, min_interval and timeout; the first is the one it cannot do without.
-var notifyKinds = map[string][]string{
-	NotifyWebhook:      {"url", "secret", "url_file", "secret_file"},
-	NotifyNtfy:         {"url", "token", "priority", "tags", "url_file", "token_file"},
-	NotifyHealthchecks: {"url", "url_file"},
-	NotifyDesktop:      {},
-	NotifyCommand:      {"command", "user", "group"},
-	NotifyOTLP: {"url", "url_file", "headers", "headers_file", "ca_file", "cert_file", "key_file", "gzip", "encoding",
-		"rows", "metrics_every", "resource_attributes"},
-}
+// notifyKinds maps each channel kind to the keys it takes besides those
+// every kind takes, from raw.go's kinds tags.
+var notifyKinds = keysOfKinds(typeRawNotify)
 
 // ntfyPriorities are ntfy's own priority names.
 var ntfyPriorities = []string{"min", "low", "default", "high", "urgent"}
 
-// notifyCommon are the keys every kind takes.
-var notifyCommon = []string{"name", "kind", "on", "min_interval", "timeout"}
+// notifyCommon are the keys every kind takes (name, kind, on, timeout).
+var notifyCommon = commonKeys(typeRawNotify)
 
 // notifies validates every [[notify]]; names are unique among channels.
 func (c *checker) notifies(raws []rawNotify) []Notify {

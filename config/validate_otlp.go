@@ -23,9 +23,9 @@ var otlpReserved = []string{"service.name", "service.version", "service.instance
 // otlp validates the keys only kind otlp reads.
 func (c *checker) otlp(p string, r *rawNotify) OTLP {
 	o := OTLP{
-		Encoding:           text(nonEmpty(r.Encoding), OTLPProtobuf),
-		Rows:               text(nonEmpty(r.Rows), OTLPRowsNotable),
-		Gzip:               r.Gzip == nil || *r.Gzip,
+		Encoding:           text(nonEmpty(r.Encoding), defaultOTLPEncoding),
+		Rows:               text(nonEmpty(r.Rows), defaultOTLPRows),
+		Gzip:               boolOr(r.Gzip, defaultOTLPGzip),
 		MetricsEvery:       c.nonNegative(p+".metrics_every", r.MetricsEvery, defaultOTLPMetricsEvery),
 		ResourceAttributes: r.ResourceAttributes,
 	}

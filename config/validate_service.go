@@ -56,7 +56,7 @@ func (c *checker) health(p string, r *rawHealth) Health {
 	hp := p + ".health"
 	if r.TCP == "" && r.HTTP == "" && len(r.Exec) == 0 {
 		// Named after the service, on the line of its health table if any.
-		c.doc.fail(p, c.doc.line(hp), "no health check: set at least one of health.tcp, health.http or health.exec")
+		c.doc.fail(p, c.doc.line(hp), "no health check: set at least one of %s", orList(prefixed("health.", HealthChecks)))
 	}
 	if r.TCP != "" {
 		c.hostPort(hp+".tcp", r.TCP, "127.0.0.1:8789", false)

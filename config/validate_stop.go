@@ -40,7 +40,7 @@ func (c *checker) stop(p string, r *rawService, s *Service) {
 	}
 	switch r.KillMode {
 	case "":
-		s.KillMode = KillTree
+		s.KillMode = defaultKillMode
 	case KillTree:
 	case KillMain:
 		if windows {

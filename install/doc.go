@@ -13,9 +13,9 @@
 //     package variables that tests replace.
 //
 // Install and Uninstall are idempotent and say what they did. Install loads
-// and validates the config before it touches anything. Detect and RunService
-// are for the agent command: how it was started, and running it under the
-// Windows SCM when that is what started it.
+// and validates the config before it touches anything. Detect and
+// RunServiceContext are for the agent command: how it was started, and
+// running it under the Windows SCM when that is what started it.
 //
 // This package must never run a shell (every command is an argv), never write
 // a generated file whose paths could change its meaning (newlines, template

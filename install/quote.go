@@ -30,25 +30,13 @@ func systemdCommand(exe string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
-// systemdValue is a single-word setting value (Environment=, paths): systemd
-// specifiers doubled.
-func systemdValue(v string) string { return strings.ReplaceAll(v, "%", "%%") }
-
-// shQuote quotes one word for /bin/sh: single quotes, with ' written '\”.
+// shQuote quotes one word for /bin/sh: in single quotes, each quote inside
+// closed, escaped and opened again.
 func shQuote(a string) string {
 	if plainArg().MatchString(a) {
 		return a
 	}
 	return `'` + strings.ReplaceAll(a, `'`, `'\''`) + `'`
-}
-
-// shCommand joins exe and args as one sh command line.
-func shCommand(exe string, args []string) string {
-	parts := []string{shQuote(exe)}
-	for _, a := range args {
-		parts = append(parts, shQuote(a))
-	}
-	return strings.Join(parts, " ")
 }
 
 // xmlText escapes text for a plist <string>.

@@ -4,28 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"svcctl/winsvc"
 )
 
-// RunService runs run as the OS expects of a service. Started by the Windows
-// service control manager, it runs under the SCM: stop, shutdown and
+// RunServiceContext runs run as the OS expects of a service. Started by the
+// Windows service control manager, it runs under the SCM: stop, shutdown and
 // preshutdown cancel run's context, and the SCM is told to keep waiting
 // (StopPending with an advancing checkpoint) until run returns, so the drain
 // gets its drain_timeout; the preshutdown timeout set at install bounds it at
 // system shutdown. Otherwise (systemd, launchd, init scripts, a terminal) it
-// calls run directly, with a context cancelled by SIGINT or SIGTERM.
-func RunService(name string, run func(ctx context.Context) error) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return RunServiceContext(ctx, name, false, run)
-}
-
-// RunServiceContext is RunService for a caller that handles signals itself:
-// run's context is cancelled when ctx is, or when the SCM says stop.
+// calls run directly. The caller handles signals: run's context is cancelled
+// when ctx is, or when the SCM says stop.
 //
 // asService says the command line claims the service manager started it
 // (`--mode service`, which the service install registers carries): then the

@@ -22,7 +22,7 @@ type Channel interface {
 // opener builds the channel of one kind from its table.
 type opener func(n *config.Notify) (Channel, error)
 
-// kinds is the name -> opener table; config.notifyKinds holds the same
+// kinds is the name -> opener table; config.NotifyKinds holds the same
 // names, and a test keeps the two equal.
 var kinds = map[string]opener{
 	config.NotifyWebhook:      openWebhook,

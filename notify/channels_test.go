@@ -139,7 +139,7 @@ func TestCommandChannel(t *testing.T) {
 	}
 }
 
-// TestSecretFileChannels (review2 R5): a webhook whose secret and an ntfy
+// TestSecretFileChannels: a webhook whose secret and an ntfy
 // channel whose topic URL and token are in files of their own (the config
 // itself holding none) sign and reach the receiver with the files' values.
 func TestSecretFileChannels(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 )
 
 // A command channel with `user` runs as that user, as a service with `user`
-// does (issue 13: "run as the service's user rule"): here /usr/bin/touch run
+// does (docs/notifications.md, "command"): here /usr/bin/touch run
 // for the channel makes a file, and the file's owner is the user named.
 func TestCommandChannelRunsAsItsUser(t *testing.T) {
 	if os.Geteuid() != 0 {

@@ -49,7 +49,7 @@ func TestDeriveTransitions(t *testing.T) {
 		{"watchdog:proxy", "schedule", "skipped", "given-up", `{"state":"given-up"}`, "", ""},
 		{"watchdog:proxy", "manual", "ok", "started", `{"state":"healthy"}`, KindServiceRecovered, "proxy on ws-07 is healthy again (given up since"},
 		{"watchdog:proxy", "manual", "ok", "started", `{"state":"healthy"}`, "", ""},
-		// A crash loop's give-up says so (review3 G4).
+		// A crash loop's give-up says so.
 		{"watchdog:proxy", "event", "failed", "start-failed", `{"state":"given-up","consecutive_failures":3,"cause":"exited: with code 4","crash_loop":{"up_for":"502ms"}}`,
 			KindServiceGivenUp, "proxy on ws-07 is given up after 3 failed starts (crash loop: down again 502ms after each start, exited: with code 4)"},
 		{"watchdog:proxy", "schedule", "failed", "interrupted", `{}`, "", ""},
@@ -145,7 +145,7 @@ func TestRestartAfterRebootIsNotDown(t *testing.T) {
 	}
 }
 
-// Slots seconds apart are told apart in the message (review3 G8: "from
+// Slots seconds apart are told apart in the message (it once said "from
 // 08:00 UTC to 08:00 UTC" for a job every 15 s).
 func TestMissingManySaysSecondsForCloseSlots(t *testing.T) {
 	cfg := cfgWith(config.Notify{Name: "all", Kind: config.NotifyWebhook})

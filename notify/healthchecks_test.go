@@ -11,7 +11,7 @@ import (
 	"svcctl/runtrace"
 )
 
-// TestHealthchecksChannelEndsGreen (review2 R4): a healthchecks channel
+// TestHealthchecksChannelEndsGreen: a healthchecks channel
 // pings /fail only for a state a later event ends, and that later event
 // sends the success ping, so the check is never left down after the
 // incident is over. Through the whole path: rows recorded with the

@@ -289,7 +289,7 @@ func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Deliver
 	// The agent's own events are never held: each is a problem of its own
 	// (a crash found at start, the ledger, verify at start, a refused
 	// reload) that a later one does not stand for, and they are rare
-	// (review3 G11: a crash report was folded under a later reload's).
+	// (a crash report folded under a later reload's would be lost).
 	if c.conf.MinInterval <= 0 || group[0].Subject == runtrace.AgentID {
 		for _, d := range group {
 			c.send(ctx, d)
@@ -316,8 +316,8 @@ func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Deliver
 	if ci == len(group)-1 && c.conf.Kind == config.NotifyHealthchecks {
 		// The newest event may be a /log ping (a restart that ended
 		// healthy): the check's state is what the last success or fail of
-		// the batch said, so that one carries the rest (review3 G7: a held
-		// recovery replaced by a /log left the check down for good).
+		// the batch said, so that one carries the rest (a held
+		// recovery replaced by a /log would leave the check down for good).
 		ci = lastStateChange(group, ci)
 	}
 	carrier := group[ci]

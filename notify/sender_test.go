@@ -290,7 +290,7 @@ func (g *guardEnv) row(job string, at time.Time, outcome runtrace.Outcome, reaso
 	g.snd.Drain(ctxb)
 }
 
-// TestDefaultFloodGuard (review2 R6): a channel whose table leaves out
+// TestDefaultFloodGuard: a channel whose table leaves out
 // min_interval does not page once per restart of a crash-looping service:
 // the first event goes out, the rest wait min_interval's default (5m) and
 // arrive as one message saying how many were held back. An explicit "0s"
@@ -313,7 +313,7 @@ min_interval = "0s"
 		t.Errorf("default min_interval %v, want 5m", got)
 	}
 	okRun(t, g.s, g.d, "flap", t0) // up during this boot
-	// 20 crashes, each restarted and healthy at once, 2 s apart (review2 R1's flap service).
+	// 20 crashes, each restarted and healthy at once, 2 s apart.
 	for i := range 20 {
 		g.row("watchdog:flap", t0.Add(time.Duration(i+1)*2*time.Second), runtrace.OutcomeOK, runtrace.ReasonStarted,
 			`{"state":"healthy","cause":"exited: with code 4"}`)
@@ -332,7 +332,7 @@ min_interval = "0s"
 	}
 }
 
-// The flood guard never holds an escalation (review2 follow-up): with the
+// The flood guard never holds an escalation: with the
 // default min_interval, a crash loop's restarts send one message and are
 // held; the service given up a few seconds later goes out at once, saying
 // how many were held back — the earlier events deferred for later included,
@@ -368,8 +368,8 @@ url  = "`+rc.srv.URL+`/hook"
 
 // On a healthchecks channel the flood guard keeps the check's state right:
 // a held recovery followed by a restart that ended healthy (a /log ping)
-// sends the recovery's success, not the /log (review3 G7: the check stayed
-// down for a service healthy for minutes).
+// sends the recovery's success, not the /log (otherwise the check
+// stays down for a service healthy for minutes).
 func TestFloodGuardKeepsHealthchecksGreen(t *testing.T) {
 	rc := newReceiver(t, nil)
 	g := newGuardEnv(t, `
@@ -394,7 +394,7 @@ url  = "`+rc.srv.URL+`/hc"
 }
 
 // The agent's own events are never folded under one another: a crash found
-// at start and a verify failure a moment later both arrive (review3 G11).
+// at start and a verify failure a moment later both arrive.
 func TestFloodGuardSendsEveryAgentEvent(t *testing.T) {
 	rc := newReceiver(t, nil)
 	g := newGuardEnv(t, `

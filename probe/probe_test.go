@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,15 +26,22 @@ func TestRunUnknownKind(t *testing.T) {
 	}
 }
 
+// TestEveryKindHasAFunc: the probe table runs exactly what the config
+// schema accepts: each health check (a key of [service.health]) and each
+// dependency kind (a depends entry's kind), and nothing else.
 func TestEveryKindHasAFunc(t *testing.T) {
 	t.Parallel()
-	for _, k := range []string{KindTCP, KindHTTP, KindExec, KindDNS, KindFile, KindCert} {
+	want := map[string]bool{}
+	for _, k := range append(slices.Clone(config.HealthChecks), config.DependKinds...) {
+		want[k] = true
 		if kinds[k] == nil {
-			t.Errorf("kind %q has no Func in the table", k)
+			t.Errorf("kind %q (config) has no Func in the table", k)
 		}
 	}
-	if len(kinds) != 6 {
-		t.Errorf("table has %d kinds, want 6", len(kinds))
+	for k := range kinds {
+		if !want[k] {
+			t.Errorf("kind %q has a Func but is neither a health check nor a dependency kind of the config", k)
+		}
 	}
 }
 

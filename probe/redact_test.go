@@ -42,8 +42,8 @@ func TestRedactCorpusExec(t *testing.T) {
 	}
 }
 
-// TestRedactKeepsHarmlessEnv is finding 5 of issue 11: with
-// NO_PROXY=127.0.0.1 in the service env, a probe target read
+// TestRedactKeepsHarmlessEnv: with NO_PROXY=127.0.0.1 in the service env,
+// a probe target once read
 // http://[redacted]:18101/ in run_trace. Harmless values are evidence.
 func TestRedactKeepsHarmlessEnv(t *testing.T) {
 	t.Parallel()

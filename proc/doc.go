@@ -29,8 +29,9 @@
 // boot from /proc/PID/stat, plus the boot id; macOS: p_starttime; Windows:
 // the creation FILETIME). None is read off the wall clock, so a clock step
 // changes no verdict. The executable is recorded for people only: an exec
-// keeps the PID and the start stamp, and is the same instance. Wave-1 pid
-// files (no start stamp) are still read and matched by their create time.
+// keeps the PID and the start stamp, and is the same instance. Pid files
+// written before start stamps were recorded are still read and matched by
+// their create time.
 //
 // Stopping. StopWith looks with every proof, runs the service's stop
 // command first when it has one, proves each member's identity right before

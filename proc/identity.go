@@ -20,12 +20,13 @@ type Identity struct {
 	PID int32 `json:"pid"`
 	// Start is the OS's start stamp: Linux clock ticks since boot, macOS
 	// microseconds since the epoch, Windows 100 ns units since 1601. Zero in
-	// a wave-1 pid file, which is then matched by CreateTime (see inspect).
+	// a legacy pid file (from before start stamps were recorded), which is
+	// then matched by CreateTime (see inspect).
 	Start uint64 `json:"start,omitempty"`
 	// Boot names the boot the process ran in (Linux boot_id, macOS
 	// kern.bootsessionuuid); empty where unknown.
 	Boot       string    `json:"boot,omitempty"`
-	CreateTime int64     `json:"create_time_ms"` // ms since the epoch, for people (and wave-1 records)
+	CreateTime int64     `json:"create_time_ms"` // ms since the epoch, for people (and legacy records)
 	Exe        string    `json:"exe"`            // the executable when it was recorded, for people
 	StartedAt  time.Time `json:"started_at"`     // when svc-ctl spawned it (UTC); informational only
 }
@@ -114,9 +115,9 @@ func inspect(id Identity) (state, error) {
 }
 
 // sameProcess is the verdict. With a start stamp: equal stamps in the same
-// boot. Without one (a wave-1 pid file): the create time within
-// legacySlackMs, since wave 1 derived it from the wall clock; such a record
-// does not survive a clock step, and the next start writes a new one.
+// boot. Without one (a legacy pid file): the create time within
+// legacySlackMs, since svc-ctl then derived it from the wall clock; such a
+// record does not survive a clock step, and the next start writes a new one.
 func sameProcess(id Identity, pi procInfo, boot string) bool {
 	if id.Start != 0 {
 		if id.Boot != "" && boot != "" && id.Boot != boot {
@@ -131,8 +132,8 @@ func sameProcess(id Identity, pi procInfo, boot string) bool {
 	return d >= -legacySlackMs && d <= legacySlackMs
 }
 
-// legacySlackMs: wave 1 read Linux create times as boot time (whole seconds)
-// plus ticks, so two readings of one process could differ by a second. A PID
+// legacySlackMs: legacy records read Linux create times as boot time (whole
+// seconds) plus ticks, so two readings of one process could differ by a second. A PID
 // is reused only after the PID space wraps; a second of slack lets no
 // stranger pass.
 const legacySlackMs = 1000

@@ -42,11 +42,11 @@ func TestIdentitySurvivesClockStep(t *testing.T) {
 		if tr, err := Members(c.Instance); err != nil || !tr.LeaderAlive() {
 			t.Fatalf("after a %ds clock step Members = %+v, %v; want the leader", step, tr, err)
 		}
-		// A wave-1 record has only the wall-clock create time: it cannot
+		// A legacy record has only the wall-clock create time: it cannot
 		// survive a step of more than its second of slack.
 		legacy := Identity{PID: id.PID, CreateTime: id.CreateTime, Exe: id.Exe}
 		if ok, _ := Match(legacy); ok {
-			t.Fatalf("wave-1 record after a %ds step: Match = %v", step, ok)
+			t.Fatalf("legacy record after a %ds step: Match = %v", step, ok)
 		}
 	}
 	res, err := Stop(context.Background(), id, 10*time.Second)
@@ -76,14 +76,15 @@ func TestIdentityOtherBoot(t *testing.T) {
 	}
 }
 
-// A wave-1 pid file ({pid, create_time_ms, exe, started_at}, exe as it was
-// before the shim exec'd) is still read, matched and stopped.
-func TestWave1PidFileStillRead(t *testing.T) {
+// A legacy pid file, from before start stamps were recorded ({pid,
+// create_time_ms, exe, started_at}, exe as it was before the shim exec'd),
+// is still read, matched and stopped.
+func TestLegacyPidFileStillRead(t *testing.T) {
 	c := spawnT(t, SpawnSpec{Argv: []string{sleepPath(t), "300"}})
 	path := filepath.Join(t.TempDir(), "pid")
-	wave1 := `{"pid": ` + itoa(c.PID) + `, "create_time_ms": ` + itoa64(c.CreateTime) +
+	legacy := `{"pid": ` + itoa(c.PID) + `, "create_time_ms": ` + itoa64(c.CreateTime) +
 		`, "exe": "/usr/bin/dash", "started_at": "2026-11-30T09:00:00Z"}`
-	if err := os.WriteFile(path, []byte(wave1), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(legacy), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	inst, err := ReadInstance(path)
@@ -94,11 +95,11 @@ func TestWave1PidFileStillRead(t *testing.T) {
 		t.Fatalf("ReadInstance = %+v", inst)
 	}
 	if ok, err := Match(inst.Identity); !ok || err != nil {
-		t.Fatalf("Match(wave-1 record) = %v, %v; want true", ok, err)
+		t.Fatalf("Match(legacy record) = %v, %v; want true", ok, err)
 	}
 	res, err := StopTree(context.Background(), inst, 10*time.Second)
 	if err != nil || len(res.Members) != 1 || res.Members[0].Ended != "SIGTERM" {
-		t.Fatalf("StopTree(wave-1 record) = %s %+v, %v", res, res.Members, err)
+		t.Fatalf("StopTree(legacy record) = %s %+v, %v", res, res.Members, err)
 	}
 }
 

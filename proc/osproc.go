@@ -16,7 +16,7 @@ type procInfo struct {
 }
 
 // The per-OS files (osproc_linux.go, osproc_darwin.go, osproc_windows.go,
-// osproc_other.go) provide:
+// osproc_notlinux_notdarwin_notwindows.go) provide:
 //
 //	readProc(pid int32) (procInfo, error)  // ErrGone when there is no such process
 //	listProcs() ([]procInfo, error)       // every process the caller can see

@@ -31,7 +31,7 @@ func ReadPidFile(path string) (Identity, error) {
 // 0600, a missing directory is created 0700. The record is a reference for
 // the next identity check, never a liveness verdict.
 //
-// The leader's fields stay at the top level, as in a wave-1 pid file
+// The leader's fields stay at the top level, as in a legacy pid file
 // ({"pid", "create_time_ms", "exe", "started_at"}), so either version reads
 // the other's records.
 func WriteInstance(path string, inst Instance) error {
@@ -79,8 +79,8 @@ func syncDir(dir string) {
 	}
 }
 
-// ReadInstance reads a record WriteInstance (or wave 1's WritePidFile)
-// wrote. A wave-1 record has no start stamp and is matched by its create
+// ReadInstance reads a record WriteInstance (or the legacy WritePidFile)
+// wrote. A legacy record has no start stamp and is matched by its create
 // time (see Identity). A missing file gives an error that errors.Is(err,
 // os.ErrNotExist); a garbled one names the file.
 func ReadInstance(path string) (Instance, error) {

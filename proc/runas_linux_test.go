@@ -11,7 +11,7 @@ import (
 	"svcctl/internal/runas"
 )
 
-// TestSpawnRunAs is finding 6 of issue 11 at its seam: a root agent starts
+// TestSpawnRunAs: a root agent starts
 // the instance as the configured user (uid, gid, groups; HOME, USER,
 // LOGNAME), with the base environment and never the caller's, and keeps
 // the log its own while letting that user's group read it.
@@ -58,7 +58,7 @@ func TestSpawnRunAs(t *testing.T) {
 	}
 }
 
-// TestSpawnRefusesLinkedLog is finding 3 at its seam: a link planted as the
+// TestSpawnRefusesLinkedLog: a link planted as the service's
 // log is refused and its target untouched.
 func TestSpawnRefusesLinkedLog(t *testing.T) {
 	dir := t.TempDir()

@@ -295,7 +295,7 @@ func checkDir(dir string) error {
 // openLog opens path for appending (never truncating: earlier output is
 // evidence), creating it 0600 and its directory 0700, and never through a
 // symbolic link: a link planted as the log would have root append the
-// service's output to any file (issue 11, finding 3). For a service run as
+// service's output to any file. For a service run as
 // another user the log stays the agent's, readable by that user's group.
 func openLog(path string, id *runas.Identity) (*os.File, error) {
 	if path == "" {

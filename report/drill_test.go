@@ -10,7 +10,7 @@ import (
 	"svcctl/runtrace"
 )
 
-// TestDrillTwiceMatchesItsOwnRow (issue 15): two drills back to back each
+// TestDrillTwiceMatchesItsOwnRow: two drills back to back each
 // report the agent's restore that followed their own kill (a distinct row
 // begun after it, never the first drill's), a duration that is not
 // negative, and the snapshot that says how the instance ended: killed by

@@ -22,8 +22,8 @@ import (
 // TestStatusHealthAgeIsTheProbesNotTheCycles: a service paused by hand is
 // cycled (skipped/paused) without being probed. Its status must show the
 // last probe with that probe's age, never the age of the last cycle, which
-// presented a verdict from before the stop as taken just now (issue 10,
-// item 7: never a cached verdict presented as current).
+// presented a verdict from before the stop as taken just now (never a cached
+// verdict presented as current).
 func TestStatusHealthAgeIsTheProbesNotTheCycles(t *testing.T) {
 	e := newEnv(t, "1s")
 	sup := watchdog.NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -95,7 +95,7 @@ func TestStatusHealthAgeOfAnOlderStateFile(t *testing.T) {
 // TestStatusAndVerifyNameTheStrangerOnTheHealthPort: the service svc-ctl
 // started is gone and another process answers on its port. status shows the
 // passing probe with who answered it, not a healthy service; verify FAILs
-// it (review1, F7).
+// it.
 func TestStatusAndVerifyNameTheStrangerOnTheHealthPort(t *testing.T) {
 	e := newEnv(t, "1h")
 	sup := watchdog.NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))

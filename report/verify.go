@@ -79,7 +79,7 @@ func Verify(ctx context.Context, cfg *config.Config, env VerifyEnv) *VerifyRepor
 	v.serviceSettings()
 	if err := state.Readable(v.p); err != nil {
 		// Nothing below can be judged: each claim is a FAIL that says why,
-		// never a PASS on evidence that could not be read (issue 11, finding 8).
+		// never a PASS on evidence that could not be read.
 		for _, name := range v.stateChecks() {
 			v.add(name, Fail, "could not read: "+err.Error())
 		}
@@ -274,7 +274,7 @@ const checkStateTrusted = "state dir trusted"
 // stateTrusted runs state.Check's verdict, read-only: a planted link or a
 // file another user can write makes every privileged verb refuse the state
 // dir and the agent lose evidence at its next restart (a snapshot it will
-// not write through a link), so verify must not pass it (review1, F11).
+// not write through a link), so verify must not pass it.
 func (v *verifier) stateTrusted() {
 	privileged := !config.UserMode()
 	if err := state.CheckExisting(v.p, privileged); err != nil {
@@ -515,7 +515,7 @@ func (v *verifier) removedRunning() {
 const checkStrangers = "no stranger on a health port"
 
 // strangers FAILs a service whose last passing probe a stranger answered:
-// its clients talk to another program (review1, F7).
+// its clients talk to another program.
 func (v *verifier) strangers() {
 	bad := ""
 	for _, s := range v.cfg.Services {

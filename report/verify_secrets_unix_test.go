@@ -12,7 +12,7 @@ import (
 	"svcctl/config"
 )
 
-// TestVerifyWarnsOnReadableNotifySecrets (review2 R5): verify WARNs when the
+// TestVerifyWarnsOnReadableNotifySecrets: verify WARNs when the
 // config file holds notification secrets and other users can read it,
 // naming the keys and `chmod 600 FILE` but not the secret; PASS at 0600; no
 // line for a config that holds none.

@@ -139,8 +139,7 @@ func TestVerifyWithoutLedger(t *testing.T) {
 
 // A link planted in the state dir makes every verb that acts refuse the
 // whole state dir (state.Check), and the agent write no snapshot through
-// it: verify must FAIL naming the path and the fix, not pass every layer
-// (review1, F11).
+// it: verify must FAIL naming the path and the fix, not pass every layer.
 func TestVerifyFailsOnAStateDirTheVerbsRefuse(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the state dir's files are checked by a privileged svc-ctl only: run as root (CI does)")
@@ -196,7 +195,7 @@ func TestVerifyFailsOnAStateDirThatIsALink(t *testing.T) {
 	}
 }
 
-// TestVerifyServiceCycledButNeverHealthy (issue 15): a service that cycles
+// TestVerifyServiceCycledButNeverHealthy: a service that cycles
 // on time but has never once been healthy does not pass "cycled".
 func TestVerifyServiceCycledButNeverHealthy(t *testing.T) {
 	addr := testutil.FreeAddr(t)

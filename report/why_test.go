@@ -10,7 +10,7 @@ import (
 	"svcctl/runtrace"
 )
 
-// TestWhyAnswersNewestRunAndSaysGrace (issue 15): `why JOB` answers for the
+// TestWhyAnswersNewestRunAndSaysGrace: `why JOB` answers for the
 // newest run, not for a slot older than it; a slot that came due but is
 // within its grace without a row is named as not missing yet; a slot past
 // its grace with no row, newer than every row, is the news (never

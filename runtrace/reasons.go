@@ -26,8 +26,9 @@ const (
 	TriggerStartup  Trigger = "startup"
 )
 
-// Reason is a reason code: the closed list of DESIGN.md. docs/runbook.md
-// explains each. A verdict's reason must belong to its outcome (Reasons).
+// Reason is a reason code, of a closed list: docs/runbook.md ("Reason codes")
+// explains each, and reasons_doc_test.go holds the two together. A verdict's
+// reason must belong to its outcome (Reasons).
 type Reason string
 
 // Reason codes.
@@ -85,8 +86,8 @@ var Reasons = map[Outcome][]Reason{
 
 // JobReasonPrefix begins the reason of a verdict a job reported itself
 // through SVCCTL_RESULT: job.REASON, REASON being [a-z0-9-]{1,40}, the job's
-// own word (DESIGN.md, job-reported verdicts). Such reasons go with skipped
-// and failed only.
+// own word (docs/configuration.md, "A job's own verdict"). Such reasons go
+// with skipped and failed only.
 const JobReasonPrefix = "job."
 
 // JobReason is the reason code of a job-reported verdict.

@@ -1,5 +1,6 @@
 // Package snapshot keeps the evidence of a service's failure before the
-// watchdog restarts it (DESIGN.md, "The L3 cycle", steps 1-2): one JSON line
+// watchdog restarts it (docs/architecture.md, "The L3 cycle", steps 1-2,
+// fsynced before the old instance is stopped): one JSON line
 // per restart in an append-only snapshots.jsonl (why, what the probes saw, the
 // last transitions, the process facts, the tail of runtime.log, env names),
 // and runtime.log moved aside to runtime.prev.log.

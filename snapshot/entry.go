@@ -20,8 +20,8 @@ const (
 // PhasePreRestart is the phase of a snapshot taken before a restart.
 const PhasePreRestart = "pre-restart"
 
-// Why a restart was decided: the kinds of a run's `cause` (DESIGN.md), which
-// begin Entry.Reason ("exited: killed by SIGKILL").
+// Why a restart was decided: the kinds of a run's `cause` (docs/runbook.md,
+// "Causes"), which begin Entry.Reason ("exited: killed by SIGKILL").
 const (
 	RestartUnhealthy     = "unhealthy"      // the probe failed twice
 	RestartExited        = "exited"         // a process the agent spawned (or watched) exited

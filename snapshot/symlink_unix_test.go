@@ -12,8 +12,8 @@ import (
 	"svcctl/internal/fsutil"
 )
 
-// TestAppendRefusesPlantedSymlink is part of finding 2 of issue 11: a
-// snapshots.jsonl link planted in a state dir made root append a snapshot
+// TestAppendRefusesPlantedSymlink: a snapshots.jsonl link planted in a
+// user-writable state dir once made root append a snapshot
 // to a root-only file. The append is refused and the target is untouched;
 // the log tail is not read through a link either.
 func TestAppendRefusesPlantedSymlink(t *testing.T) {

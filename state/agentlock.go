@@ -80,7 +80,7 @@ func (l *AgentLock) Release() {
 // AgentLockHeld reports whether an agent holds p's agent lock, by trying it
 // without keeping it. A lock this process may not open is an error (a
 // *DeniedError), never "not held": a normal user must not be told that a
-// root agent is stopped (issue 11, finding 8).
+// root agent is stopped.
 func AgentLockHeld(p Paths) (bool, error) {
 	if _, err := os.Lstat(p.AgentLock()); err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -50,13 +50,6 @@ func ReadLast(path string) (*LastFile, error) {
 	return lf, nil
 }
 
-// UpdateLast merges one service's result into watchdog.last.json under its
-// own lock file: several processes update different services' entries.
-// durable=false skips the fsyncs (a healthy cycle that changed nothing).
-func UpdateLast(path, service string, r *LastResult, durable bool) error {
-	return UpdateLastAll(path, map[string]*LastResult{service: r}, durable)
-}
-
 // UpdateLastAll merges several services' results at once: what a writer
 // kept in memory while the file could not be written, with the newest.
 func UpdateLastAll(path string, rs map[string]*LastResult, durable bool) error {

@@ -41,8 +41,8 @@ const (
 )
 
 // Paths names every file svc-ctl keeps under its state directory
-// (DESIGN.md, "State on disk"), and a service's runtime log wherever its
-// `log` key puts it. Nothing else joins a state path by hand.
+// (docs/architecture.md, "Data on disk"), and a service's runtime log
+// wherever its `log` key puts it. Nothing else joins a state path by hand.
 type Paths struct{ State string }
 
 // PathsOf is the state directory of a loaded configuration.

@@ -11,7 +11,7 @@ import (
 )
 
 // Check makes the state directory safe to use before anything in it is
-// read or written (issue 11, finding 2: with a user-writable state_dir,
+// read or written (with a user-writable state_dir,
 // planted links made root append a snapshot to a root-only file, create a
 // lock at any path, copy a root-only file into agent.log, and SIGTERM a root
 // process named by a forged pid file).

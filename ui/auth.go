@@ -81,11 +81,21 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// pageFiles are the page's own files: static, embedded, holding no data.
-var pageFiles = map[string]bool{"/": true, "/app.js": true, "/app.css": true, "/favicon.svg": true}
+// pagePaths are the page's own files: "/" and everything embedded under
+// assets/ (its script modules, style and icon), static and holding no data.
+// Taken from the embedded files, as the mux's routes are, so a module added
+// there is loaded without the token like the others (a browser fetches an
+// imported module with no Authorization header).
+var pagePaths = func() map[string]bool {
+	m := map[string]bool{"/": true}
+	for _, f := range pageFiles() {
+		m[f] = true
+	}
+	return m
+}()
 
 func pageFile(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && pageFiles[r.URL.Path]
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && pagePaths[r.URL.Path]
 }
 
 // tokenOf finds the token: an Authorization: Bearer header (the page's

@@ -8,12 +8,12 @@ import (
 	"svcctl/runtrace"
 )
 
-// causeOf says why a restart happened, in the words of DESIGN.md's `cause`
-// ("exited: killed by SIGKILL", "unhealthy: http ...: connection refused",
-// "manual", "wake: ..."): the row's detail.cause where the cycle wrote one,
-// else the reason of the snapshot that cycle wrote before it stopped the
-// old instance (the same words, older rows have only these), else what the
-// trigger implies with the failed probe's words.
+// causeOf says why a restart happened, in the words of a row's `cause`
+// (docs/runbook.md, "Causes": "exited: killed by SIGKILL", "unhealthy: http
+// ...: connection refused", "manual", "wake: ..."): the row's detail.cause
+// where the cycle wrote one, else the reason of the snapshot that cycle wrote
+// before it stopped the old instance (the same words, older rows have only
+// these), else what the trigger implies with the failed probe's words.
 func causeOf(r runtrace.Run, snapReasons map[int64]string) string {
 	var d struct {
 		Cause string         `json:"cause"`

@@ -36,7 +36,7 @@ type configView struct {
 
 // fileStamp is what one stat says of the config file: a change of any
 // means it was written, or its mode changed (a chmod decides whether a
-// privileged page may act on it: review3 G1).
+// privileged page may act on it, so mtime and size alone are not enough).
 type fileStamp struct {
 	mod  time.Time
 	size int64

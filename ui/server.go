@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,20 @@ import (
 
 //go:embed assets
 var assets embed.FS
+
+// pageFiles are the paths of the page's own files other than "/" (its
+// script modules, style and icon), every file embedded under assets/: a
+// module added there is served with no second list to keep.
+func pageFiles() []string {
+	var out []string
+	fs.WalkDir(assets, "assets", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && p != "assets/index.html" {
+			out = append(out, strings.TrimPrefix(p, "assets"))
+		}
+		return nil
+	})
+	return out
+}
 
 // Options are what the page needs from the command that serves it.
 type Options struct {
@@ -126,7 +141,7 @@ func (s *Server) mux() *http.ServeMux {
 	static, _ := fs.Sub(assets, "assets")
 	files := http.FileServerFS(static)
 	m.Handle("GET /{$}", files)
-	for _, f := range []string{"/app.js", "/app.css", "/favicon.svg"} {
+	for _, f := range pageFiles() {
 		m.Handle("GET "+f, files)
 	}
 	m.HandleFunc("GET /api/state", s.handleState)

@@ -29,7 +29,7 @@ var guarded = []struct{ method, path string }{
 }
 
 // pageFilePaths are the page's own static files: no data, no token needed.
-var pageFilePaths = []string{"/", "/app.js", "/app.css", "/favicon.svg"}
+var pageFilePaths = []string{"/", "/app.js", "/app.css", "/favicon.svg", "/js/api.js", "/js/overview.js"}
 
 // TestTokenRequired: without the token in the header, or with another,
 // every API path answers 401 as JSON and nothing else: no data, no action.

@@ -18,7 +18,7 @@ import (
 
 // TestRefusedBookkeepingKeepsDecisions: while state.json and
 // watchdog.last.json cannot be written, the failure counter, backoff and
-// given-up stay right in memory (item 4 of issue 19); the refusal is logged
+// given-up stay right in memory; the refusal is logged
 // once, not per write; both files are written by the first cycle that can.
 func TestRefusedBookkeepingKeepsDecisions(t *testing.T) {
 	addr := testutil.FreeAddr(t)
@@ -77,8 +77,7 @@ func TestRefusedBookkeepingKeepsDecisions(t *testing.T) {
 // TestCycleDoesNotWaitOnALockedLedger: with the ledger refusing writes (here
 // locked by another process), a killed service is still restarted at once;
 // its row waits in the recorder's queue under a provisional id and lands
-// with its true outcome and times once the ledger takes writes again
-// (items 1 and 5 of issue 19).
+// with its true outcome and times once the ledger takes writes again.
 func TestCycleDoesNotWaitOnALockedLedger(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})

@@ -14,7 +14,7 @@ import (
 // and goes down again soon after: every restart "succeeds", so without a
 // count of its own neither backoff nor give_up_after would ever engage, and
 // the watchdog would restart it twice a second forever, paging and
-// rotating the first crash's output away (review2 R1). The watchdog keeps
+// rotating the first crash's output away. The watchdog keeps
 // its own starts of the service within [service.restart] loop_window; once
 // there are loop_restarts of them, the next time the service is found down
 // is a failed start: evidence and the stop as always, nothing spawned,

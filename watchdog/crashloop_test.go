@@ -12,7 +12,7 @@ import (
 )
 
 // A service that answers its health check after each start and crashes
-// 300 ms later (review2 R1's flap.py): every restart "succeeds", so before
+// 300 ms later: every restart "succeeds", so before
 // loop_restarts the watchdog restarted it at full speed forever and called
 // it healthy. Now the watchdog's own starts within loop_window are counted:
 // past loop_restarts, finding it down again is a failed start (evidence
@@ -74,7 +74,7 @@ func TestCrashLoopBacksOffAndGivesUp(t *testing.T) {
 	}
 
 	// While given up, each cycle says why it was given up (the crash loop),
-	// not only what the probe of a service nobody runs says (review3 G4).
+	// not only what the probe of a service nobody runs says.
 	if r := e.ensure("flap", sched); r.Reason != runtrace.ReasonGivenUp || !strings.Contains(r.Message, "crash loop") {
 		t.Fatalf("a given-up cycle: %s/%s %q; want it to name the crash loop", r.Outcome, r.Reason, r.Message)
 	}
@@ -113,7 +113,7 @@ func TestRecentStartsKeepsTheWindow(t *testing.T) {
 
 // A crash-looping service given up and retried by retry_given_up gets one
 // try, not a new burst of loop_restarts starts: the try that dies again soon
-// after its start is that try's failure (review3 G5).
+// after its start is that try's failure.
 func TestCrashLoopRetryIsOneTry(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "flap", Addr: addr, Args: []string{"--crash-after", "300ms"},
@@ -142,7 +142,7 @@ func TestCrashLoopRetryIsOneTry(t *testing.T) {
 
 // Stopped by a person and resumed, a service whose count of starts is full
 // is started, not judged a crash loop: it was down because a person stopped
-// it (review3 G3). Its deaths here are its own (/control/crash: exit 3).
+// it. Its deaths here are its own (/control/crash: exit 3).
 func TestCrashLoopNotAfterStopAndResume(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, LoopRestarts: "3", LoopWindow: "1m"})

@@ -4,10 +4,11 @@
 // `pause`, `resume` and the backstop run it or its holds from the command
 // line. The per-service file lock makes them one.
 //
-// Ensure is the cycle of DESIGN.md: lock, pause, backoff, given-up, probe,
-// confirm, then — only when a service is confirmed unhealthy — snapshot,
-// rotate the log, stop the proven old instance, spawn, and wait for health.
-// Every cycle is one run_trace row and one entry in watchdog.last.json.
+// Ensure is the cycle of docs/architecture.md ("The L3 cycle"): lock, pause,
+// backoff, given-up, probe, confirm, then — only when a service is confirmed
+// unhealthy — snapshot, rotate the log, stop the proven old instance, spawn,
+// and wait for health. Every cycle is one run_trace row and one entry in
+// watchdog.last.json.
 //
 // What this package must never do: judge liveness by a PID, signal a process
 // whose identity (pid + create time + exe) is not proven ours, spawn before the

@@ -187,8 +187,8 @@ type Detail struct {
 	By             string           `json:"by,omitempty"` // who asked for a manual run (Supervisor.By)
 }
 
-// Ensure runs one L3 cycle for the named service (DESIGN.md, "The L3 cycle")
-// and returns its verdict. A name that is not a service of the config is an
+// Ensure runs one L3 cycle for the named service (docs/architecture.md, "The
+// L3 cycle") and returns its verdict. A name not of the config is an
 // error wrapping ErrUnknownName: nothing ran, so there is no verdict and no
 // row. Ensure never panics past its own record: a panic finishes the run as
 // failed/panic and is re-raised for the L2 wrapper.

@@ -676,10 +676,11 @@ func (c *cycle) openLog(id *runas.Identity) (*os.File, error) {
 var privileged = func() bool { return !config.UserMode() }
 
 // checkLogDir refuses, for a privileged agent, a log directory another user
-// can write or replace, unless that user is the one the service runs as
-// (issue 11, finding 3): its directory and every directory above it must be root's
-// or that user's, and writable by no one else (sticky excepted). What is
-// done in it goes through its pinned handle (logdir.go), and every file
+// can write or replace, unless that user is the one the service runs as:
+// they could otherwise swap the log for a link to any file between the
+// check and the open. Its directory and every directory above it must be
+// root's or that user's, and writable by no one else (sticky excepted). What
+// is done in it goes through its pinned handle (logdir.go), and every file
 // there is checked on its descriptor.
 func checkLogDir(logPath string, id *runas.Identity) error {
 	if !privileged() {

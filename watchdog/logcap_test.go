@@ -42,7 +42,8 @@ func (l *lockedBuffer) lines(event string) []map[string]any {
 
 // A flooded log is cut hundreds of times a second: `log.capped` is written
 // once for the first cut, then at most once a minute with the count and
-// volume of the cuts since (review1, F2: two lines a second, ~170k a day).
+// volume of the cuts since (one line per cut was two lines a second, ~170k a
+// day).
 func TestLogCappedIsLoggedOnceAMinuteWithACount(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "loud", Addr: testutil.FreeAddr(t), ExtraTOML: "log_max = \"4KiB\"\n"})
 	var out lockedBuffer

@@ -8,7 +8,7 @@ import (
 	"svcctl/proc"
 )
 
-// A stranger on the health port (review1, F7): a service svc-ctl started
+// A stranger on the health port: a service svc-ctl started
 // has died, and another process — another user's, on a shared workstation —
 // now listens on its port and answers its health check. Certified healthy,
 // it would get the service's clients and svc-ctl would never start the real

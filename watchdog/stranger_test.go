@@ -48,8 +48,7 @@ func (e *testEnv) killInstance(t *testing.T, name string) proc.Identity {
 // The cycle must not record ok/already-running: it is failed/start-failed
 // naming the holder, in the row, state.json and the snapshot; the holder is
 // never signalled and nothing is spawned beside it. A manual start says the
-// same. Once the stranger is gone, the service is started again
-// (review1, F7).
+// same. Once the stranger is gone, the service is started again.
 func TestStrangerOnTheHealthPortIsNotCertified(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, GiveUpAfter: 3, Backoff: "1h"})

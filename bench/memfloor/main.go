@@ -1,5 +1,5 @@
 // Command memfloor measures the resident-memory floor of the stack the agent
-// is built on (issue 16, item 1): a Go program that keeps one modernc.org/sqlite
+// is built on: a Go program that keeps one modernc.org/sqlite
 // file open (WAL, synchronous=FULL) and once a second makes one HTTP GET and
 // inserts one row — a watchdog with nothing else. It starts that program as
 // a child of itself, serves the GET from here on 127.0.0.1, and after -idle

@@ -141,7 +141,8 @@ func (r *record) writeNever(b *strings.Builder) {
 		"exit, so that the next trial began healthy.\n\n", r.opts.hangWindow, strings.Join(never, ", "))
 }
 
-// writeAims compares svc-ctl with the peers as issue 16 states its aims:
+// writeAims compares svc-ctl with the peers by the aims of
+// docs/benchmarks.md ("A lean agent"):
 // ratios of this run's medians.
 func (r *record) writeAims(b *strings.Builder) {
 	s, mo, pm := r.find("svc-ctl"), r.find("monit"), r.find("PM2")
@@ -183,7 +184,7 @@ func (r *record) writeAims(b *strings.Builder) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("svc-ctl against the aims of issue 16 (ratio of the medians above, this run):\n\n| aim | svc-ctl / peer | |\n|---|---|---|\n")
+	b.WriteString("svc-ctl against its aims (ratio of the medians above, this run):\n\n| aim | svc-ctl / peer | |\n|---|---|---|\n")
 	b.WriteString(strings.Join(rows, "\n") + "\n\n")
 }
 

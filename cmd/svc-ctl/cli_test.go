@@ -24,7 +24,7 @@ func TestStartStatusStopResume(t *testing.T) {
 		t.Fatalf("start: %+v", r)
 	}
 	// The first start creates the ledger: that is no news at a terminal, and
-	// never a line in Go's default log format (review1, F13).
+	// never a line in Go's default log format.
 	if r.stderr != "" {
 		t.Fatalf("a start that created the ledger printed on stderr:\n%s", r.stderr)
 	}
@@ -180,7 +180,7 @@ var sampleArgs = map[string][]string{
 
 // TestPrivilegedRefusesWritableConfig: every command declared trustRun,
 // found by walking the command tree, refuses a config others can write
-// before it starts, stops or creates anything (issue 11, finding 1).
+// before it starts, stops or creates anything.
 func TestPrivilegedRefusesWritableConfig(t *testing.T) {
 	if !privileged() {
 		t.Skip("the permission check applies when running privileged (root, an elevated token)")
@@ -270,7 +270,7 @@ func TestUsageErrorPointsAtTheVerbsHelp(t *testing.T) {
 
 // TestNamesAndAllSaysWhichWasWrong: `start --all web` gave both, and was
 // told to give one or the other, not "name one or more services, or pass
-// --all" (review1, F13).
+// --all".
 func TestNamesAndAllSaysWhichWasWrong(t *testing.T) {
 	cfg, _ := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "10m"))
 	for _, c := range []struct {
@@ -290,7 +290,7 @@ func TestNamesAndAllSaysWhichWasWrong(t *testing.T) {
 
 // TestStatusEnvListsNamesNotValues: `status NAME --env` shows what a start
 // gives the service (base, env_file, env), the same whoever runs it, and no
-// value (issue 11, finding 7).
+// value.
 func TestStatusEnvListsNamesNotValues(t *testing.T) {
 	body := strings.Replace(webService("web", testutil.FreeAddr(t), "10m"), "stop_timeout",
 		"env = { API_TOKEN = \"tok-5551212\" }\nstop_timeout", 1)

@@ -55,7 +55,7 @@ func runConfigCheck(_ context.Context, g *globals, o configCheckOptions, _ []str
 	if !config.UserMode() {
 		// What the agent and every privileged verb check before they run
 		// anything the file names: a file they would refuse is not OK
-		// (review3 G2: config check said OK, then reload was refused).
+		// (else config check says OK, then reload refuses the file).
 		if err := cfg.CheckTrusted(); err != nil {
 			return configError{fmt.Errorf("%s loads, but a privileged svc-ctl (the agent, start, reload) refuses it: %w", cfg.Path, err)}
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestConfigCheckIsPasteable (issue 15): `config check` prints the resolved
+// TestConfigCheckIsPasteable: `config check` prints the resolved
 // config in the file's own TOML keys, every default filled in, so that what
 // it prints loads again as the same config: a key it prints that the
 // loader refuses (or one it drops, like a file dependency's path) is a bug.
@@ -82,7 +82,7 @@ func resolvedPath(cfg, p string) string { return filepath.VolumeName(cfg) + file
 func tomlLiteral(s string) string { return "'" + s + "'" }
 
 // Run as root, config check refuses what the agent and every privileged
-// verb refuse (a config others can write), instead of saying OK (review3 G2).
+// verb refuse (a config others can write), instead of saying OK.
 func TestConfigCheckAsRootAppliesTheTrustRules(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the permission rules apply to a privileged svc-ctl (CI runs as root)")

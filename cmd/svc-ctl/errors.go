@@ -11,10 +11,10 @@ import (
 	"svcctl/watchdog"
 )
 
-// Exit codes (DESIGN.md, "Command line"): 0 success / all healthy; 1 a check
-// failed (unhealthy, start-failed, FAIL in verify, missing runs found) or the
-// command could not do its work; 2 a usage or configuration error. `exec`
-// passes its command's own status through.
+// Exit codes (docs/design/command-line.md, README.md): 0 success / all
+// healthy; 1 a check failed (unhealthy, start-failed, FAIL in verify, missing
+// runs found) or the command could not do its work; 2 a usage or
+// configuration error. `exec` passes its command's own status through.
 const (
 	exitOK     = 0
 	exitFailed = 1

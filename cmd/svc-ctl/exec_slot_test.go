@@ -13,7 +13,7 @@ import (
 	"svcctl/runtrace"
 )
 
-// TestExecScheduledNeverFutureSlotAndOverlap (issue 15): `exec --scheduled`
+// TestExecScheduledNeverFutureSlotAndOverlap: `exec --scheduled`
 // records the newest slot at or before now, never the one due 30 s from
 // now, and a second run for the same slot is recorded skipped/overlap and
 // not run.

@@ -13,7 +13,7 @@ import (
 // migration; an older schema is reported, never changed) for a command that
 // reads it. A missing or damaged file is an error that names the file (exit
 // 1: the check could not be made); one this user may not read says so and
-// what to do (issue 11, finding 8), never "has the agent ever run?".
+// what to do, never "has the agent ever run?".
 func openLedgerForRead(cfg *config.Config) (*runtrace.Store, error) {
 	p := state.PathsOf(cfg)
 	if err := state.Readable(p); err != nil {

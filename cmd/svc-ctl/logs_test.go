@@ -141,7 +141,7 @@ func TestPrettyAgentLine(t *testing.T) {
 // A service whose last instance was stopped and not started again (a crash
 // loop's stop, a given-up service) has no runtime.log but a
 // runtime.prev.log: logs says where its output is, not that svc-ctl never
-// started it (review3 G4).
+// started it.
 func TestLogsPointsAtThePrevLogAfterAStop(t *testing.T) {
 	cfg, state := writeConfig(t, "", webService("web", testutil.FreeAddr(t), "1h"))
 	dir := filepath.Join(state, "services", "web")

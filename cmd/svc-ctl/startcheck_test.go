@@ -20,11 +20,11 @@ import (
 )
 
 // The agent runs `svc-ctl verify` once after it started and tells people of
-// every check that FAILs with one agent event (issue 13, "verify FAIL at
-// start"): here a notification channel that has been failing for two days
-// (its failure planted in the ledger). The running agent's own freshness
-// checks, and the checks whose news has events of its own (a service given
-// up at its first start here), are not in it (review3 G8).
+// every check that FAILs with one agent event (nobody runs verify until
+// something is already lost): here a notification channel that has been
+// failing for two days (its failure planted in the ledger). The running
+// agent's own freshness checks, and the checks whose news has events of its
+// own (a service given up at its first start here), are not in it.
 func TestAgentTellsOfVerifyFailuresAtStart(t *testing.T) {
 	var mu sync.Mutex
 	var agentEvents []notify.Event

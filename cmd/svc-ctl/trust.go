@@ -10,8 +10,8 @@ import (
 // annotation trustKey. A command that runs, starts, stops or signals what the
 // config names ("run") gets its config only through config.LoadToRun and its
 // state dir only after state.Check: a config, env_file or state dir that
-// another user can write is refused before anything happens (issue 11,
-// finding 1: drill once skipped the check start applied). The root's
+// another user can write is refused before anything happens (drill
+// once skipped the check start applied). The root's
 // PersistentPreRunE sets the level for the command being run; loadConfig
 // applies it, so a "run" verb cannot reach an unchecked config by calling the
 // wrong helper. TestEveryVerbDeclaresTrust fails when a command is added

@@ -10,7 +10,7 @@ import (
 )
 
 // privilegedVerbs are the commands that run, start, stop or signal what a
-// config names (issue 11): each must be declared trustRun, so that it gets
+// config names: each must be declared trustRun, so that it gets
 // its config only through config.LoadToRun and its state dir only after
 // state.Check. Verbs not written yet are listed too: when one arrives it is
 // held to the rule at once. A new privileged verb goes here and is

@@ -15,7 +15,8 @@ import (
 	"svcctl/internal/testutil"
 )
 
-// The "truthful CLI" findings of issue 15, one test each.
+// A CLI that tells the truth: each test is an answer that once said more
+// (or other) than the record holds.
 
 // svcctlEnv runs svc-ctl with extra environment (TZ).
 func svcctlEnv(t *testing.T, env []string, args ...string) result {

@@ -154,7 +154,7 @@ func TestUIActionsCheckTheConfigAgain(t *testing.T) {
 
 // TestUIFollowsAChmod: a chmod alone (no write) changes whether a
 // privileged page may act on its file; the page's banner follows it both
-// ways at the next refresh (review3 G1: it followed mtime and size only).
+// ways at the next refresh (it once followed mtime and size only).
 func TestUIFollowsAChmod(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the permission check applies when running as root")
@@ -203,7 +203,7 @@ func TestUIRefusesAPublicListenByDefault(t *testing.T) {
 // serves the page from the state dir as status does, says what is broken
 // in /api/state's config_error, refuses actions with 409 and the file's
 // problems, and once the file is fixed (and a job added) shows the file's
-// services and jobs again and acts (review2 R3).
+// services and jobs again and acts.
 func TestUIServesABrokenConfig(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	cfg, state := writeConfig(t, "", webService("web", addr, "10m"))

@@ -14,7 +14,7 @@ import (
 	"svcctl/proc"
 )
 
-// TestStatusPageInChromium is issue 14's check in a real browser: an agent
+// TestStatusPageInChromium checks the status page in a real browser: an agent
 // supervises a service and a job, the service is killed and the agent
 // brings it back, and the page rendered by Chromium shows both names, the
 // restart with its cause on the timeline, and no console error.
@@ -121,7 +121,7 @@ func TestStatusPageInChromium(t *testing.T) {
 		t.Error("the page's resume left the pause sentinel")
 	}
 	// The config file breaks while the page is open: a banner says so, with
-	// the file's error; fixed, the banner goes (review2 R3).
+	// the file's error; fixed, the banner goes.
 	good, err := os.ReadFile(e.cfg)
 	b.must("read the config", err)
 	b.must("break the config", os.WriteFile(e.cfg, append(good, "\n[[service]]\nname = \"half\nwritten\n"...), 0o600))

@@ -1,4 +1,4 @@
-// Package browser holds the end-to-end test of the status page (issue 14)
+// Package browser holds the end-to-end test of the status page (docs/ui.md)
 // in a real headless Chromium: an agent supervises a service and a job, the
 // service is killed and brought back, `svc-ctl ui` serves the page, and the
 // test reads the page as a browser renders it — both names, the restart on

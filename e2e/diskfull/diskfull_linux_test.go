@@ -368,7 +368,8 @@ func (h *host) logs() string {
 	return b.String()
 }
 
-// TestDiskFullLosesNothing is issue 19's check, on a real full disk.
+// TestDiskFullLosesNothing: on a real full disk, no row, decision or evidence
+// is lost (docs/design/durability.md, "When the disk refuses a write").
 func TestDiskFullLosesNothing(t *testing.T) {
 	h := newHost(t)
 	a := h.startAgent("agent1")

@@ -1,4 +1,5 @@
-// Package diskfull holds the end-to-end test of issue 19: the real svc-ctl
+// Package diskfull holds the end-to-end test of a full disk (docs/runbook.md,
+// "The disk is full"): the real svc-ctl
 // agent on a state dir that is a small tmpfs, filled up while the agent runs.
 // A service killed while the disk is full is restored; `status`, `verify` and
 // /metrics say "disk full"; once space is freed every row of the outage is in

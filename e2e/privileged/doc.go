@@ -1,6 +1,6 @@
-// Package privileged holds the end-to-end tests of issue 11: a root svc-ctl
-// on a machine where another, unprivileged user can write files. Each of the
-// nine findings of the security review is reproduced as the attacker would
+// Package privileged holds the end-to-end tests of what a root svc-ctl
+// refuses on a machine where another, unprivileged user can write files
+// (docs/security.md). Each attack is reproduced as the attacker would
 // (a throwaway user created and removed by the test writes what it can
 // write) and the test asserts that root refuses, naming the path and the fix,
 // and that the attack's effect did not happen.

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// Finding 2: the state dir was trusted without an owner/mode check and its
+// The state dir was trusted without an owner/mode check and its
 // files were opened following symlinks. With a state_dir the attacker owns
 // (in a root-owned config), planted links made root append a snapshot to a
 // root-only file, create services/web/lock at any path, copy a root-only
@@ -69,7 +69,7 @@ func TestAttackPlantedSymlinksInStateDir(t *testing.T) {
 	}
 }
 
-// Finding 3: a service `log` outside the state dir followed a symlink: a
+// A service `log` outside the state dir followed a symlink: a
 // user who owns the log's directory made root append service output to any
 // file.
 func TestAttackLogSymlinkOutsideStateDir(t *testing.T) {
@@ -94,7 +94,7 @@ func TestAttackLogSymlinkOutsideStateDir(t *testing.T) {
 	assertUnchanged(t, secret, content)
 }
 
-// Finding 4: `svc-ctl exec` stored the command's output tail unredacted
+// `svc-ctl exec` stored the command's output tail unredacted
 // while the agent's runs of the same job redacted it.
 func TestExecOutputRedacted(t *testing.T) {
 	requirePrivileged(t)
@@ -121,7 +121,7 @@ env_file = %q
 	}
 }
 
-// Finding 5: the redaction rules disagreed between config check, probes and
+// The redaction rules disagreed between config check, probes and
 // the agent, and the agent's "every env value of 4+ characters" rule turned
 // probe targets into http://[redacted]:18101/ when NO_PROXY=127.0.0.1.
 func TestRedactionOneRuleSet(t *testing.T) {
@@ -149,7 +149,7 @@ health.exec = ["/usr/bin/true", "--auth", "sk-live-4242abcd"]`, port)))
 	}
 }
 
-// Finding 6: a root agent ran every service, job and exec probe as root.
+// A root agent ran every service, job and exec probe as root.
 func TestServiceRunsAsConfiguredUser(t *testing.T) {
 	requirePrivileged(t)
 	addr := freeAddr(t)
@@ -185,7 +185,7 @@ health.exec = ["/usr/bin/id", "-u"]`, attacker.name)))
 	}
 }
 
-// Finding 7: `svc-ctl start NAME` from a shell put that shell's environment
+// `svc-ctl start NAME` from a shell put that shell's environment
 // into the service, while the agent's starts used the agent's: a service
 // that works when started by hand fails after the next reboot. Here the
 // shell is the attacker's idea of a root shell: LD_PRELOAD and a proxy.
@@ -220,7 +220,7 @@ env = { FROM_ENV = "yes" }`, envFile)))
 	}
 }
 
-// Finding 8: a non-root user's `svc-ctl status` said "agent: stopped" while
+// A non-root user's `svc-ctl status` said "agent: stopped" while
 // the root agent ran (it could not read the lock or ledger); verify gave
 // PASS to checks it could not read; runs/why said "has the agent ever run?"
 // for EACCES. Readers opened the ledger read-write.
@@ -303,7 +303,7 @@ func environ(t *testing.T, pid int) string {
 
 var _ = json.Marshal
 
-// Finding 6, jobs: a job with `user` runs as that user, whether the agent
+// The same, for jobs: a job with `user` runs as that user, whether the agent
 // runs it or another scheduler runs it as root through `svc-ctl exec`.
 func TestJobRunsAsConfiguredUser(t *testing.T) {
 	requirePrivileged(t)

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Finding 9: durations like 106751d passed config check and overflowed
+// Durations like 106751d passed config check and overflowed
 // later.
 func TestDurationOverflowRefused(t *testing.T) {
 	requirePrivileged(t)
@@ -17,7 +17,7 @@ func TestDurationOverflowRefused(t *testing.T) {
 	wantRefused(t, r, 2, `interval: duration "106751d" is too long: the longest accepted is 366d`)
 }
 
-// Finding 1: drill skipped the config permission check that start applies;
+// Drill skipped the config permission check that start applies;
 // as root, `svc-ctl drill web --config /home/user/evil.toml` ran that
 // config's health.exec as root.
 func TestAttackDrillRunsUserConfig(t *testing.T) {
@@ -33,7 +33,7 @@ func TestAttackDrillRunsUserConfig(t *testing.T) {
 	assertAbsent(t, marker)
 }
 
-// Finding 1, every other privileged verb: each refuses the attacker's
+// The same, for every other privileged verb: each refuses the attacker's
 // config before it runs or signals anything.
 func TestAttackUserConfigRefusedByEveryPrivilegedVerb(t *testing.T) {
 	requirePrivileged(t)

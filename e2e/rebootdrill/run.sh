@@ -138,7 +138,7 @@ heartbeat = "5s"
 [[service]]
 name          = "$service"
 # Through a wrapper script that stays the server's parent, as real services
-# are started: the instance is the tree of both (issue 10).
+# are started: the instance is the tree of both.
 command       = ["/usr/local/bin/testsvc-wrapper", "--addr", "127.0.0.1:$port"]
 interval      = "2s"
 start_timeout = "5s"

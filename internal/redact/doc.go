@@ -1,5 +1,5 @@
-// Package redact is the one home of svc-ctl's secret rules (DESIGN.md,
-// "Observability"). Every writer — config check, probe results, snapshots,
+// Package redact is the one home of svc-ctl's secret rules (docs/security.md,
+// "Secrets"). Every writer — config check, probe results, snapshots,
 // logs, run_trace details, watchdog.last.json, `svc-ctl exec`, metrics and
 // notifications — passes its text through a Redactor, so there is one answer
 // to "is this a secret?" and it is the same everywhere.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestBuildIgnoresCaller is finding 7 of issue 11: the caller's shell
+// TestBuildIgnoresCaller: the caller's shell
 // environment never reaches a service; env (and env_file, merged into it by
 // config) wins over the base.
 func TestBuildIgnoresCaller(t *testing.T) {

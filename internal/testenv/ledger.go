@@ -34,8 +34,8 @@ func Ledger(t testing.TB, cfg *config.Config) *runtrace.Store {
 	t.Cleanup(func() {
 		// Every pid file in the state dir, not only the services of the
 		// config the test began with: a reload adds services, and a removed
-		// one keeps running unsupervised (review3 saw 65 left by the
-		// reload tests). The whole tree of each, identity-checked.
+		// one keeps running unsupervised (65 were once left behind by
+		// the reload tests). The whole tree of each, identity-checked.
 		pids, _ := filepath.Glob(filepath.Join(p.State, "services", "*", "pid"))
 		for _, f := range pids {
 			if inst, err := proc.ReadInstance(f); err == nil {

@@ -11,8 +11,8 @@ import (
 
 // Env is the env of the corpus's service or job: two secrets, a proxy URL
 // with a password, and harmless values that must never be scrubbed from
-// evidence (NO_PROXY is how issue 11 found the old rule corrupting probe
-// targets).
+// evidence (NO_PROXY=127.0.0.1 once turned probe targets into
+// http://[redacted]:PORT).
 var Env = map[string]string{
 	"API_TOKEN":   "tok_9f8e7d6c5b4a",
 	"DB_PASS":     "hunter2-horse",

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 import (
@@ -68,7 +66,7 @@ func TestDemoPrintsNotifications(t *testing.T) {
 	notified := regexp.MustCompile(`NOTIFY service\.down: demo on \S+ was down .* and was restarted`)
 	testutil.WaitFor(t, 20*time.Second, "a NOTIFY line for the crash", func() bool { return seen(notified) != nil })
 	// The line says why it was down as the row's cause does: it exited
-	// (the crash), not the probe's "connection refused" (review1, F13).
+	// (the crash), not the probe's "connection refused".
 	if line := seen(notified)[0]; !strings.Contains(line, "was down (exited") {
 		t.Fatalf("the NOTIFY line does not give the exit as the cause: %s", line)
 	}

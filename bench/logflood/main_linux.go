@@ -1,7 +1,5 @@
-//go:build linux
-
 // Command logflood measures how tightly log_max holds a service that floods
-// its log as fast as it can (review1, F2; docs/benchmarks.md): it runs the
+// its log as fast as it can (docs/benchmarks.md, "Log floods"): it runs the
 // agent in this process (agent.Run, what `svc-ctl agent` runs) over one
 // service, `yes` printing 100-byte lines, and samples the service's log
 // files every -sample for -seconds. It prints the flood's write rate (the

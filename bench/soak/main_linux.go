@@ -1,5 +1,3 @@
-//go:build linux
-
 // Command soak runs the real agent for a while under the faults a desktop
 // sees, all at once, and checks at the end that nothing was lost:
 //

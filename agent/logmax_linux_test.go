@@ -1,5 +1,3 @@
-//go:build linux
-
 package agent
 
 import (
@@ -92,9 +90,8 @@ func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
 
 // A service's log that grows past log_max is cut at once, not at the next
 // scheduled look: the OS says it was written (inotify), and the cap loop
-// looks (review1, F2: a 500 ms poll let a flood write 495 MB past a 1 MiB
-// cap). The poll here is an hour, so only the write itself can trigger the
-// cut.
+// looks (a 500 ms poll let a flood write 495 MB past a 1 MiB cap). The poll
+// here is an hour, so only the write itself can trigger the cut.
 func TestLogIsCutWhenWrittenNotAtThePoll(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "loud", Addr: addr, Interval: "1h", ExtraTOML: "log_max = \"1MiB\"\n"})
