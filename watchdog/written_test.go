@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -104,13 +105,15 @@ func TestCycleThatActsWritesItsState(t *testing.T) {
 		t.Fatalf("start: %s", r.Message)
 	}
 	e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
-	st0 := fileOf(t, e.sup.Paths.StateFile("web"))
+	// by its content, not its file identity (Windows may keep a replaced
+	// file's index): the new instance's pid and start must be in it
+	st0, _ := os.ReadFile(e.sup.Paths.StateFile("web"))
 	e.killInstance(t, "web")
 	if r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule}); r.Reason != runtrace.ReasonStarted {
 		t.Fatalf("after the kill: %s %s", r.Reason, r.Message)
 	}
-	if os.SameFile(st0, fileOf(t, e.sup.Paths.StateFile("web"))) {
-		t.Fatal("the restart's cycle did not write state.json")
+	if st1, err := os.ReadFile(e.sup.Paths.StateFile("web")); err != nil || bytes.Equal(st0, st1) {
+		t.Fatalf("the restart's cycle did not write state.json (%v)", err)
 	}
 }
 
