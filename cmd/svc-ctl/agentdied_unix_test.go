@@ -145,8 +145,13 @@ func TestSetsidAgentIsForeground(t *testing.T) {
 			if json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) == 0 {
 				return false
 			}
+			// The startup row, once finished: begun, it has no detail yet.
+			start := rows[len(rows)-1]
+			if start.Outcome == runtrace.OutcomeRunning {
+				return false
+			}
 			var d struct{ Mode string }
-			json.Unmarshal(rows[len(rows)-1].Detail, &d)
+			json.Unmarshal(start.Detail, &d)
 			mode = d.Mode
 			var pid int
 			fmt.Sscan(string(b), &pid)
