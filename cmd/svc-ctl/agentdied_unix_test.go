@@ -41,6 +41,7 @@ url = "http://`+testutil.FreeAddr(t)+`/hook"
 		hbs, _ := st.Heartbeats(context.Background())
 		return len(hbs) == 1
 	})
+	waitRecorded(t, state, "web")
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	startAgentProcess(t, cfg)
@@ -78,6 +79,7 @@ func TestHostDownIsNoAgentCrash(t *testing.T) {
 		hbs, _ := st.Heartbeats(context.Background())
 		return len(hbs) == 1
 	})
+	waitRecorded(t, state, "web")
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	// The previous agent ran in another boot: its agent.status names
