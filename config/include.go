@@ -148,7 +148,7 @@ func parseIncluded(data []byte, file string, main *checker, stateDir string) (*i
 		return nil, doc.finish()
 	}
 	c := &checker{doc: doc, base: filepath.Dir(file), user: main.user, deniedEnvFileOK: main.deniedEnvFileOK}
-	inc := &included{file: file, doc: doc, services: c.services(raw.Service, stateDir), jobs: c.jobs(raw.Job), notify: c.notifies(raw.Notify)}
+	inc := &included{file: file, doc: doc, services: c.services(raw.Service, stateDir), jobs: c.jobs(raw.Job), notify: c.notifies(raw.Notify, extTables(data))}
 	main.unread = append(main.unread, c.unread...)
 	return inc, doc.finish()
 }

@@ -40,6 +40,7 @@ func schemaKeys() []key {
 	var out []key
 	var walk func(table string, t reflect.Type)
 	walk = func(table string, t reflect.Type) {
+		var own []key
 		for i := range t.NumField() {
 			f := t.Field(i)
 			ft := deref(f.Type)
@@ -50,9 +51,13 @@ func schemaKeys() []key {
 			case isTableList(ft):
 				walk(sub, ft.Elem())
 			default:
-				out = append(out, keyOf(table, f))
+				own = append(own, keyOf(table, f))
 			}
 		}
+		if t == typeRawNotify {
+			own = extendNotify(table, own)
+		}
+		out = append(out, own...)
 	}
 	walk("", typeRawFile)
 	return out
@@ -75,6 +80,9 @@ func tableKeys(t reflect.Type) []key {
 			continue
 		}
 		out = append(out, keyOf("", f))
+	}
+	if t == typeRawNotify {
+		out = extendNotify("", out)
 	}
 	return out
 }

@@ -104,6 +104,7 @@ func TestKindTablesFromSchema(t *testing.T) {
 	if got := HealthChecks; !slices.Equal(got, []string{"tcp", "http", "exec"}) {
 		t.Errorf("HealthChecks %v", got)
 	}
+	notifyKinds := keysOfKinds(typeRawNotify)
 	if slices.Contains(notifyKinds[NotifyOTLP], "min_interval") || !slices.Contains(notifyKinds[NotifyWebhook], "min_interval") {
 		t.Errorf("min_interval is every kind's but otlp's: %v", notifyKinds)
 	}

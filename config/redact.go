@@ -24,7 +24,9 @@ type View struct {
 	Agent    AgentView         `json:"agent" toml:"agent"`
 	Services []ServiceView     `json:"service" toml:"service,omitempty"`
 	Jobs     []JobView         `json:"job" toml:"job,omitempty"`
-	Notify   []NotifyView      `json:"notify" toml:"notify,omitempty"`
+	// Notify holds a NotifyView per channel; a channel of a kind its own
+	// file registers holds NotifyView with that kind's keys (extView).
+	Notify []any `json:"notify" toml:"notify,omitempty"`
 }
 
 // AgentView is [agent] in a View.
@@ -186,13 +188,13 @@ func (c *Config) Redacted() View {
 		},
 		Services: make([]ServiceView, 0, len(c.Services)),
 		Jobs:     make([]JobView, 0, len(c.Jobs)),
-		Notify:   make([]NotifyView, 0, len(c.Notify)),
+		Notify:   make([]any, 0, len(c.Notify)),
 	}
 	if a.Ping != "" {
 		v.Agent.PingEvery = FormatDuration(a.PingEvery)
 	}
 	for i := range c.Notify {
-		v.Notify = append(v.Notify, notifyView(r, &c.Notify[i]))
+		v.Notify = append(v.Notify, extView(notifyView(r, &c.Notify[i]), &c.Notify[i]))
 	}
 	for _, m := range c.Includes {
 		v.Include = append(v.Include, m.Pattern)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +36,9 @@ func field(t reflect.Type, seg string) (reflect.Type, bool) {
 				return f.Type, true
 			}
 		}
+		if t == typeRawNotify {
+			return extField(seg) // a key of a kind registered by its own file
+		}
 	}
 	return nil, false
 }
@@ -52,6 +56,13 @@ func acceptedKeys(t reflect.Type) []string {
 	keys := make([]string, 0, t.NumField())
 	for i := range t.NumField() {
 		keys = append(keys, tomlName(t.Field(i)))
+	}
+	if t == typeRawNotify {
+		for _, k := range tableKeys(t) {
+			if !slices.Contains(keys, k.name) {
+				keys = append(keys, k.name)
+			}
+		}
 	}
 	sort.Strings(keys)
 	return keys
