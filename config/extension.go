@@ -11,13 +11,14 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 )
 
-// A notification channel kind may be declared by the file that implements
-// it (package notify) instead of in raw.go: RegisterNotifyKind adds its name
-// to the kind key's enum and its keys to the [[notify]] table of the one
-// schema, so the strict check, the kind rules ("not used by kind"), the
-// typed config (Notify.Keys), the printed view, SecretValues and the trust
-// checks of secret files all know them without an edit here. docs/design/
-// config.md, "Extension points", says why a registry and not raw.go.
+// A kind of a table with a kind key ([[notify]] channels, depends checks)
+// may be declared by the file that implements it (package notify, package
+// probe) instead of in raw.go: its registration adds its name to the kind
+// key's enum and its keys to that table of the one schema, so the strict
+// check, the kind rules ("not used by kind"), the typed config (Keys), the
+// printed view, SecretValues and the trust checks of secret files all know
+// them without an edit in this package. docs/design/config.md, "Extension
+// points", says why a registry.
 
 // NotifyKind is a channel kind as its own file declares it.
 type NotifyKind struct {
@@ -39,32 +40,65 @@ type NotifyKind struct {
 	Check func(n *Notify, fail func(key, format string, args ...any))
 }
 
-type notifyExt struct {
-	NotifyKind
-	typ  reflect.Type // the Keys struct
-	view reflect.Type // NotifyView with the keys appended (extview)
+// DependKind is a dependency kind as its own file declares it: the same as
+// a NotifyKind, for a [[service.depends]] or [[job.depends]] entry
+// (Depend.Keys).
+type DependKind struct {
+	Name   string
+	Keys   any
+	Shared []string
+	Check  func(d *Depend, fail func(key, format string, args ...any))
+}
+
+// extKind is a registered kind of the table whose raw type is table.
+type extKind struct {
+	table  reflect.Type // typeRawNotify or typeRawDepend
+	name   string
+	typ    reflect.Type // the Keys struct
+	shared []string
+	view   reflect.Type // the table's view with the keys appended (extViewType)
+	check  func(typed any, fail func(key, format string, args ...any))
 }
 
 var (
 	extMu    sync.RWMutex
-	extKinds []*notifyExt // in the order registered
+	extKinds []*extKind // in the order registered
 )
 
-// RegisterNotifyKind declares a channel kind; it is called from the init of
-// the kind's own file, so it panics on a mistake in that file (a name
-// taken, a key raw.go declares, a shared key raw.go lacks): the first test
-// of the package finds it.
+// RegisterNotifyKind declares a channel kind, from the init of its file.
 func RegisterNotifyKind(k NotifyKind) {
-	t := reflect.TypeOf(k.Keys)
+	register(&extKind{table: typeRawNotify, name: k.Name, shared: k.Shared, view: reflect.TypeFor[NotifyView](),
+		check: func(v any, fail func(string, string, ...any)) {
+			if k.Check != nil {
+				k.Check(v.(*Notify), fail)
+			}
+		}}, k.Keys, &NotifyKinds)
+}
+
+// RegisterDependKind declares a dependency kind, from the init of its file.
+func RegisterDependKind(k DependKind) {
+	register(&extKind{table: typeRawDepend, name: k.Name, shared: k.Shared, view: reflect.TypeFor[DependView](),
+		check: func(v any, fail func(string, string, ...any)) {
+			if k.Check != nil {
+				k.Check(v.(*Depend), fail)
+			}
+		}}, k.Keys, &DependKinds)
+}
+
+// register panics on a mistake in the registering file (a name taken, a
+// key raw.go declares, a shared key raw.go lacks): it runs at init, so the
+// first test of the package finds it.
+func register(e *extKind, keys any, names *[]string) {
+	t := reflect.TypeOf(keys)
 	if t == nil || t.Kind() != reflect.Struct {
-		panic("config: notify kind " + k.Name + ": Keys must be a struct value")
+		panic("config: kind " + e.name + ": Keys must be a struct value")
 	}
-	if slices.Contains(NotifyKinds, k.Name) {
-		panic("config: notify kind " + k.Name + " is declared twice")
+	if slices.Contains(*names, e.name) {
+		panic("config: kind " + e.name + " is declared twice")
 	}
-	for _, s := range k.Shared {
-		if _, ok := rawNotifyField(s); !ok {
-			panic(fmt.Sprintf("config: notify kind %s shares key %q, which raw.go's rawNotify does not declare", k.Name, s))
+	for _, s := range e.shared {
+		if _, ok := rawField(e.table, s); !ok {
+			panic(fmt.Sprintf("config: kind %s shares key %q, which raw.go's %s does not declare", e.name, s, e.table.Name()))
 		}
 	}
 	for i := range t.NumField() {
@@ -73,50 +107,60 @@ func RegisterNotifyKind(k NotifyKind) {
 		if name == "-" {
 			continue
 		}
-		if _, ok := rawNotifyField(name); ok {
-			panic(fmt.Sprintf("config: notify kind %s declares %q, which raw.go declares: list it in Shared", k.Name, name))
+		if _, ok := rawField(e.table, name); ok {
+			panic(fmt.Sprintf("config: kind %s declares %q, which raw.go declares: list it in Shared", e.name, name))
 		}
-		if prev, ok := extField(name); ok && prev != f.Type {
-			panic(fmt.Sprintf("config: notify kind %s declares %q as %s, another kind as %s", k.Name, name, f.Type, prev))
+		if prev, ok := extField(e.table, name); ok && prev != f.Type {
+			panic(fmt.Sprintf("config: kind %s declares %q as %s, another kind as %s", e.name, name, f.Type, prev))
+		}
+		if f.Tag.Get("secret") == "true" && f.Type.Kind() != reflect.String {
+			panic(fmt.Sprintf("config: kind %s: secret key %q must be a string", e.name, name))
 		}
 		typeWord(f.Type) // panics on a type the schema cannot name
 	}
+	e.typ = t
+	e.view = extViewType(e.view, t)
 	extMu.Lock()
 	defer extMu.Unlock()
-	extKinds = append(extKinds, &notifyExt{NotifyKind: k, typ: t, view: extViewType(t)})
-	NotifyKinds = append(NotifyKinds, k.Name)
+	extKinds = append(extKinds, e)
+	*names = append(*names, e.name)
 }
 
-func rawNotifyField(name string) (reflect.StructField, bool) {
-	for i := range typeRawNotify.NumField() {
-		if f := typeRawNotify.Field(i); tomlName(f) == name {
+func rawField(table reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range table.NumField() {
+		if f := table.Field(i); tomlName(f) == name {
 			return f, true
 		}
 	}
 	return reflect.StructField{}, false
 }
 
-// registered is the registered kind named name, or nil.
-func registered(name string) *notifyExt {
+// registeredIn lists the kinds registered into table, in order.
+func registeredIn(table reflect.Type) []*extKind {
 	extMu.RLock()
 	defer extMu.RUnlock()
+	var out []*extKind
 	for _, e := range extKinds {
-		if e.Name == name {
+		if e.table == table {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// registered is the kind named name registered into table, or nil.
+func registered(table reflect.Type, name string) *extKind {
+	for _, e := range registeredIn(table) {
+		if e.name == name {
 			return e
 		}
 	}
 	return nil
 }
 
-func registeredKinds() []*notifyExt {
-	extMu.RLock()
-	defer extMu.RUnlock()
-	return slices.Clone(extKinds)
-}
-
-// extField is the type of a registered kind's key name.
-func extField(name string) (reflect.Type, bool) {
-	for _, e := range registeredKinds() {
+// extField is the type of key name of a kind registered into table.
+func extField(table reflect.Type, name string) (reflect.Type, bool) {
+	for _, e := range registeredIn(table) {
 		for i := range e.typ.NumField() {
 			if f := e.typ.Field(i); tomlName(f) == name {
 				return f.Type, true
@@ -126,25 +170,23 @@ func extField(name string) (reflect.Type, bool) {
 	return nil, false
 }
 
-// extendNotify adds the registered kinds to [[notify]]'s keys as raw.go
-// declares them: each kind in the kind key's enum and in the kinds of the
-// keys it shares, and its own keys, in the order registered.
-func extendNotify(table string, keys []key) []key {
-	exts := registeredKinds()
+// extendKeys adds the kinds registered into table type t to its keys as
+// raw.go declares them: each kind in the kind key's enum and in the kinds
+// of the keys it shares, and its own keys, in the order registered.
+func extendKeys(t reflect.Type, table string, keys []key) []key {
+	exts := registeredIn(t)
+	if len(exts) == 0 {
+		return keys
+	}
 	for i := range keys {
 		k := &keys[i]
-		if k.name == "kind" {
-			k.enum = slices.Clone(k.enum)
-		}
-		if k.kinds != nil {
-			k.kinds = slices.Clone(k.kinds)
-		}
+		k.enum, k.kinds = slices.Clone(k.enum), slices.Clone(k.kinds)
 		for _, e := range exts {
 			switch {
 			case k.name == "kind":
-				k.enum = append(k.enum, e.Name)
-			case k.kinds != nil && slices.Contains(e.Shared, k.name):
-				k.kinds = append(k.kinds, e.Name)
+				k.enum = append(k.enum, e.name)
+			case k.kinds != nil && slices.Contains(e.shared, k.name):
+				k.kinds = append(k.kinds, e.name)
 			}
 		}
 	}
@@ -154,13 +196,12 @@ func extendNotify(table string, keys []key) []key {
 			if tomlName(f) == "-" {
 				continue
 			}
-			at := slices.IndexFunc(keys, func(k key) bool { return k.name == tomlName(f) })
-			if at >= 0 {
-				keys[at].kinds = append(keys[at].kinds, e.Name)
+			if at := slices.IndexFunc(keys, func(k key) bool { return k.name == tomlName(f) }); at >= 0 {
+				keys[at].kinds = append(keys[at].kinds, e.name)
 				continue
 			}
 			k := keyOf(table, f)
-			k.kinds = []string{e.Name}
+			k.kinds = []string{e.name}
 			keys = append(keys, k)
 		}
 	}
@@ -168,34 +209,64 @@ func extendNotify(table string, keys []key) []key {
 }
 
 // isExtKey reports whether a go-toml strict error's key is a registered
-// kind's key of a [[notify]] table (go-toml decodes raw.go only).
+// kind's key (go-toml decodes into raw.go's structs only).
 func isExtKey(path []string) bool {
-	if len(path) != 2 || path[0] != "notify" {
+	if len(path) == 0 {
 		return false
 	}
-	_, ok := extField(path[1])
+	var table reflect.Type
+	switch strings.Join(path[:len(path)-1], ".") {
+	case "notify":
+		table = typeRawNotify
+	case "service.depends", "job.depends":
+		table = typeRawDepend
+	default:
+		return false
+	}
+	_, ok := extField(table, path[len(path)-1])
 	return ok
 }
 
-// extTables decodes each [[notify]] table of data as a map, for the keys of
-// registered kinds (nil when none is registered).
-func extTables(data []byte) []map[string]any {
-	if len(registeredKinds()) == 0 {
+// extTables decodes the tables registered kinds may be in as maps, by the
+// walk's path ("notify[2]", "service[0].depends[1]"); nil when no kind is
+// registered.
+func extTables(data []byte) map[string]map[string]any {
+	extMu.RLock()
+	none := len(extKinds) == 0
+	extMu.RUnlock()
+	if none {
 		return nil
 	}
+	type withDepends struct {
+		Depends []map[string]any `toml:"depends"`
+	}
 	var doc struct {
-		Notify []map[string]any `toml:"notify"`
+		Service []withDepends    `toml:"service"`
+		Job     []withDepends    `toml:"job"`
+		Notify  []map[string]any `toml:"notify"`
 	}
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		return nil // the strict decode has reported it
 	}
-	return doc.Notify
+	out := map[string]map[string]any{}
+	for i, m := range doc.Notify {
+		out[indexKey("notify", i)] = m
+	}
+	for what, list := range map[string][]withDepends{"service": doc.Service, "job": doc.Job} {
+		for i, t := range list {
+			for j, m := range t.Depends {
+				out[indexKey(indexKey(what, i)+".depends", j)] = m
+			}
+		}
+	}
+	return out
 }
 
-// notifyKeys decodes, defaults and resolves the keys of registered kind e
-// from the [[notify]] table at p (m: that table as decoded), then runs the
-// kind's Check. It returns a pointer to e's Keys type.
-func (c *checker) notifyKeys(p string, e *notifyExt, m map[string]any, n *Notify) any {
+// extKeys decodes, defaults and resolves the keys of the registered kind
+// of the table at p (typed: its *Notify or *Depend, whose Keys field *keys
+// is), then runs the kind's Check.
+func (c *checker) extKeys(p string, e *extKind, typed any, keys *any) {
+	m := c.ext[p]
 	own := map[string]any{}
 	for i := range e.typ.NumField() {
 		name := tomlName(e.typ.Field(i))
@@ -227,20 +298,17 @@ func (c *checker) notifyKeys(p string, e *notifyExt, m map[string]any, n *Notify
 			fv.SetString(c.path(p+"."+name, fv.String()))
 		}
 	}
-	n.Keys = v.Interface()
-	if e.Check != nil {
-		e.Check(n, func(key, format string, args ...any) { c.fail(p+"."+key, format, args...) })
-	}
-	return n.Keys
+	*keys = v.Interface()
+	e.check(typed, func(key, format string, args ...any) { c.fail(p+"."+key, format, args...) })
 }
 
-// extValues calls fn with each field of n's registered keys tagged tag
-// (secret, secretfile) and its value, a string or a list of strings.
-func extValues(n *Notify, tag string, fn func(f reflect.StructField, v []string)) {
-	if n.Keys == nil {
+// extValues calls fn with each field of registered keys (a Keys value)
+// tagged tag (secret, secretfile) and its value, a string or a list.
+func extValues(keys any, tag string, fn func(f reflect.StructField, v []string)) {
+	if keys == nil {
 		return
 	}
-	s := reflect.ValueOf(n.Keys).Elem()
+	s := reflect.ValueOf(keys).Elem()
 	for i := range s.NumField() {
 		f := s.Type().Field(i)
 		if f.Tag.Get(tag) == "" || f.Tag.Get(tag) == "false" {
@@ -255,36 +323,33 @@ func extValues(n *Notify, tag string, fn func(f reflect.StructField, v []string)
 	}
 }
 
-// extViewType is NotifyView with a registered kind's keys appended, each
-// under its own name: the printed view of the kind, derived from its keys.
-func extViewType(t reflect.Type) reflect.Type {
-	fields := []reflect.StructField{{Name: "NotifyView", Type: reflect.TypeFor[NotifyView](), Anonymous: true}}
+// extViewType is a table's view type (NotifyView, DependView) with a
+// registered kind's keys appended, each under its own name: the printed
+// view of the kind, derived from its keys.
+func extViewType(base, t reflect.Type) reflect.Type {
+	fields := []reflect.StructField{{Name: base.Name(), Type: base, Anonymous: true}}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name := tomlName(f)
 		if name == "-" {
 			continue
 		}
-		ft := f.Type
-		if f.Tag.Get("secret") == "true" {
-			ft = reflect.TypeFor[string]() // shown as [redacted]
-		}
-		fields = append(fields, reflect.StructField{Name: f.Name, Type: ft,
+		fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type,
 			Tag: reflect.StructTag(fmt.Sprintf(`json:"%s,omitempty" toml:"%s,omitempty"`, name, name))})
 	}
 	return reflect.StructOf(fields)
 }
 
-// extView is v with n's registered keys: secrets shown as set, never as
-// they are; paths, addresses and lists as they are.
-func extView(v NotifyView, n *Notify) any {
-	e := registered(n.Kind)
-	if e == nil || n.Keys == nil {
+// extView is view v of a table of kind kind with its registered keys:
+// secrets shown as set, never as they are; the rest as they are.
+func extView(table reflect.Type, kind string, v any, keys any) any {
+	e := registered(table, kind)
+	if e == nil || keys == nil {
 		return v
 	}
 	out := reflect.New(e.view).Elem()
 	out.Field(0).Set(reflect.ValueOf(v))
-	keys := reflect.ValueOf(n.Keys).Elem()
+	in := reflect.ValueOf(keys).Elem()
 	for i := range e.typ.NumField() {
 		f := e.typ.Field(i)
 		if tomlName(f) == "-" {
@@ -292,10 +357,10 @@ func extView(v NotifyView, n *Notify) any {
 		}
 		dst := out.FieldByName(f.Name)
 		if f.Tag.Get("secret") == "true" {
-			dst.SetString(redactSet(fmt.Sprint(keys.Field(i).Interface())))
+			dst.SetString(redactSet(in.Field(i).String()))
 			continue
 		}
-		dst.Set(keys.Field(i))
+		dst.Set(in.Field(i))
 	}
 	return out.Interface()
 }

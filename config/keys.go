@@ -54,10 +54,7 @@ func schemaKeys() []key {
 				own = append(own, keyOf(table, f))
 			}
 		}
-		if t == typeRawNotify {
-			own = extendNotify(table, own)
-		}
-		out = append(out, own...)
+		out = append(out, extendKeys(t, table, own)...)
 	}
 	walk("", typeRawFile)
 	return out
@@ -81,10 +78,7 @@ func tableKeys(t reflect.Type) []key {
 		}
 		out = append(out, keyOf("", f))
 	}
-	if t == typeRawNotify {
-		out = extendNotify("", out)
-	}
-	return out
+	return extendKeys(t, "", out)
 }
 
 func keyOf(table string, f reflect.StructField) key {

@@ -92,11 +92,11 @@ func parse(data []byte, file string, deniedEnvFileOK bool) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{doc: doc, base: base, user: userMode(), deniedEnvFileOK: deniedEnvFileOK}
+	c := &checker{doc: doc, base: base, user: userMode(), deniedEnvFileOK: deniedEnvFileOK, ext: extTables(data)}
 	cfg := &Config{Path: abs, Agent: c.agent(&raw.Agent)}
 	cfg.Services = c.services(raw.Service, cfg.Agent.StateDir)
 	cfg.Jobs = c.jobs(raw.Job)
-	cfg.Notify = c.notifies(raw.Notify, extTables(data))
+	cfg.Notify = c.notifies(raw.Notify)
 	cfg.Includes = c.includes(raw.Include)
 	if err := doc.finish(); err != nil {
 		return nil, err

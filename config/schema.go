@@ -36,9 +36,8 @@ func field(t reflect.Type, seg string) (reflect.Type, bool) {
 				return f.Type, true
 			}
 		}
-		if t == typeRawNotify {
-			return extField(seg) // a key of a kind registered by its own file
-		}
+		return extField(t, seg) // a key of a kind registered by its own file
+
 	}
 	return nil, false
 }
@@ -57,10 +56,10 @@ func acceptedKeys(t reflect.Type) []string {
 	for i := range t.NumField() {
 		keys = append(keys, tomlName(t.Field(i)))
 	}
-	if t == typeRawNotify {
-		for _, k := range tableKeys(t) {
-			if !slices.Contains(keys, k.name) {
-				keys = append(keys, k.name)
+	for _, e := range registeredIn(t) {
+		for i := range e.typ.NumField() {
+			if name := tomlName(e.typ.Field(i)); name != "-" && !slices.Contains(keys, name) {
+				keys = append(keys, name)
 			}
 		}
 	}

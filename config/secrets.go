@@ -44,7 +44,7 @@ func (c *Config) NotifySecretKeys() []string {
 		if len(n.OTLP.Headers) > 0 {
 			keys = append(keys, p+"headers")
 		}
-		extValues(n, "secret", func(f reflect.StructField, vs []string) {
+		extValues(n.Keys, "secret", func(f reflect.StructField, vs []string) {
 			if name := tomlName(f); name != "-" && slices.ContainsFunc(vs, func(v string) bool { return v != "" }) {
 				keys = append(keys, p+name)
 			}
@@ -107,7 +107,9 @@ func (c *Config) SecretFiles() []string {
 	}
 	for i := range c.Notify {
 		add(c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile, c.Notify[i].OTLP.HeadersFile, c.Notify[i].OTLP.KeyFile)
-		extValues(&c.Notify[i], "secretfile", func(_ reflect.StructField, vs []string) { add(vs...) })
+	}
+	for _, keys := range c.extKeys() {
+		extValues(keys, "secretfile", func(_ reflect.StructField, vs []string) { add(vs...) })
 	}
 	add(c.Agent.PingFile)
 	for i := range c.Services {

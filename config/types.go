@@ -149,6 +149,9 @@ type Depend struct {
 	MinValid     time.Duration // cert: must stay valid at least this long (default 0)
 	ExpectStatus int           // http: 0 = any 2xx
 	Timeout      time.Duration // default 5s
+	// Keys are the keys of a kind its own file registers
+	// (RegisterDependKind), as Notify.Keys; nil for raw.go's kinds.
+	Keys any
 }
 
 // Restart is [service.restart].
@@ -302,6 +305,32 @@ var HealthChecks = func() []string {
 	return out
 }()
 
+// extKeys are the Keys of every table of a kind registered by its own
+// file: channels and depends entries.
+func (c *Config) extKeys() []any {
+	var out []any
+	for i := range c.Notify {
+		out = append(out, c.Notify[i].Keys)
+	}
+	for _, ds := range c.dependLists() {
+		for i := range ds {
+			out = append(out, ds[i].Keys)
+		}
+	}
+	return out
+}
+
+func (c *Config) dependLists() [][]Depend {
+	var out [][]Depend
+	for i := range c.Services {
+		out = append(out, c.Services[i].Depends)
+	}
+	for i := range c.Jobs {
+		out = append(out, c.Jobs[i].Depends)
+	}
+	return out
+}
+
 // NotifyChannel returns the [[notify]] channel with the given name, or nil.
 func (c *Config) NotifyChannel(name string) *Notify {
 	for i := range c.Notify {
@@ -376,7 +405,9 @@ func (c *Config) SecretValues() []string {
 		for _, v := range c.Notify[i].OTLP.FileHeaders {
 			add(v)
 		}
-		extValues(&c.Notify[i], "secret", func(_ reflect.StructField, vs []string) { add(vs...) })
+	}
+	for _, keys := range c.extKeys() {
+		extValues(keys, "secret", func(_ reflect.StructField, vs []string) { add(vs...) })
 	}
 	add(c.Agent.Ping)
 	return out

@@ -15,9 +15,7 @@ var ntfyPriorities = []string{"min", "low", "default", "high", "urgent"}
 var notifyCommon = commonKeys(typeRawNotify)
 
 // notifies validates every [[notify]]; names are unique among channels.
-// exts are the same tables as maps, for the keys of kinds registered by
-// their own files (extension.go); nil when none is.
-func (c *checker) notifies(raws []rawNotify, exts []map[string]any) []Notify {
+func (c *checker) notifies(raws []rawNotify) []Notify {
 	seen := map[string]int{}
 	// Each kind's keys besides those every kind takes: raw.go's kinds tags
 	// and the registered kinds' keys, read once per file.
@@ -27,8 +25,8 @@ func (c *checker) notifies(raws []rawNotify, exts []map[string]any) []Notify {
 		p := indexKey("notify", i)
 		c.name(p, raws[i].Name, seen)
 		n := c.notify(p, &raws[i], kinds)
-		if e := registered(n.Kind); e != nil && i < len(exts) {
-			c.notifyKeys(p, e, exts[i], &n)
+		if e := registered(typeRawNotify, n.Kind); e != nil {
+			c.extKeys(p, e, &n, &n.Keys)
 		}
 		out = append(out, n)
 	}
