@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"svcctl/config"
-	// Every channel kind registered by its own file: the schema the agent
-	// runs with, and the one the docs describe.
+	// Every channel and check kind registered by its own file: the schema
+	// the agent runs with, and the one the docs describe.
 	_ "svcctl/notify"
+	_ "svcctl/probe"
 )
 
 // docRow is one row of a key table in docs/configuration.md.
