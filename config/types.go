@@ -305,32 +305,6 @@ var HealthChecks = func() []string {
 	return out
 }()
 
-// extKeys are the Keys of every table of a kind registered by its own
-// file: channels and depends entries.
-func (c *Config) extKeys() []any {
-	var out []any
-	for i := range c.Notify {
-		out = append(out, c.Notify[i].Keys)
-	}
-	for _, ds := range c.dependLists() {
-		for i := range ds {
-			out = append(out, ds[i].Keys)
-		}
-	}
-	return out
-}
-
-func (c *Config) dependLists() [][]Depend {
-	var out [][]Depend
-	for i := range c.Services {
-		out = append(out, c.Services[i].Depends)
-	}
-	for i := range c.Jobs {
-		out = append(out, c.Jobs[i].Depends)
-	}
-	return out
-}
-
 // NotifyChannel returns the [[notify]] channel with the given name, or nil.
 func (c *Config) NotifyChannel(name string) *Notify {
 	for i := range c.Notify {
