@@ -157,6 +157,9 @@ func (c *smtpChannel) send(ctx context.Context, msg []byte) error {
 		return err
 	}
 	if c.keys.Username != "" {
+		if _, tlsOn := cl.TLSConnectionState(); !tlsOn && !loopback(c.host) {
+			return Permanent(errors.New("the server offers no STARTTLS and the password is never sent unencrypted: use smtps:// or a server that offers STARTTLS"))
+		}
 		if err := cl.Auth(smtp.PlainAuth("", c.keys.Username, c.keys.Password, c.host)); err != nil {
 			return fmt.Errorf("login as %s refused: %w", c.keys.Username, err)
 		}
