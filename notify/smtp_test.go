@@ -359,3 +359,34 @@ func TestSMTPPasswordNeverPrinted(t *testing.T) {
 		t.Errorf("the printed view does not load: %v\n%s", err, tm)
 	}
 }
+
+// TestSMTPConfigErrors: each rule of the kind's keys, reported as every
+// config error is, with the file, the line and what to write instead.
+func TestSMTPConfigErrors(t *testing.T) {
+	head := "[[notify]]\nname = \"mail\"\nkind = \"smtp\"\n"
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok := "url = \"smtp://mail.example.org:587\"\nfrom = \"a@example.org\"\nto = [\"b@example.org\"]\n"
+	for _, tc := range []struct{ body, want string }{
+		{`url = "https://mail.example.org"` + "\nfrom = \"a@example.org\"\nto = [\"b@example.org\"]\n",
+			`mail.toml:4: notify "mail": url: invalid URL: use smtp://HOST:PORT`},
+		{`url = "smtp://u:p@mail.example.org:587"` + "\nfrom = \"a@example.org\"\nto = [\"b@example.org\"]\n",
+			`mail.toml:4: notify "mail": url: invalid URL: write only smtp://HOST:PORT; the login goes in username and password_file`},
+		{"url = \"smtp://mail.example.org:587\"\nfrom = \"a@example.org\"\n", `mail.toml:1: notify "mail": to: kind "smtp" needs recipients`},
+		{ok + "username = \"svc\"\n", `mail.toml:7: notify "mail": username: username and password_file go together`},
+		{ok + "username = \"svc\"\npassword_file = '" + pw + "'\nstarttls = \"never\"\n",
+			`mail.toml:9: notify "mail": starttls: starttls = "never" would send the password unencrypted`},
+		{ok + "starttls = \"sometimes\"\n", `mail.toml:7: notify "mail": starttls: unknown value "sometimes": use auto, always or never`},
+		{ok + "token = \"x\"\n", `mail.toml:7: notify "mail": token: not used by kind "smtp"`},
+		{ok + "too = [\"c@example.org\"]\n", `mail.toml:7: notify "mail": too: unknown key: did you mean "to"?`},
+		{ok + "to_file = 3\n", `mail.toml:7: notify "mail": to_file: unknown key`},
+	} {
+		_, err := config.Parse([]byte(head+tc.body), filepath.Join(filepath.Dir(pw), "mail.toml"))
+		errs := config.Errors(err)
+		if len(errs) != 1 || !strings.HasPrefix(strings.TrimPrefix(errs[0].Error(), filepath.Dir(pw)+string(filepath.Separator)), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.body, err, tc.want)
+		}
+	}
+}
