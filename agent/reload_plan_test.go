@@ -168,6 +168,8 @@ func changed[T any](t *testing.T, v T, path string) T {
 		}
 		m.SetMapIndex(reflect.ValueOf("CHANGED"), reflect.ValueOf("changed"))
 		f.Set(m)
+	case reflect.Interface: // config.Notify.Keys: the keys of a kind its own file registers
+		f.Set(reflect.ValueOf(&struct{ Changed bool }{true}))
 	case reflect.Pointer:
 		if f.Type() != reflect.TypeFor[*time.Location]() {
 			t.Fatalf("%s: no way to change a %s: teach changed", path, f.Type())

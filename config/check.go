@@ -17,6 +17,9 @@ type checker struct {
 	// unread instead of failing the load (LoadToRead).
 	deniedEnvFileOK bool
 	unread          []string
+	// ext holds the tables kinds registered by their own files may be in,
+	// as maps by path (extTables): their keys are not in raw.go's structs.
+	ext map[string]map[string]any
 }
 
 // fail records a problem at path, on the line where path (or its nearest

@@ -1,13 +1,18 @@
-package config
+package config_test
 
 import (
 	"os"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"svcctl/config"
+	// Every channel and check kind registered by its own file: the schema
+	// the agent runs with, and the one the docs describe.
+	_ "svcctl/notify"
+	_ "svcctl/probe"
 )
 
 // docRow is one row of a key table in docs/configuration.md.
@@ -81,16 +86,16 @@ func cells(l string) []string {
 // declaration; the reference is written for people, and held to it here.
 func TestDocsMatchSchema(t *testing.T) {
 	docs := docTables(t)
-	byTable := map[string][]key{}
+	byTable := map[string][]config.DocKey{}
 	var order []string
-	for _, k := range schemaKeys() {
-		if k.table == "" {
+	for _, k := range config.DocKeys() {
+		if k.Table == "" {
 			continue // include: a section of its own, checked below
 		}
-		if _, ok := byTable[k.table]; !ok {
-			order = append(order, k.table)
+		if _, ok := byTable[k.Table]; !ok {
+			order = append(order, k.Table)
 		}
-		byTable[k.table] = append(byTable[k.table], k)
+		byTable[k.Table] = append(byTable[k.Table], k)
 	}
 	for _, table := range order {
 		rows, ok := docs[table]
@@ -105,16 +110,16 @@ func TestDocsMatchSchema(t *testing.T) {
 			}
 		}
 		for _, k := range byTable[table] {
-			r, ok := documented[k.name]
+			r, ok := documented[k.Name]
 			if !ok {
-				t.Errorf("docs/configuration.md [%s]: no row for %s (raw.go declares it: %s)", table, k.name, k.doc)
+				t.Errorf("docs/configuration.md [%s]: no row for %s (the schema declares it: %s)", table, k.Name, k.Doc)
 				continue
 			}
-			delete(documented, k.name)
+			delete(documented, k.Name)
 			checkDocRow(t, table, k, r)
 		}
 		for name, r := range documented {
-			t.Errorf("docs/configuration.md:%d: [%s] documents %s, which raw.go does not declare", r.line, table, name)
+			t.Errorf("docs/configuration.md:%d: [%s] documents %s, which the schema does not declare", r.line, table, name)
 		}
 	}
 	if _, ok := docs["include"]; ok {
@@ -125,27 +130,27 @@ func TestDocsMatchSchema(t *testing.T) {
 	}
 }
 
-func checkDocRow(t *testing.T, table string, k key, r docRow) {
+func checkDocRow(t *testing.T, table string, k config.DocKey, r docRow) {
 	t.Helper()
-	where := func() string { return "docs/configuration.md:" + strconv.Itoa(r.line) + ": [" + table + "] " + k.name }
-	if r.typ != k.typ {
-		t.Errorf("%s: type %q, raw.go says %q", where(), r.typ, k.typ)
+	where := func() string { return "docs/configuration.md:" + strconv.Itoa(r.line) + ": [" + table + "] " + k.Name }
+	if r.typ != k.Type {
+		t.Errorf("%s: type %q, raw.go says %q", where(), r.typ, k.Type)
 	}
 	lit := docLiteral(r.def)
 	switch {
-	case k.def != "" && lit != k.def:
-		t.Errorf("%s: default %q, raw.go says %s", where(), r.def, k.def)
-	case k.def == "" && lit != "" && !slices.Contains(zeroLiterals, lit) && !strings.HasPrefix(lit, "<"):
+	case k.Def != "" && lit != k.Def:
+		t.Errorf("%s: default %q, raw.go says %s", where(), r.def, k.Def)
+	case k.Def == "" && lit != "" && !slices.Contains(zeroLiterals, lit) && !strings.HasPrefix(lit, "<"):
 		t.Errorf("%s: default %q, but raw.go declares none (its zero value, or computed)", where(), r.def)
 	}
 	if r.usedBy == "" {
-		if k.kinds != nil {
-			t.Errorf("%s: only kinds %v take it, and the table has no used-by column", where(), k.kinds)
+		if k.Kinds != nil {
+			t.Errorf("%s: only kinds %v take it, and the table has no used-by column", where(), k.Kinds)
 		}
 		return
 	}
-	all := kindNames(typeRawFileTable(table))
-	want := k.kinds
+	all := config.TableKinds(table)
+	want := k.Kinds
 	if want == nil {
 		want = all
 	}
@@ -187,22 +192,6 @@ func docKinds(cell string, all []string) []string {
 		out = append(out, strings.TrimSpace(k))
 	}
 	return out
-}
-
-// typeRawFileTable is the raw struct type of a dotted table name.
-func typeRawFileTable(table string) reflect.Type {
-	t := typeRawFile
-	for _, seg := range strings.Split(table, ".") {
-		f, ok := field(t, seg)
-		if !ok {
-			panic("no table " + table)
-		}
-		t = deref(f)
-		if isTableList(t) {
-			t = t.Elem()
-		}
-	}
-	return t
 }
 
 func sortedCopy(s []string) []string { return slices.Sorted(slices.Values(s)) }

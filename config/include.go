@@ -147,7 +147,7 @@ func parseIncluded(data []byte, file string, main *checker, stateDir string) (*i
 	if !decode(data, &raw, doc) {
 		return nil, doc.finish()
 	}
-	c := &checker{doc: doc, base: filepath.Dir(file), user: main.user, deniedEnvFileOK: main.deniedEnvFileOK}
+	c := &checker{doc: doc, base: filepath.Dir(file), user: main.user, deniedEnvFileOK: main.deniedEnvFileOK, ext: extTables(data)}
 	inc := &included{file: file, doc: doc, services: c.services(raw.Service, stateDir), jobs: c.jobs(raw.Job), notify: c.notifies(raw.Notify)}
 	main.unread = append(main.unread, c.unread...)
 	return inc, doc.finish()

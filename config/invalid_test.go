@@ -67,7 +67,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"backoff", 8, `service "proxy".restart.backoff_initial`, `backoff_initial "20m" is longer than backoff_max "10m": the first wait cannot exceed the longest`, ""},
 		{"retention", 3, `agent.retention`, `"30m" is too short: use at least 1h`, ""},
 		{"env-name", 6, `service "proxy".env."A=B"`, `invalid variable name "A=B": it must not be empty or contain '=' or a NUL byte`, ""},
-		{"notify-kind", 4, `notify "phone".kind`, `unknown kind "sms": use webhook, ntfy, healthchecks, desktop, command or otlp`, ""},
+		{"notify-kind", 4, `notify "phone".kind`, `unknown kind "sms": use webhook, ntfy, healthchecks, desktop, command, otlp or smtp`, ""},
 		{"notify-missing-url", 2, `notify "phone".url`, `kind "ntfy" needs url: set url = "https://ntfy.sh/TOPIC"`, ""},
 		{"notify-url", 5, `notify "hook".url`, `invalid URL (not shown: it may hold a secret): use an http:// or https:// URL with a host, like https://hooks.example.com/svc-ctl`, ""},
 		{"notify-ntfy-topic", 5, `notify "phone".url`, `no topic: write the topic as the path, like https://ntfy.sh/TOPIC`, ""},

@@ -40,6 +40,7 @@ func schemaKeys() []key {
 	var out []key
 	var walk func(table string, t reflect.Type)
 	walk = func(table string, t reflect.Type) {
+		var own []key
 		for i := range t.NumField() {
 			f := t.Field(i)
 			ft := deref(f.Type)
@@ -50,9 +51,10 @@ func schemaKeys() []key {
 			case isTableList(ft):
 				walk(sub, ft.Elem())
 			default:
-				out = append(out, keyOf(table, f))
+				own = append(own, keyOf(table, f))
 			}
 		}
+		out = append(out, extendKeys(t, table, own)...)
 	}
 	walk("", typeRawFile)
 	return out
@@ -76,7 +78,7 @@ func tableKeys(t reflect.Type) []key {
 		}
 		out = append(out, keyOf("", f))
 	}
-	return out
+	return extendKeys(t, "", out)
 }
 
 func keyOf(table string, f reflect.StructField) key {

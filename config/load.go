@@ -92,7 +92,7 @@ func parse(data []byte, file string, deniedEnvFileOK bool) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{doc: doc, base: base, user: userMode(), deniedEnvFileOK: deniedEnvFileOK}
+	c := &checker{doc: doc, base: base, user: userMode(), deniedEnvFileOK: deniedEnvFileOK, ext: extTables(data)}
 	cfg := &Config{Path: abs, Agent: c.agent(&raw.Agent)}
 	cfg.Services = c.services(raw.Service, cfg.Agent.StateDir)
 	cfg.Jobs = c.jobs(raw.Job)
@@ -126,7 +126,9 @@ func decode(data []byte, raw *rawFile, doc *document) bool {
 		return true
 	case errors.As(err, &strict):
 		for i := range strict.Errors {
-			doc.addDecodeError(&strict.Errors[i], "unknown key")
+			if !isExtKey(strict.Errors[i].Key()) {
+				doc.addDecodeError(&strict.Errors[i], "unknown key")
+			}
 		}
 		return true // strict mode still decoded everything it knew
 	case errors.As(err, &derr):

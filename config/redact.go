@@ -24,7 +24,9 @@ type View struct {
 	Agent    AgentView         `json:"agent" toml:"agent"`
 	Services []ServiceView     `json:"service" toml:"service,omitempty"`
 	Jobs     []JobView         `json:"job" toml:"job,omitempty"`
-	Notify   []NotifyView      `json:"notify" toml:"notify,omitempty"`
+	// Notify holds a NotifyView per channel; a channel of a kind its own
+	// file registers holds NotifyView with that kind's keys (extView).
+	Notify []any `json:"notify" toml:"notify,omitempty"`
 }
 
 // AgentView is [agent] in a View.
@@ -63,7 +65,7 @@ type ServiceView struct {
 	StopCommand  []string          `json:"stop_command,omitempty" toml:"stop_command,omitempty"`
 	PidFile      string            `json:"pid_file,omitempty" toml:"pid_file,omitempty"`
 	Health       HealthView        `json:"health" toml:"health"`
-	Depends      []DependView      `json:"depends" toml:"depends,omitempty"`
+	Depends      []any             `json:"depends" toml:"depends,omitempty"` // DependView, with a registered kind's keys
 	Restart      RestartView       `json:"restart" toml:"restart"`
 	Limits       *LimitsView       `json:"limits,omitempty" toml:"limits,omitempty"`
 	Ping         string            `json:"ping,omitempty" toml:"ping,omitempty"`
@@ -129,7 +131,7 @@ type JobView struct {
 	CatchUp    bool              `json:"catch_up" toml:"catch_up"`
 	Grace      string            `json:"grace" toml:"grace"`
 	External   bool              `json:"external" toml:"external"`
-	Depends    []DependView      `json:"depends" toml:"depends,omitempty"`
+	Depends    []any             `json:"depends" toml:"depends,omitempty"` // as ServiceView's
 	Ping       string            `json:"ping,omitempty" toml:"ping,omitempty"`
 	PingFile   string            `json:"ping_file,omitempty" toml:"ping_file,omitempty"`
 }
@@ -186,13 +188,13 @@ func (c *Config) Redacted() View {
 		},
 		Services: make([]ServiceView, 0, len(c.Services)),
 		Jobs:     make([]JobView, 0, len(c.Jobs)),
-		Notify:   make([]NotifyView, 0, len(c.Notify)),
+		Notify:   make([]any, 0, len(c.Notify)),
 	}
 	if a.Ping != "" {
 		v.Agent.PingEvery = FormatDuration(a.PingEvery)
 	}
 	for i := range c.Notify {
-		v.Notify = append(v.Notify, notifyView(r, &c.Notify[i]))
+		v.Notify = append(v.Notify, extView(typeRawNotify, c.Notify[i].Kind, notifyView(r, &c.Notify[i]), c.Notify[i].Keys))
 	}
 	for _, m := range c.Includes {
 		v.Include = append(v.Include, m.Pattern)
@@ -323,8 +325,8 @@ func jobView(r *redact.Redactor, j *Job) JobView {
 	}
 }
 
-func dependViews(r *redact.Redactor, ds []Depend) []DependView {
-	out := make([]DependView, 0, len(ds))
+func dependViews(r *redact.Redactor, ds []Depend) []any {
+	out := make([]any, 0, len(ds))
 	for _, d := range ds {
 		dv := DependView{
 			Kind: d.Kind, URL: r.String(d.URL), Address: d.Address, Host: d.Host, Path: d.Path,
@@ -336,7 +338,7 @@ func dependViews(r *redact.Redactor, ds []Depend) []DependView {
 		if d.MinValid > 0 {
 			dv.MinValid = FormatDuration(d.MinValid)
 		}
-		out = append(out, dv)
+		out = append(out, extView(typeRawDepend, d.Kind, dv, d.Keys))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +36,8 @@ func field(t reflect.Type, seg string) (reflect.Type, bool) {
 				return f.Type, true
 			}
 		}
+		return extField(t, seg) // a key of a kind registered by its own file
+
 	}
 	return nil, false
 }
@@ -52,6 +55,13 @@ func acceptedKeys(t reflect.Type) []string {
 	keys := make([]string, 0, t.NumField())
 	for i := range t.NumField() {
 		keys = append(keys, tomlName(t.Field(i)))
+	}
+	for _, e := range registeredIn(t) {
+		for i := range e.typ.NumField() {
+			if name := tomlName(e.typ.Field(i)); name != "-" && !slices.Contains(keys, name) {
+				keys = append(keys, name)
+			}
+		}
 	}
 	sort.Strings(keys)
 	return keys

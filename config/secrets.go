@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 
 	"svcctl/internal/fsutil"
@@ -28,7 +30,7 @@ func (c *Config) NotifySecretKeys() []string {
 			if n.URL != "" {
 				keys = append(keys, p+"url")
 			}
-		case n.Kind == NotifyWebhook || n.Kind == NotifyOTLP:
+		default: // a URL that is an address, a credential only with a user or a query
 			if u, err := url.Parse(n.URL); err == nil && (u.User != nil || u.RawQuery != "") {
 				keys = append(keys, p+"url")
 			}
@@ -42,6 +44,11 @@ func (c *Config) NotifySecretKeys() []string {
 		if len(n.OTLP.Headers) > 0 {
 			keys = append(keys, p+"headers")
 		}
+		extValues(n.Keys, "secret", func(f reflect.StructField, vs []string) {
+			if name := tomlName(f); name != "-" && slices.ContainsFunc(vs, func(v string) bool { return v != "" }) {
+				keys = append(keys, p+name)
+			}
+		})
 	}
 	if c.Agent.Ping != "" && c.Agent.PingFile == "" {
 		keys = append(keys, "agent.ping")
@@ -100,6 +107,9 @@ func (c *Config) SecretFiles() []string {
 	}
 	for i := range c.Notify {
 		add(c.Notify[i].URLFile, c.Notify[i].SecretFile, c.Notify[i].TokenFile, c.Notify[i].OTLP.HeadersFile, c.Notify[i].OTLP.KeyFile)
+	}
+	for _, keys := range c.extKeys() {
+		extValues(keys, "secretfile", func(_ reflect.StructField, vs []string) { add(vs...) })
 	}
 	add(c.Agent.PingFile)
 	for i := range c.Services {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"time"
 )
 
@@ -148,6 +149,9 @@ type Depend struct {
 	MinValid     time.Duration // cert: must stay valid at least this long (default 0)
 	ExpectStatus int           // http: 0 = any 2xx
 	Timeout      time.Duration // default 5s
+	// Keys are the keys of a kind its own file registers
+	// (RegisterDependKind), as Notify.Keys; nil for raw.go's kinds.
+	Keys any
 }
 
 // Restart is [service.restart].
@@ -191,7 +195,7 @@ type Job struct {
 // URL, Secret and Token are secrets: print them only through Redacted.
 type Notify struct {
 	Name        string
-	Kind        string        // webhook | ntfy | healthchecks | desktop | command
+	Kind        string        // one of NotifyKinds
 	URL         string        // webhook, ntfy, healthchecks
 	On          []string      // event kinds this channel gets; every kind when left out
 	MinInterval time.Duration // per subject: at most one message this often; default 5m; 0 = no limit
@@ -207,6 +211,11 @@ type Notify struct {
 	// secret kept out of a config that others may read.
 	URLFile, SecretFile, TokenFile string
 	OTLP                           OTLP // kind otlp only
+	// Keys are the keys of a kind its own file registers
+	// (RegisterNotifyKind): a pointer to that kind's Keys struct, decoded,
+	// defaulted, its paths absolute and its secret files read. nil for the
+	// kinds raw.go declares.
+	Keys any
 }
 
 // OTLP is what an otlp channel reads besides url and on.
@@ -370,6 +379,9 @@ func (c *Config) SecretValues() []string {
 		for _, v := range c.Notify[i].OTLP.FileHeaders {
 			add(v)
 		}
+	}
+	for _, keys := range c.extKeys() {
+		extValues(keys, "secret", func(_ reflect.StructField, vs []string) { add(vs...) })
 	}
 	add(c.Agent.Ping)
 	return out

@@ -10,23 +10,26 @@ import (
 // not health checks, which are keys of [service.health] (HealthChecks).
 var DependKinds = kindNames(typeRawDepend)
 
-// dependKinds maps each dependency kind to the keys it takes besides those
-// every kind takes (kind, timeout), from raw.go's kinds tags.
-var dependKinds = keysOfKinds(typeRawDepend)
-
 // dependCommon are the keys every dependency kind takes.
 var dependCommon = commonKeys(typeRawDepend)
 
 // depends validates a list of [[service.depends]] or [[job.depends]].
 func (c *checker) depends(p string, raws []rawDepend) []Depend {
+	// Each kind's keys besides those every kind takes (kind, timeout):
+	// raw.go's kinds tags and the registered kinds' keys.
+	kinds := keysOfKinds(typeRawDepend)
 	out := make([]Depend, 0, len(raws))
 	for i := range raws {
-		out = append(out, c.depend(indexKey(p, i), &raws[i]))
+		d := c.depend(indexKey(p, i), &raws[i], kinds)
+		if e := registered(typeRawDepend, d.Kind); e != nil {
+			c.extKeys(indexKey(p, i), e, &d, &d.Keys)
+		}
+		out = append(out, d)
 	}
 	return out
 }
 
-func (c *checker) depend(p string, r *rawDepend) Depend {
+func (c *checker) depend(p string, r *rawDepend, dependKinds map[string][]string) Depend {
 	d := Depend{
 		Kind:         r.Kind,
 		URL:          r.URL,

@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// notifyKinds maps each channel kind to the keys it takes besides those
-// every kind takes, from raw.go's kinds tags.
-var notifyKinds = keysOfKinds(typeRawNotify)
-
 // ntfyPriorities are ntfy's own priority names.
 var ntfyPriorities = []string{"min", "low", "default", "high", "urgent"}
 
@@ -21,16 +17,23 @@ var notifyCommon = commonKeys(typeRawNotify)
 // notifies validates every [[notify]]; names are unique among channels.
 func (c *checker) notifies(raws []rawNotify) []Notify {
 	seen := map[string]int{}
+	// Each kind's keys besides those every kind takes: raw.go's kinds tags
+	// and the registered kinds' keys, read once per file.
+	kinds := keysOfKinds(typeRawNotify)
 	out := make([]Notify, 0, len(raws))
 	for i := range raws {
 		p := indexKey("notify", i)
 		c.name(p, raws[i].Name, seen)
-		out = append(out, c.notify(p, &raws[i]))
+		n := c.notify(p, &raws[i], kinds)
+		if e := registered(typeRawNotify, n.Kind); e != nil {
+			c.extKeys(p, e, &n, &n.Keys)
+		}
+		out = append(out, n)
 	}
 	return out
 }
 
-func (c *checker) notify(p string, r *rawNotify) Notify {
+func (c *checker) notify(p string, r *rawNotify, notifyKinds map[string][]string) Notify {
 	n := Notify{
 		Name:        r.Name,
 		Kind:        r.Kind,

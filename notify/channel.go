@@ -14,7 +14,7 @@ import (
 // receiver refused the event itself (retrying cannot help: a 400, a 404); any
 // other error is retried later. The context's deadline is the channel's
 // timeout. One file per kind: webhook.go, ntfy.go, healthchecks.go,
-// desktop.go, command.go.
+// desktop.go, command.go, otlp.go, smtp.go.
 type Channel interface {
 	Send(ctx context.Context, e *Event) error
 }
@@ -23,7 +23,9 @@ type Channel interface {
 type opener func(n *config.Notify) (Channel, error)
 
 // kinds is the name -> opener table; config.NotifyKinds holds the same
-// names, and a test keeps the two equal.
+// names, and a test keeps the two equal. A kind whose keys are declared in
+// its own file adds itself with register; the others' keys are in
+// config/raw.go.
 var kinds = map[string]opener{
 	config.NotifyWebhook:      openWebhook,
 	config.NotifyNtfy:         openNtfy,
@@ -31,6 +33,14 @@ var kinds = map[string]opener{
 	config.NotifyDesktop:      openDesktop,
 	config.NotifyCommand:      openCommand,
 	config.NotifyOTLP:         openOTLP,
+}
+
+// register adds a channel kind from its own file's init: its keys to
+// config's one schema, its opener to kinds. Adding a channel is that file,
+// its test and its docs (docs/architecture.md, "Where to add").
+func register(k config.NotifyKind, open opener) {
+	config.RegisterNotifyKind(k)
+	kinds[k.Name] = open
 }
 
 // Open builds the channel n describes.

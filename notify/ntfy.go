@@ -38,11 +38,17 @@ func (c *ntfy) Send(ctx context.Context, e *Event) error {
 	if c.token != "" {
 		h.Set("Authorization", "Bearer "+c.token)
 	}
+	return post(ctx, c.url, h, []byte(messageBody(e)))
+}
+
+// messageBody is the text of a channel that writes to a person (ntfy, a
+// mail): the message, what was held back, then the detail.
+func messageBody(e *Event) string {
 	body := e.Text()
 	if e.Detail != "" {
 		body += "\n\n" + e.Detail
 	}
-	return post(ctx, c.url, h, []byte(body))
+	return body
 }
 
 // priorityOf: given-up, missing and agent events are at least high.

@@ -52,6 +52,9 @@ type Spec struct {
 	// instead) and is unhealthy with that reason.
 	RunAs    *runas.Identity
 	RunAsErr error
+	// Keys are the keys of a kind its own file registers (register):
+	// config.Depend.Keys, that kind's struct.
+	Keys any
 	// Redact writes the Result's Target and Detail without secrets; nil: a
 	// rule set that knows only Env's values. The agent passes the one built
 	// from every env and env_file value of its configuration.
@@ -62,14 +65,32 @@ type Spec struct {
 // and fills Healthy, Reason and Detail; Run fills Kind, Target and Latency.
 type Func func(ctx context.Context, s Spec) Result
 
-// kinds is the name->Func table, as blackbox_exporter's prober handler keeps.
-var kinds = map[string]Func{
-	KindTCP:  probeTCP,
-	KindHTTP: probeHTTP,
-	KindExec: probeExec,
-	KindDNS:  probeDNS,
-	KindFile: probeFile,
-	KindCert: probeCert,
+// kinds is the name->Func table, as blackbox_exporter's prober handler
+// keeps; kindOrder its names in the order messages list them.
+var (
+	kinds = map[string]Func{
+		KindTCP:  probeTCP,
+		KindHTTP: probeHTTP,
+		KindExec: probeExec,
+		KindDNS:  probeDNS,
+		KindFile: probeFile,
+		KindCert: probeCert,
+	}
+	kindOrder = []string{KindTCP, KindHTTP, KindExec, KindDNS, KindFile, KindCert}
+	// targets say, for each registered kind, what a check of it looks at
+	// (Result.Target), from its keys.
+	targets = map[string]func(keys any) string{}
+)
+
+// register adds a dependency kind from its own file's init: its keys to
+// config's one schema (a depends entry's kind), its Func to kinds, and
+// target. Adding a check kind is that file, its test and its docs
+// (docs/architecture.md, "Where to add").
+func register(k config.DependKind, fn Func, target func(keys any) string) {
+	config.RegisterDependKind(k)
+	kinds[k.Name] = fn
+	kindOrder = append(kindOrder, k.Name)
+	targets[k.Name] = target
 }
 
 // now is the clock of file ages and certificate validity; tests may replace it.
@@ -81,7 +102,8 @@ var now = time.Now
 func Run(ctx context.Context, s Spec) Result {
 	fn, ok := kinds[s.Kind]
 	if !ok {
-		return finish(s, unhealthy("unknown probe kind %q, want tcp, http, exec, dns, file or cert", s.Kind), 0)
+		last := len(kindOrder) - 1
+		return finish(s, unhealthy("unknown probe kind %q, want %s or %s", s.Kind, strings.Join(kindOrder[:last], ", "), kindOrder[last]), 0)
 	}
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -231,6 +253,10 @@ func DependSpec(d config.Depend, env map[string]string) Spec {
 		s.Target, s.MinValid, s.Env = d.Path, d.MinValid, env
 		if s.Target == "" {
 			s.Target = d.URL
+		}
+	default:
+		if target := targets[d.Kind]; target != nil {
+			s.Target, s.Keys, s.Env = target(d.Keys), d.Keys, env
 		}
 	}
 	return s
