@@ -36,8 +36,6 @@ var oversized = map[string]int{
 	"runtrace/deliveries.go":         436,
 	"runtrace/queue.go":              734,
 	"runtrace/schema.go":             439,
-	"watchdog/ensure.go":             489,
-	"watchdog/ensure_restart.go":     693,
 }
 
 // TestNoFileOverMaxLines holds every production file to maxLines: the Go
