@@ -57,7 +57,7 @@ var sideways = map[[2]string]string{
 // Packages under svcctl/internal/ are helpers any package may import (one
 // home for an idea several rooms share: redact, fsutil...); a helper imports
 // no room, only other helpers. testOnly helpers are for tests and bench.
-var testOnly = []string{"svcctl/internal/testutil", "svcctl/internal/testenv", "svcctl/internal/testsvc", "svcctl/internal/redact/redacttest"}
+var testOnly = []string{"svcctl/internal/testutil", "svcctl/internal/testkit", "svcctl/internal/testenv", "svcctl/internal/testsvc", "svcctl/internal/redact/redacttest"}
 
 // thirdParty is what the leaves may import from outside the standard
 // library (import path prefixes); a leaf not listed here may import none.
