@@ -35,6 +35,8 @@ var (
 // process-wide lock until the test ends, so no two such tests overlap. Go
 // runs a binary's tests that are not parallel one at a time, and the
 // parallel ones only after them: a ProcessWide test overlaps no other test.
+// A test that only sets environment variables needs no more than t.Setenv,
+// which is the testing package's own mark of the same kind.
 func ProcessWide(t *testing.T, what string) {
 	t.Helper()
 	// t.Setenv refuses a parallel test and makes a later t.Parallel refuse:
