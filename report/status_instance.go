@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"errors"
-	"net"
 	"time"
 
 	"svcctl/config"
@@ -91,7 +90,7 @@ func (in *Instance) serving(ctx context.Context, svc *config.Service, t proc.Tre
 			return
 		}
 	}
-	if !portAnswers(ctx, addr) {
+	if !watchdog.PortHeld(ctx, addr) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -108,16 +107,6 @@ func (in *Instance) serving(ctx context.Context, svc *config.Service, t proc.Tre
 func alive(id proc.Identity) bool {
 	ok, _ := proc.Match(id)
 	return ok
-}
-
-func portAnswers(ctx context.Context, addr string) bool {
-	d := net.Dialer{Timeout: 500 * time.Millisecond}
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
 }
 
 // SampleCPU measures each live instance's CPU use over wait (as `top`

@@ -197,7 +197,7 @@ func (c *cycle) launcherLeftNothing(ctx context.Context, child *proc.Child, last
 	c.res.Detail.Exit = child.Exit()
 	c.res.Detail.LogTail = c.tail(5)
 	msg := "start-failed: the leader " + child.Exit() + " and no process of the instance is left"
-	if addr, port, ok := healthPort(c.svc.Health); ok && portHeld(ctx, addr) {
+	if addr, port, ok := healthPort(c.svc.Health); ok && PortHeld(ctx, addr) {
 		h := holderOf(ctx, port, nil)
 		c.res.Detail.PortHolder = h
 		msg += "; " + h.String() + ": if it is this service's daemon, nothing proves it (it cleared its environment and was not seen as the launcher's child): set pid_file"

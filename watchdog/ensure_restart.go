@@ -86,7 +86,7 @@ func (c *cycle) evidence(ctx context.Context) {
 			}
 		}
 	}
-	if addr, port, ok := healthPort(c.svc.Health); ok && portHeld(ctx, addr) {
+	if addr, port, ok := healthPort(c.svc.Health); ok && PortHeld(ctx, addr) {
 		h := holderOf(ctx, port, tree)
 		c.res.Detail.PortHolder, e.PortHolder = h, h
 	}
@@ -259,7 +259,7 @@ func pluralWord(n int, one, many string) string {
 // the holder is named, never signalled.
 func (c *cycle) portTaken(ctx context.Context) bool {
 	addr, port, ok := healthPort(c.svc.Health)
-	if !ok || !portHeld(ctx, addr) {
+	if !ok || !PortHeld(ctx, addr) {
 		return false
 	}
 	h := holderOf(ctx, port, nil)
