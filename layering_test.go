@@ -12,8 +12,8 @@ import (
 // a package on a lower floor (a higher number), never one on its own floor or
 // above, except for the arrows listed in sideways. Arrows point down only:
 //
-//	cmd -> {agent, report, ui, install} -> {watchdog, notify}
-//	    -> {probe, proc, snapshot, runtrace, schedule, state} -> config
+//	cmd -> {agent, report, ui, install} -> {watchdog, notify, control} -> state
+//	    -> {probe, proc, snapshot, runtrace, schedule} -> config
 var floors = map[string]int{
 	"svcctl/cmd/svc-ctl": 0,
 
@@ -26,26 +26,29 @@ var floors = map[string]int{
 	"svcctl/notify":   2,
 	"svcctl/control":  2, // the command line's requests to the running agent
 
-	"svcctl/probe":    3,
-	"svcctl/proc":     3,
-	"svcctl/snapshot": 3,
-	"svcctl/runtrace": 3,
-	"svcctl/schedule": 3,
-	"svcctl/state":    3,
-	"svcctl/winsvc":   3, // Windows-only pieces of L1, below install
+	// state is a floor of its own: the state directory's files record the
+	// values of the floor below (a probe's results, snapshot transitions,
+	// runtrace's verdict words and ledger health), so it sits above the
+	// packages that make them and below every package that reads or writes
+	// the state directory. Nothing below imports it.
+	"svcctl/state": 3,
 
-	"svcctl/config": 4,
+	"svcctl/probe":    4,
+	"svcctl/proc":     4,
+	"svcctl/snapshot": 4,
+	"svcctl/runtrace": 4,
+	"svcctl/schedule": 4,
+	"svcctl/winsvc":   4, // Windows-only pieces of L1, below install
 
-	"svcctl/contrib": 5, // the example config, embedded: imports nothing of svc-ctl
+	"svcctl/config": 5,
+
+	"svcctl/contrib": 6, // the example config, embedded: imports nothing of svc-ctl
 }
 
 // sideways are the arrows between packages of one floor that the design
 // allows, each with its reason.
 var sideways = map[[2]string]string{
 	{"svcctl/config", "svcctl/schedule"}:                   "config validates job schedules with the parser the agent uses, so `config check` and the agent never disagree",
-	{"svcctl/state", "svcctl/probe"}:                       "state.json keeps the last probe results",
-	{"svcctl/state", "svcctl/snapshot"}:                    "state.json keeps the transitions snapshots carry; Paths names the prev log as snapshot rotates it",
-	{"svcctl/state", "svcctl/runtrace"}:                    "watchdog.last.json keeps a cycle's trigger, outcome and reason",
 	{"svcctl/probe", "svcctl/config"}:                      "", // down a floor: listed only to say probe reads its specs from config
 	{"svcctl/internal/testsvc", "svcctl/internal/demosvc"}: "the tests' service is the demo service plus faults",
 	{"svcctl/ui", "svcctl/report"}:                         "the page draws report's answers (status, why, missing, verify): one definition of each, printed or drawn",
@@ -54,7 +57,7 @@ var sideways = map[[2]string]string{
 // Packages under svcctl/internal/ are helpers any package may import (one
 // home for an idea several rooms share: redact, fsutil...); a helper imports
 // no room, only other helpers. testOnly helpers are for tests and bench.
-var testOnly = []string{"svcctl/internal/testutil", "svcctl/internal/testenv", "svcctl/internal/testsvc", "svcctl/internal/redact/redacttest"}
+var testOnly = []string{"svcctl/internal/testutil", "svcctl/internal/testkit", "svcctl/internal/testenv", "svcctl/internal/testsvc", "svcctl/internal/redact/redacttest"}
 
 // thirdParty is what the leaves may import from outside the standard
 // library (import path prefixes); a leaf not listed here may import none.
@@ -213,7 +216,9 @@ func TestLayeringTableCatchesAnUpwardArrow(t *testing.T) {
 	}{
 		{"svcctl/watchdog", "svcctl/agent", false},
 		{"svcctl/config", "svcctl/state", false},
-		{"svcctl/state", "svcctl/proc", false},
+		{"svcctl/probe", "svcctl/proc", false},
+		{"svcctl/runtrace", "svcctl/state", false},
+		{"svcctl/state", "svcctl/runtrace", true},
 		{"svcctl/agent", "svcctl/report", false},
 		{"svcctl/cmd/svc-ctl", "svcctl/internal/testsvc", false},
 		{"svcctl/runtrace", "github.com/spf13/cobra", false},

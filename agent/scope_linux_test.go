@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 
 	"svcctl/config"
 	"svcctl/internal/testenv"
+	"svcctl/internal/testkit"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -75,7 +75,7 @@ func (f *fakeSystemd) StartTransientUnit(name, mode string, props []scopeProp, a
 // clears its environment and leaves the tree is still owned.
 func TestAgentMovesItselfIntoAScope(t *testing.T) {
 	parent := testenv.CgroupParent(t, "scope")
-	addr := privateSystemBus(t)
+	addr := testkit.DBus(t) // standing for the system bus
 	conn, err := dbus.Connect(addr)
 	if err != nil {
 		t.Fatal(err)
@@ -126,29 +126,4 @@ func TestAgentMovesItselfIntoAScope(t *testing.T) {
 	if tr, _ := proc.Members(noCgroup); tr.Len() != 0 {
 		t.Fatalf("without the cgroup the daemon is still proven (%+v): the test proves nothing", tr)
 	}
-}
-
-// privateSystemBus starts a dbus-daemon on a socket of its own, standing for
-// the system bus, and returns its address.
-func privateSystemBus(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		t.Skip("dbus-daemon is not installed (Debian: apt-get install dbus-daemon; .ci/run installs it)")
-	}
-	sock := filepath.Join(t.TempDir(), "bus")
-	cmd := exec.Command(bin, "--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:path="+sock)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	return strings.TrimSpace(line)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/testkit"
 )
 
 // A cron line runs through /bin/sh: cron is a Unix mechanism, and the
@@ -33,9 +35,7 @@ func TestBackstopCronRunsTheRealCommand(t *testing.T) {
 	}
 	t.Setenv("SVCCTL_INSTALL_HELPER", "start")
 	t.Setenv("SVCCTL_HELPER_STATE", state)
-	oldCron := cronDaemonRunning
-	cronDaemonRunning = func() (bool, bool) { return true, true }
-	t.Cleanup(func() { cronDaemonRunning = oldCron })
+	testkit.Replace(t, &cronDaemonRunning, func() (bool, bool) { return true, true })
 
 	res, err := InstallBackstop(context.Background(), BackstopRequest{ConfigFlag: cfg, Wait: 10 * time.Second})
 	if err != nil {

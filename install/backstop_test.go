@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/testkit"
 )
 
 func TestBackstopWithoutEvidenceFails(t *testing.T) {
@@ -151,9 +153,7 @@ func TestBackstopNeedsServices(t *testing.T) {
 
 func TestCronDaemonMissingIsAFailure(t *testing.T) {
 	c := cronFile{linuxSystem(), 10 * time.Minute}
-	old := cronDaemonRunning
-	t.Cleanup(func() { cronDaemonRunning = old })
-	cronDaemonRunning = func() (bool, bool) { return false, true }
+	testkit.Replace(t, &cronDaemonRunning, func() (bool, bool) { return false, true })
 	if err := c.checkDaemon(); !errors.Is(err, errNoCronDaemon) {
 		t.Errorf("no daemon: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testkit"
 	"svcctl/winsvc"
 )
 
@@ -67,28 +68,24 @@ func useFakeHost(t *testing.T, target Target, userMode bool) *fakeHost {
 		t.Fatal(err)
 	}
 	f := &fakeHost{target: target, userMode: userMode, home: filepath.Join(dir, "home"), exe: exe, mgr: &fakeManager{}, run: &recorder{}}
-	oldHost, oldMgr, oldApply, oldCheck, oldRunner := host, newManager, applySCMSettings, checkSCMSettings, osRunner
-	host = hostInfo{
+	testkit.Replace(t, &host, hostInfo{
 		target:     func() Target { return f.target },
 		userMode:   func() bool { return f.userMode },
 		account:    func() (account, error) { return account{home: f.home, uid: 1000, userID: `EXAMPLE\alice`}, nil },
 		executable: func() (string, error) { return f.exe, nil },
 		root:       filepath.Join(dir, "root"),
-	}
-	newManager = func(u Unit, s Spec) (manager, error) {
+	})
+	testkit.Replace(t, &newManager, func(u Unit, s Spec) (manager, error) {
 		f.built++
 		return f.mgr, nil
-	}
-	applySCMSettings = func(name string, s winsvc.Settings) ([]winsvc.Warning, error) {
+	})
+	testkit.Replace(t, &applySCMSettings, func(name string, s winsvc.Settings) ([]winsvc.Warning, error) {
 		f.mgr.calls = append(f.mgr.calls, "settings")
 		f.scm = append(f.scm, s)
 		return f.scmWarn, f.scmErr
-	}
-	checkSCMSettings = func(name string, s winsvc.Settings) ([]winsvc.Warning, error) { return f.scmWarn, f.scmErr }
-	osRunner = f.run
-	t.Cleanup(func() {
-		host, newManager, applySCMSettings, checkSCMSettings, osRunner = oldHost, oldMgr, oldApply, oldCheck, oldRunner
 	})
+	testkit.Replace(t, &checkSCMSettings, func(name string, s winsvc.Settings) ([]winsvc.Warning, error) { return f.scmWarn, f.scmErr })
+	testkit.Replace(t, &osRunner, runner(f.run))
 	return f
 }
 

@@ -43,7 +43,7 @@ var (
 )
 
 // program satisfies kardianos' Interface; this package never calls Run
-// through kardianos (RunService does the running).
+// through kardianos (RunServiceContext does the running).
 type program struct{}
 
 func (program) Start(service.Service) error { return nil }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"svcctl/internal/testkit"
 )
 
 // SysV rc links are symlinks in /etc/rc?.d: a Unix mechanism, and symlinks
@@ -14,9 +16,9 @@ import (
 // the SCM flow instead.
 
 func TestEnabledSysv(t *testing.T) {
-	old := host
-	t.Cleanup(func() { host = old })
-	host.root = t.TempDir()
+	h := host
+	h.root = t.TempDir()
+	testkit.Replace(t, &host, h)
 	if on, _ := enabled(context.Background(), Target{GOOS: "linux", Platform: "unix-systemv"}, Spec{}, nil); on {
 		t.Fatal("enabled without rc links")
 	}

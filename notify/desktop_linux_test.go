@@ -1,9 +1,6 @@
 package notify
 
 import (
-	"bufio"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +9,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"svcctl/config"
+	"svcctl/internal/testkit"
 )
 
 // notificationServer is a test org.freedesktop.Notifications on a private
@@ -44,35 +42,10 @@ func (s *notificationServer) got() []shown {
 	return append([]shown(nil), s.shown...)
 }
 
-// privateBus starts `dbus-daemon --session` on a socket of its own and
-// returns its address; the daemon is stopped (by its pid) at cleanup.
-func privateBus(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		t.Skip("dbus-daemon is not installed (Debian: apt-get install dbus-daemon; .ci/run installs it)")
-	}
-	sock := filepath.Join(t.TempDir(), "bus")
-	cmd := exec.Command(bin, "--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:path="+sock)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	return strings.TrimSpace(line)
-}
-
 // TestDesktopOverDBus: the desktop channel calls Notify on the session bus,
 // critical urgency for a given-up service, normal for a recovery.
 func TestDesktopOverDBus(t *testing.T) {
-	addr := privateBus(t)
+	addr := testkit.DBus(t)
 	conn, err := dbus.Connect(addr)
 	if err != nil {
 		t.Fatal(err)

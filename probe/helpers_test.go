@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"svcctl/internal/redact/redacttest"
+	"svcctl/internal/testkit"
 )
 
 // quietLog swallows the server-side log of handshakes a test refuses on purpose.
@@ -170,13 +171,12 @@ func closedAddr(t *testing.T) string {
 	return holdClosedPort(t)
 }
 
-// trust makes the probe trust srv's certificate until the test ends. Tests
-// that call it must not run in parallel.
+// trust makes the probe trust srv's certificate until the test ends: every
+// probe of the test binary would, so a test that calls it runs alone.
 func trust(t *testing.T, certs ...*x509.Certificate) {
 	t.Helper()
-	old := extraRootCerts
-	extraRootCerts = append([]*x509.Certificate(nil), certs...)
-	t.Cleanup(func() { extraRootCerts = old })
+	testkit.ProcessWide(t, "the probe's extra root certificates")
+	testkit.Replace(t, &extraRootCerts, append([]*x509.Certificate(nil), certs...))
 }
 
 // testProxy is a forward proxy on loopback that counts what it is asked:

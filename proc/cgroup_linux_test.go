@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"svcctl/internal/testkit"
 )
 
 func TestUnifiedPath(t *testing.T) {
@@ -52,11 +54,11 @@ func TestDelegatedCgroup(t *testing.T) {
 	if _, ok := Cgroup2Mount(); !ok {
 		t.Skip("no cgroup v2 mounted")
 	}
-	inject(t, &delegated, func(string) bool { return false })
+	testkit.Replace(t, &delegated, func(string) bool { return false })
 	if _, ok, why := DelegatedCgroup(); ok || !strings.Contains(why, "Delegate=yes") {
 		t.Fatalf("undelegated: ok=%v why=%q; want a reason naming Delegate=yes", ok, why)
 	}
-	inject(t, &delegated, func(string) bool { return true })
+	testkit.Replace(t, &delegated, func(string) bool { return true })
 	dir, ok, why := DelegatedCgroup()
 	if os.Geteuid() != 0 {
 		return // writable only to root here

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/testkit"
 )
 
 // stop_signal = "SIGBREAK": the service, spawned with a console of its own
@@ -35,8 +37,7 @@ func TestCtrlBreakEndsConsoleService(t *testing.T) {
 // own gets no CTRL_BREAK (it would reach nobody) and is terminated.
 func TestCtrlBreakThenJobAtTimeout(t *testing.T) {
 	var sent []int32
-	ctrlBreakVia = func(group int32) error { sent = append(sent, group); return nil }
-	t.Cleanup(func() { ctrlBreakVia = ctrlBreakHelper })
+	testkit.Replace(t, &ctrlBreakVia, func(group int32) error { sent = append(sent, group); return nil })
 	s := helperSpec(t, "group", "ignore-term")
 	s.Console, s.Name = true, "web"
 	c := spawnT(t, s)

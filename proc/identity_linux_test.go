@@ -8,15 +8,9 @@ import (
 	"strconv"
 	"testing"
 	"time"
-)
 
-// inject replaces a seam for one test.
-func inject[T any](t *testing.T, p *T, v T) {
-	t.Helper()
-	old := *p
-	*p = v
-	t.Cleanup(func() { *p = old })
-}
+	"svcctl/internal/testkit"
+)
 
 // A wall-clock step moves /proc/stat's btime, so every create time derived
 // from it; the start ticks do not move, and the identity holds.
@@ -28,7 +22,7 @@ func TestIdentitySurvivesClockStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, step := range []int64{-3600, -2, 2, 86400} {
-		inject(t, &bootTime, func() (int64, error) { return realBoot + step, nil })
+		testkit.Replace(t, &bootTime, func() (int64, error) { return realBoot + step, nil })
 		now, err := IdentityOf(id.PID)
 		if err != nil {
 			t.Fatal(err)
@@ -63,14 +57,14 @@ func TestIdentityOtherBoot(t *testing.T) {
 	if id.Boot == "" {
 		t.Fatal("no boot id recorded")
 	}
-	inject(t, &bootID, func() (string, error) { return "00000000-0000-4000-8000-000000000000", nil })
+	testkit.Replace(t, &bootID, func() (string, error) { return "00000000-0000-4000-8000-000000000000", nil })
 	if ok, err := Match(id); ok || err != nil {
 		t.Fatalf("Match across boots = %v, %v; want false", ok, err)
 	}
 	if _, err := Stop(context.Background(), id, time.Second); !errors.Is(err, ErrNotOurs) {
 		t.Fatalf("Stop across boots = %v, want ErrNotOurs", err)
 	}
-	inject(t, &bootID, readBootID)
+	testkit.Replace(t, &bootID, readBootID)
 	if ok, err := Match(id); !ok || err != nil {
 		t.Fatalf("Match back in this boot = %v, %v; want true (nothing was signalled)", ok, err)
 	}
@@ -127,9 +121,9 @@ func TestParseStat(t *testing.T) {
 // again only when the wall clock moved against the boot clock (a step).
 func TestBootTimeReadOnceUntilTheClockSteps(t *testing.T) {
 	var reads int
-	inject(t, &bootTimeFile, func() (int64, error) { reads++; return readBootTimeFile() })
+	testkit.Replace(t, &bootTimeFile, func() (int64, error) { reads++; return readBootTimeFile() })
 	var step time.Duration
-	inject(t, &clockOffset, func() (time.Duration, error) {
+	testkit.Replace(t, &clockOffset, func() (time.Duration, error) {
 		off, err := wallMinusBootClock()
 		return off + step, err
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testkit"
 	"svcctl/internal/testutil"
 	"svcctl/probe"
 	"svcctl/proc"
@@ -28,8 +29,8 @@ func TestStatusHealthAgeIsTheProbesNotTheCycles(t *testing.T) {
 	e := newEnv(t, "1s")
 	sup := watchdog.NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	probed := time.Now().UTC()
-	now := probed
-	sup.Now = func() time.Time { return now }
+	clock := testkit.NewClock(probed)
+	sup.Now = clock.Now
 	ctx := context.Background()
 	r, err := sup.Ensure(ctx, "web", watchdog.Request{Trigger: runtrace.TriggerManual})
 	if err != nil || r.Outcome != runtrace.OutcomeOK {
@@ -38,11 +39,11 @@ func TestStatusHealthAgeIsTheProbesNotTheCycles(t *testing.T) {
 	if _, err := sup.PauseTarget("web", 0, "by hand"); err != nil {
 		t.Fatal(err)
 	}
-	now = probed.Add(10 * time.Minute)
+	clock.Set(probed.Add(10 * time.Minute))
 	if r, err := sup.Ensure(ctx, "web", watchdog.Request{Trigger: runtrace.TriggerSchedule}); err != nil || r.Reason != runtrace.ReasonPaused {
 		t.Fatalf("paused cycle: %+v, %v", r, err)
 	}
-	rep, err := BuildStatus(ctx, e.cfg, now)
+	rep, err := BuildStatus(ctx, e.cfg, clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +53,14 @@ func TestStatusHealthAgeIsTheProbesNotTheCycles(t *testing.T) {
 	}
 	if !s.HealthAt.Equal(probed) {
 		t.Errorf("health %q shown as taken at %v (%v ago); the last probe was at %v (10m ago)",
-			s.Health, s.HealthAt, now.Sub(s.HealthAt), probed)
+			s.Health, s.HealthAt, clock.Now().Sub(s.HealthAt), probed)
 	}
 	// Stopped by hand, it is "stopped", and its health is not shown as a
 	// verdict at all: nothing checks it (before: "paused", "http 200").
 	if _, err := sup.Stop(ctx, "web"); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err = BuildStatus(ctx, e.cfg, now); err != nil {
+	if rep, err = BuildStatus(ctx, e.cfg, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if s := rep.Services[0]; s.State != state.Stopped || s.Health != HealthNotChecked || !s.HealthAt.IsZero() {
@@ -144,14 +145,14 @@ func TestStatusLastRestartCountsAPersonsRestart(t *testing.T) {
 	e := newEnv(t, "1h")
 	sup := watchdog.NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	started := time.Now().UTC()
-	now := started
-	sup.Now = func() time.Time { return now }
+	clock := testkit.NewClock(started)
+	sup.Now = clock.Now
 	ctx := context.Background()
 	if r, err := sup.Ensure(ctx, "web", watchdog.Request{Trigger: runtrace.TriggerSchedule}); err != nil || r.Reason != runtrace.ReasonStarted {
 		t.Fatalf("start: %+v, %v", r, err)
 	}
 	t.Cleanup(func() { sup.Stop(context.Background(), "web") })
-	now = started.Add(10 * time.Minute)
+	clock.Set(started.Add(10 * time.Minute))
 	if r, err := sup.Restart(ctx, "web"); err != nil || r.Reason != runtrace.ReasonRestarted {
 		t.Fatalf("restart: %+v, %v", r, err)
 	}
@@ -159,7 +160,7 @@ func TestStatusLastRestartCountsAPersonsRestart(t *testing.T) {
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("the restart's row: %v, %v", rs, err)
 	}
-	rep, err := BuildStatus(ctx, e.cfg, now.Add(time.Second))
+	rep, err := BuildStatus(ctx, e.cfg, clock.Now().Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

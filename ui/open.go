@@ -6,16 +6,12 @@ import (
 	"svcctl/internal/child"
 )
 
-// OpenBrowser asks the desktop to open target (a URL, or a file the
-// browser opens) in the default browser (xdg-open, open, or the URL
-// handler on Windows): argv only, never a shell. It returns once the
-// opener started; the opener is reaped in the background. `ui --open`
-// gives it a redirect file (OpenPage), never the page's URL: the token
-// must not be in any process's argv.
-func OpenBrowser(target string) error { return openAs(target, nil) }
-
-// openAs is OpenBrowser run as who (nil: this process's user, in its
-// environment).
+// openAs asks the desktop to open target (a URL, or a file the browser
+// opens) in the default browser (xdg-open, open, or the URL handler on
+// Windows), as who (nil: this process's user, in its environment): argv
+// only, never a shell. It returns once the opener started; the opener is
+// reaped in the background. `ui --open` gives it a redirect file (OpenPage),
+// never the page's URL: the token must not be in any process's argv.
 func openAs(target string, who *invoker) error {
 	argv := openerArgv(target)
 	cmd := child.Command(argv[0], argv[1:]...)

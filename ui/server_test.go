@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testkit"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
@@ -436,9 +437,8 @@ func TestConnectionCap(t *testing.T) {
 // (timeouts shortened here), so it cannot hold one of the page's few
 // connections for long. Failed before: the page waited for both forever.
 func TestSlowAndIdleClientsAreCut(t *testing.T) {
-	oldHeader, oldIdle := readHeaderTimeout, idleTimeout
-	readHeaderTimeout, idleTimeout = 200*time.Millisecond, 200*time.Millisecond
-	t.Cleanup(func() { readHeaderTimeout, idleTimeout = oldHeader, oldIdle })
+	testkit.Replace(t, &readHeaderTimeout, 200*time.Millisecond)
+	testkit.Replace(t, &idleTimeout, 200*time.Millisecond)
 	pg := newPage(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

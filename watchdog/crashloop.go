@@ -136,3 +136,22 @@ func killedFromOutside(cause string) bool {
 	}
 	return false
 }
+
+// backoffFor is backoff_initial doubled for every further consecutive
+// failure, capped at backoff_max.
+func backoffFor(failures int, initial, max time.Duration) time.Duration {
+	if failures <= 0 || initial <= 0 {
+		return 0
+	}
+	d := initial
+	for i := 1; i < failures; i++ {
+		d *= 2
+		if d >= max || d <= 0 {
+			return max
+		}
+	}
+	if d > max {
+		return max
+	}
+	return d
+}

@@ -2,104 +2,16 @@ package watchdog
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"svcctl/config"
-	"svcctl/internal/redact"
 	"svcctl/probe"
 	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/state"
 )
-
-// Supervisor runs L3 cycles for the services of one configuration. The agent
-// and the command line both use it; the per-service file lock keeps them from
-// ever running two cycles of one service at once.
-type Supervisor struct {
-	Paths state.Paths
-	Rec   Recorder
-	Log   *slog.Logger
-	Now   func() time.Time
-	// OnSpawn, when set, is told of every instance this process spawned: the
-	// agent's fast path waits on it.
-	OnSpawn func(service string, c *proc.Child)
-	// OnReplace, when set, is told of an instance this cycle is about to stop
-	// and replace: its exit is not news (the agent's exit watch ignores it).
-	OnReplace func(service string, id proc.Identity)
-	// Cgroup is a delegated cgroup v2 directory (proc.DelegatedCgroup) under
-	// which every instance this process spawns gets a cgroup of its own, so
-	// that even a daemonizing service stays owned. Empty: the records (and
-	// the subreaper, in an agent that is one) own the tree.
-	Cgroup string
-	// Scope: Cgroup is a transient scope systemd made around an agent
-	// started by hand (the instances' mode says "scope").
-	Scope bool
-	// By names who acts by hand through this supervisor, for the record:
-	// "ui" for the status page. It is the `by` of a manual run's detail and
-	// of a pause sentinel. Empty: the person at the terminal (state.Who()
-	// on a pause; nothing on a row).
-	By string
-
-	recErr   recordErrors
-	book     bookkeeping                     // state.json, watchdog.last.json and pid files the disk refused
-	wr       written                         // state.json and watchdog.last.json as last written or read (written.go)
-	limits   limitTracker                    // what the samples of each service's tree have seen ([service.limits])
-	cfg      atomic.Pointer[config.Config]   // the config in force (SetConfig on a reload)
-	red      atomic.Pointer[redact.Redactor] // every secret of every config in force so far, scrubbed wherever the cycle writes
-	inflight sync.Map                        // run id -> service name, for the drain
-	logLocks sync.Map                        // service name -> *sync.Mutex: CapLog against the restart's rotation
-	capErrs  sync.Map                        // service name -> last CapLog error ("" none), logged once
-	capNotes sync.Map                        // service name -> *capNote: log.capped at most once a minute
-	pins     logPins                         // each service's log directory, pinned (logdir.go)
-	trackMu  sync.Mutex
-	track    map[string]*trackState // service name -> when Track last scanned and wrote
-}
-
-// InFlight returns the run ids of the cycles running right now.
-func (s *Supervisor) InFlight() map[int64]string {
-	out := map[int64]string{}
-	s.inflight.Range(func(k, v any) bool {
-		out[k.(int64)] = v.(string)
-		return true
-	})
-	return out
-}
-
-// NewSupervisor returns a supervisor for cfg that records to rec.
-func NewSupervisor(cfg *config.Config, rec Recorder, log *slog.Logger) *Supervisor {
-	if rec == nil {
-		rec = NopRecorder{}
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	s := &Supervisor{Paths: state.PathsOf(cfg), Rec: rec, Log: log, Now: time.Now}
-	s.cfg.Store(cfg)
-	s.red.Store(redact.New(cfg.SecretValues()...))
-	return s
-}
-
-// Config is the configuration in force.
-func (s *Supervisor) Config() *config.Config { return s.cfg.Load() }
-
-// SetConfig puts a reloaded configuration in force (its state dir is the
-// same: the agent refuses a reload that moves it). A cycle in progress
-// finishes with the service definition it began with; the next one reads
-// cfg. The redactor keeps the secrets of every configuration so far: a
-// process started under the old one may still print them.
-func (s *Supervisor) SetConfig(cfg *config.Config) {
-	old := s.cfg.Swap(cfg)
-	s.pins.reset() // a reload checks and pins every log directory again
-	s.red.Store(redact.New(append(old.SecretValues(), cfg.SecretValues()...)...))
-}
-
-func (s *Supervisor) now() time.Time { return s.Now().UTC() }
 
 // Request says why a cycle runs and what the caller wants of it.
 type Request struct {
@@ -371,100 +283,6 @@ func (c *cycle) saveState() {
 	c.res.Detail.State = c.st.State
 	c.res.Detail.Failures = c.st.Failures
 	c.s.saveState(c.svc.Name, c.st, c.mustSync())
-}
-
-// look probes health once; the probe timeout bounds the whole check.
-func (c *cycle) look(ctx context.Context) []probe.Result {
-	rs := probe.RunAll(ctx, c.stamp(probe.HealthSpecs(c.svc.Health, c.svc.Env, c.svc.Dir, c.svc.SearchPath)))
-	c.st.LastProbe, c.st.LastProbeAt = rs, c.s.now()
-	return rs
-}
-
-func (c *cycle) lastProbe() []probe.Result {
-	if c.res.Detail.SecondLook != nil {
-		return c.res.Detail.SecondLook
-	}
-	return c.res.Detail.Probe
-}
-
-// secondLook waits `confirm` and probes again: an independent second look, so
-// one lost packet does not cost a restart. ok is false when there is none.
-func (c *cycle) secondLook(ctx context.Context) ([]probe.Result, bool) {
-	if c.req.SkipConfirm || c.svc.Health.Confirm <= 0 {
-		return nil, false
-	}
-	// No process of the recorded instance is left, or nothing was ever
-	// recorded nor seen healthy (a first start): that is the second look
-	// (as on the agent's fast path), and waiting `confirm` would only
-	// delay a start. A service svc-ctl adopted healthy keeps its confirm.
-	inst, err := c.s.Instance(c.svc.Name)
-	if errors.Is(err, fs.ErrNotExist) && c.st.InstanceHealthyAt.IsZero() {
-		return nil, false
-	}
-	if err == nil {
-		if t, err := proc.Members(inst); err == nil && t.Len() == 0 {
-			return nil, false
-		}
-	}
-	t := time.NewTimer(c.svc.Health.Confirm)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, false
-	case <-t.C:
-	}
-	return c.look(ctx), true
-}
-
-func (c *cycle) healthy(ctx context.Context, flap bool) {
-	now := c.s.now()
-	wasGivenUp := c.st.State == state.GivenUp
-	c.st.LastHealthy = now
-	c.st.InstanceHealthyAt = now
-	if c.stable(now) {
-		c.st.Failures = 0
-	}
-	c.st.BackoffUntil = time.Time{}
-	c.st.GivenUpAt = time.Time{}
-	c.st.AnsweredBy = ""
-	c.st.MoveTo(state.Healthy, "probe healthy", now)
-	c.res.Detail.Flap = flap
-	if rs := c.checkDepends(ctx); dependencyDown(rs) {
-		c.dependencyFailed(rs)
-		return
-	}
-	msg := "already-running"
-	switch {
-	case flap:
-		msg = "already-running (unhealthy at first look, healthy at the second)"
-	case wasGivenUp:
-		msg = "already-running (answering again after given-up)"
-	}
-	c.set(runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning, msg)
-}
-
-// checkDepends probes the service's dependencies (none: nil) and keeps the
-// results in the cycle's detail.
-func (c *cycle) checkDepends(ctx context.Context) []probe.Result {
-	if len(c.svc.Depends) == 0 {
-		return nil
-	}
-	specs := make([]probe.Spec, 0, len(c.svc.Depends))
-	for _, d := range c.svc.Depends {
-		specs = append(specs, probe.DependSpec(d, c.svc.Env))
-	}
-	rs := probe.RunAll(ctx, c.stamp(specs))
-	c.res.Detail.Depends = rs
-	return rs
-}
-
-// dependencyDown reports whether a dependency check failed.
-func dependencyDown(rs []probe.Result) bool { return len(rs) > 0 && !probe.Healthy(rs) }
-
-// dependencyFailed is the verdict when one is down: failed/dependency-failed
-// and no restart, since restarting cannot fix an upstream.
-func (c *cycle) dependencyFailed(rs []probe.Result) {
-	c.set(runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed, "dependency-failed: "+probe.FirstFailure(rs))
 }
 
 func (c *cycle) givenUp() {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testkit"
 	"svcctl/internal/testutil"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -278,8 +279,8 @@ func portAnswers(addr string) bool {
 func TestPausedDoesNothingAndForExpires(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
-	now := time.Now()
-	e.sup.Now = func() time.Time { return now }
+	clock := testkit.NewClock(time.Now())
+	e.sup.Now = clock.Now
 	if _, err := e.sup.PauseTarget("web", 10*time.Minute, "maintenance"); err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestPausedDoesNothingAndForExpires(t *testing.T) {
 	if _, err := os.Stat(e.sup.Paths.Pid("web")); !os.IsNotExist(err) {
 		t.Fatal("a paused service was spawned")
 	}
-	now = now.Add(10*time.Minute + time.Second) // the --for expires
+	clock.Advance(10*time.Minute + time.Second) // the --for expires
 	r = e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if _, err := os.Stat(e.sup.Paths.Paused("web")); !os.IsNotExist(err) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testkit"
 	"svcctl/internal/testutil"
 )
 
@@ -48,8 +49,8 @@ func TestLogCappedIsLoggedOnceAMinuteWithACount(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "loud", Addr: testutil.FreeAddr(t), ExtraTOML: "log_max = \"4KiB\"\n"})
 	var out lockedBuffer
 	e.sup.Log = slog.New(slog.NewJSONHandler(&out, nil))
-	now := time.Now()
-	e.sup.Now = func() time.Time { return now }
+	clock := testkit.NewClock(time.Now())
+	e.sup.Now = clock.Now
 	log := e.cfg.Service("loud").Log
 	if err := os.MkdirAll(filepath.Dir(log), 0o700); err != nil {
 		t.Fatal(err)
@@ -65,13 +66,13 @@ func TestLogCappedIsLoggedOnceAMinuteWithACount(t *testing.T) {
 	}
 	for range 5 {
 		flood()
-		now = now.Add(time.Second)
+		clock.Advance(time.Second)
 	}
 	if got := out.lines("log.capped"); len(got) != 1 {
 		t.Fatalf("%d log.capped lines for 5 cuts in 5 s, want 1 (the first)", len(got))
 	}
 	// Nothing to cut a minute later: the 4 cuts since are summed up in one line.
-	now = now.Add(time.Minute)
+	clock.Advance(time.Minute)
 	if cut, err := e.sup.CapLog("loud"); err != nil || cut {
 		t.Fatalf("CapLog = %v, %v; want nothing to cut", cut, err)
 	}
@@ -80,7 +81,7 @@ func TestLogCappedIsLoggedOnceAMinuteWithACount(t *testing.T) {
 		t.Fatalf("log.capped lines %v; want a second one with cuts 4, cut_bytes 44000", got)
 	}
 	// And no line when nothing was cut since.
-	now = now.Add(2 * time.Minute)
+	clock.Advance(2 * time.Minute)
 	e.sup.CapLog("loud")
 	if n := len(out.lines("log.capped")); n != 2 {
 		t.Fatalf("%d log.capped lines after a quiet minute, want still 2", n)
@@ -92,8 +93,8 @@ func TestLogCappedIsLoggedOnceAMinuteWithACount(t *testing.T) {
 // cap; a second after its last cut it is back to its cap.
 func TestFloodIsCutFromHalfTheCap(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "loud", Addr: testutil.FreeAddr(t), ExtraTOML: "log_max = \"4KiB\"\n"})
-	now := time.Now()
-	e.sup.Now = func() time.Time { return now }
+	clock := testkit.NewClock(time.Now())
+	e.sup.Now = clock.Now
 	log := e.cfg.Service("loud").Log
 	os.MkdirAll(filepath.Dir(log), 0o700)
 	write := func(n int) {
@@ -118,12 +119,12 @@ func TestFloodIsCutFromHalfTheCap(t *testing.T) {
 	if !cut() {
 		t.Fatal("5000 bytes over a 4 KiB cap: not cut")
 	}
-	now = now.Add(500 * time.Millisecond)
+	clock.Advance(500 * time.Millisecond)
 	write(3000)
 	if tr := e.sup.CapTrigger("loud"); tr != 2048 || !cut() {
 		t.Fatalf("3000 bytes half a second after a cut: trigger %d, want 2048 and a cut", tr)
 	}
-	now = now.Add(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	write(3000)
 	if tr := e.sup.CapTrigger("loud"); tr != 4096 || cut() {
 		t.Fatalf("3000 bytes two seconds after the last cut: trigger %d, want 4096 and no cut", tr)

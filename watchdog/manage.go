@@ -213,7 +213,7 @@ func (s *Supervisor) stopRecorded(ctx context.Context, svc *config.Service, rep 
 // record) — never signalled here either way.
 func (s *Supervisor) portLeft(ctx context.Context, svc *config.Service, inst proc.Instance, rep *StopReport) {
 	addr, port, ok := healthPort(svc.Health)
-	if !ok || !portHeld(ctx, addr) {
+	if !ok || !PortHeld(ctx, addr) {
 		return
 	}
 	h := holderOf(ctx, port, nil)

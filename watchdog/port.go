@@ -79,8 +79,10 @@ func local(host string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
-// portHeld reports whether something accepts connections on addr.
-func portHeld(ctx context.Context, addr string) bool {
+// PortHeld reports whether something accepts connections on addr (a
+// connect within half a second): the watchdog asks before a start, status
+// before it names who serves a health port.
+func PortHeld(ctx context.Context, addr string) bool {
 	d := net.Dialer{Timeout: 500 * time.Millisecond}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testkit"
 	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 	"svcctl/state"
@@ -92,19 +93,19 @@ func TestRetryGivenUp(t *testing.T) {
 	// The service fails until the flag file exists (a fix deployed meanwhile).
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, GiveUpAfter: 1, RetryGivenUp: "1h",
 		Command: []string{"/bin/sh", "-c", `test -f "$1" || exit 1; exec "$2" --addr "$3"`, "sh", flag, testsvcBin, addr}})
-	now := time.Now()
-	e.sup.Now = func() time.Time { return now }
+	clock := testkit.NewClock(time.Now())
+	e.sup.Now = clock.Now
 	wantResult(t, e.ensure("web", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
 	os.WriteFile(flag, nil, 0o600)
 
-	now = now.Add(30 * time.Minute)
+	clock.Advance(30 * time.Minute)
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeSkipped, runtrace.ReasonGivenUp)
-	if r.Detail.NextTry == nil || !r.Detail.NextTry.Equal(now.Add(30*time.Minute).UTC()) {
+	if r.Detail.NextTry == nil || !r.Detail.NextTry.Equal(clock.Now().Add(30*time.Minute).UTC()) {
 		t.Fatalf("next try %v, want an hour after the failed start", r.Detail.NextTry)
 	}
 
-	now = now.Add(31 * time.Minute)
+	clock.Advance(31 * time.Minute)
 	r = e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
 	if r.Detail.State != state.Healthy {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/internal/testkit"
 	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 	"svcctl/state"
@@ -41,8 +42,8 @@ func fileOf(t *testing.T, path string) os.FileInfo {
 // cycle whose clock passed refreshEvery writes both again.
 func TestHealthyCyclesWriteNothingNew(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t)})
-	now := time.Now()
-	e.sup.Now = func() time.Time { return now }
+	clock := testkit.NewClock(time.Now())
+	e.sup.Now = clock.Now
 	if r := e.ensure("web", Request{Manual: true}); r.Reason != runtrace.ReasonStarted {
 		t.Fatalf("start: %s", r.Message)
 	}
@@ -51,7 +52,7 @@ func TestHealthyCyclesWriteNothingNew(t *testing.T) {
 	st0, last0 := fileOf(t, stPath), fileOf(t, lastPath)
 	rows0 := len(runsOf(t, e, "web"))
 	for i := range 3 {
-		now = now.Add(time.Second)
+		clock.Advance(time.Second)
 		if r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule}); r.Reason != runtrace.ReasonAlreadyRunning {
 			t.Fatalf("cycle %d: %s %s", i, r.Reason, r.Message)
 		}
@@ -62,16 +63,16 @@ func TestHealthyCyclesWriteNothingNew(t *testing.T) {
 	if n := len(runsOf(t, e, "web")); n != rows0+3 {
 		t.Fatalf("%d rows after 3 more cycles, want %d: every cycle keeps its row", n, rows0+3)
 	}
-	if got := e.sup.Checked()["web"]; !got.Equal(now.UTC()) {
-		t.Fatalf("Checked says %s, want the last look %s", got, now.UTC())
+	if got := e.sup.Checked()["web"]; !got.Equal(clock.Now().UTC()) {
+		t.Fatalf("Checked says %s, want the last look %s", got, clock.Now().UTC())
 	}
-	now = now.Add(refreshEvery)
+	clock.Advance(refreshEvery)
 	e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	if st, last := fileOf(t, stPath), fileOf(t, lastPath); os.SameFile(st0, st) || os.SameFile(last0, last) {
 		t.Fatal("a cycle refreshEvery after the last write wrote nothing")
 	}
-	if st, err := state.LoadService(stPath); err != nil || !st.LastProbeAt.Equal(now.UTC()) {
-		t.Fatalf("state.json after the refresh: last_probe_at %s, %v; want %s", st.LastProbeAt, err, now.UTC())
+	if st, err := state.LoadService(stPath); err != nil || !st.LastProbeAt.Equal(clock.Now().UTC()) {
+		t.Fatalf("state.json after the refresh: last_probe_at %s, %v; want %s", st.LastProbeAt, err, clock.Now().UTC())
 	}
 }
 

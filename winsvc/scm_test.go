@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"svcctl/internal/testkit"
 )
 
 // recordingSCM records each call at the seam; failOn names a method that
@@ -58,9 +60,7 @@ func (r *recordingSCM) binaryPath(name string) (string, error) {
 
 func useSCM(t *testing.T, r *recordingSCM) {
 	t.Helper()
-	old := scmAPI
-	scmAPI = r
-	t.Cleanup(func() { scmAPI = old })
+	testkit.Replace[scm](t, &scmAPI, r)
 }
 
 func TestConfigureAppliesRecoveryAtTheSeam(t *testing.T) {

@@ -215,29 +215,5 @@ func (c *child) stop(grace time.Duration) error {
 	return err
 }
 
-// exited reports whether the child has ended.
-func (c *child) exited() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// tail is the end of the child's log, for error messages.
-func (c *child) tail() string { return tailOf(c.log, 800) }
-
-func tailOf(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return strings.TrimSpace(string(b))
-}
-
 // procID is a process's proven identity.
 type procID = proc.Identity

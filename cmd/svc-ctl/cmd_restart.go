@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -52,34 +51,9 @@ Exit status: 0 when every service is running again, 1 when any is not.`,
 }
 
 func runRestart(ctx context.Context, g *globals, o restartOptions, names []string) error {
-	sup, closeRec, err := newSupervisor(g)
-	if err != nil {
-		var results []watchdog.Result
-		if handed, herr := handOver(ctx, g, err, control.KindRestart, control.ActArgs{Names: names, All: o.all}, &results); handed {
-			if herr != nil {
-				return herr
-			}
-			return printResults(g, results, o.json)
-		}
-		return err
-	}
-	defer closeRec()
-	names, err = serviceNames(sup, names, o.all)
-	if err != nil {
-		return err
-	}
-	var handed []watchdog.Result
-	if ok, herr := toAgent(ctx, g, sup.Paths, control.KindRestart, control.ActArgs{Names: names}, &handed); ok {
-		if herr != nil {
-			return herr
-		}
-		return printResults(g, handed, o.json)
-	}
-	results := make([]watchdog.Result, len(names))
-	var wg sync.WaitGroup
-	for i, n := range names {
-		wg.Go(func() { results[i], _ = sup.Restart(ctx, n) }) // every name was checked above
-	}
-	wg.Wait()
-	return printResults(g, results, o.json)
+	return runServiceAct(ctx, g, serviceAct{kind: control.KindRestart, all: o.all, json: o.json,
+		do: func(ctx context.Context, sup *watchdog.Supervisor, name string) watchdog.Result {
+			r, _ := sup.Restart(ctx, name) // the name is a service (serviceNames)
+			return r
+		}}, names)
 }

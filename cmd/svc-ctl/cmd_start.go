@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -53,85 +51,13 @@ Exit status: 0 when every service is running, 1 when any is not.`,
 }
 
 func runStart(ctx context.Context, g *globals, o startOptions, names []string) error {
-	sup, closeRec, err := newSupervisor(g)
-	if err != nil && !o.scheduled {
-		var results []watchdog.Result
-		if handed, herr := handOver(ctx, g, err, control.KindStart, control.ActArgs{Names: names, All: o.all}, &results); handed {
-			if herr != nil {
-				return herr
-			}
-			return printResults(g, results, o.json)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	defer closeRec()
-	names, err = serviceNames(sup, names, o.all)
-	if err != nil {
-		return err
-	}
-	if !o.scheduled { // the backstop's start is the check that the agent runs at all: never handed to it
-		var results []watchdog.Result
-		if handed, herr := toAgent(ctx, g, sup.Paths, control.KindStart, control.ActArgs{Names: names}, &results); handed {
-			if herr != nil {
-				return herr
-			}
-			return printResults(g, results, o.json)
-		}
-	}
 	req := watchdog.Request{Trigger: runtrace.TriggerManual, Manual: true}
 	if o.scheduled {
 		req = watchdog.Request{Trigger: runtrace.TriggerSchedule}
 	}
-	results := make([]watchdog.Result, len(names))
-	var wg sync.WaitGroup
-	for i, n := range names {
-		wg.Go(func() { results[i], _ = sup.Ensure(ctx, n, req) }) // every name was checked above
-	}
-	wg.Wait()
-	return printResults(g, results, o.json)
-}
-
-func printResults(g *globals, results []watchdog.Result, asJSON bool) error {
-	failed := false
-	for _, r := range results {
-		if r.Outcome == runtrace.OutcomeFailed {
-			failed = true
-		}
-	}
-	if asJSON {
-		if err := writeJSON(g.stdout, results); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range results {
-			fmt.Fprintf(g.stdout, "%s: %s\n", r.Service, r.Message)
-			if r.RecordError != "" {
-				fmt.Fprintf(g.stderr, "%s: warning: not recorded in run_trace: %s\n", r.Service, r.RecordError)
-			}
-		}
-	}
-	if failed {
-		return errSilent
-	}
-	return nil
-}
-
-// serviceNames is the services a start or restart acts on: every one with
-// --all, else the names given, each of which must be a service.
-func serviceNames(sup *watchdog.Supervisor, names []string, all bool) ([]string, error) {
-	if all {
-		names = nil
-		for _, s := range sup.Config().Services {
-			names = append(names, s.Name)
-		}
-		return names, nil
-	}
-	for _, n := range names {
-		if sup.Config().Service(n) == nil {
-			return nil, unknownService(sup.Config(), n)
-		}
-	}
-	return names, nil
+	return runServiceAct(ctx, g, serviceAct{kind: control.KindStart, all: o.all, json: o.json, alone: o.scheduled,
+		do: func(ctx context.Context, sup *watchdog.Supervisor, name string) watchdog.Result {
+			r, _ := sup.Ensure(ctx, name, req) // the name is a service (serviceNames)
+			return r
+		}}, names)
 }

@@ -33,12 +33,6 @@ func (h *receivedHook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.evs = append(h.evs, e)
 }
 
-func (h *receivedHook) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.evs)
-}
-
 // TestEventsSurviveAgentSIGKILL: the agent raises service.down while the
 // receiver is down; the event waits in the outbox, the agent is SIGKILLed,
 // the receiver comes up, a new agent delivers it: each id at least once, and

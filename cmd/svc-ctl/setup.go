@@ -196,21 +196,6 @@ func readableState(cfg *config.Config) error {
 	return state.Readable(state.PathsOf(cfg))
 }
 
-// withSupervisor runs fn with a supervisor for the config, closes the
-// ledger after, and turns an unknown service or job name into a usage error.
-func withSupervisor(g *globals, fn func(sup *watchdog.Supervisor) error) error {
-	sup, closeRec, err := newSupervisor(g)
-	if err != nil {
-		return err
-	}
-	defer closeRec()
-	err = fn(sup)
-	if errors.Is(err, watchdog.ErrUnknownName) {
-		return usageError{err}
-	}
-	return err
-}
-
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

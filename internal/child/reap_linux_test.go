@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"svcctl/internal/testkit"
 )
 
 // Orphans re-parented to this subreaper are reaped and reported, while a
 // hundred Cmds run beside the reaper: not one of their exit statuses is
 // stolen (os/exec's Wait would fail with ECHILD).
 func TestReaperReapsOrphansNeverACmd(t *testing.T) {
+	testkit.ProcessWide(t, "the test process becomes a subreaper, for good")
 	if err := Subreaper(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"svcctl/internal/testkit"
 )
 
 // bothWays runs a test with the one-call resolution (openat2,
@@ -23,9 +25,7 @@ func bothWays(t *testing.T, fn func(t *testing.T)) {
 			name = "walk"
 		}
 		t.Run(name, func(t *testing.T) {
-			old := walkOnly
-			walkOnly = walk
-			t.Cleanup(func() { walkOnly = old })
+			testkit.Replace(t, &walkOnly, walk)
 			fn(t)
 		})
 	}
@@ -410,9 +410,7 @@ func BenchmarkOpenDir(b *testing.B) {
 			name = "walk"
 		}
 		b.Run(name, func(b *testing.B) {
-			old := walkOnly
-			walkOnly = walk
-			defer func() { walkOnly = old }()
+			testkit.Replace(b, &walkOnly, walk)
 			for b.Loop() {
 				d, err := OpenDir(p)
 				if err != nil {

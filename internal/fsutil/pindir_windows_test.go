@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/windows"
+
+	"svcctl/internal/testkit"
 )
 
 // TestPinnedDirWindows: a pinned directory cannot be renamed away while
@@ -61,9 +63,7 @@ func TestPinRefusesAReparsePoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
-	old := reparseOf
-	reparseOf = func(windows.Handle) (bool, error) { return true, nil }
-	t.Cleanup(func() { reparseOf = old })
+	testkit.Replace(t, &reparseOf, func(windows.Handle) (bool, error) { return true, nil })
 	if d, err := OpenDir(root); !errors.Is(err, ErrSymlink) {
 		if d != nil {
 			d.Close()

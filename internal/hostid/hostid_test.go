@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"svcctl/internal/testkit"
 )
 
 // TestOSIDWhereThereIsOne: on a machine with an OS id (every CI runner of
@@ -25,9 +27,7 @@ func TestOSIDWhereThereIsOne(t *testing.T) {
 // read back the same by every later call, also by racing ones; an empty
 // file (a crash between create and write) is replaced.
 func TestFallbackPersists(t *testing.T) {
-	old := osID
-	osID = func() (string, error) { return "", errors.New("none") }
-	t.Cleanup(func() { osID = old })
+	testkit.Replace(t, &osID, func() (string, error) { return "", errors.New("none") })
 	path := filepath.Join(t.TempDir(), "host-id")
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
