@@ -1,0 +1,42 @@
+package proc
+
+import (
+	"os/exec"
+	"testing"
+)
+
+// A Walk reads the stat of a new PID only while a process holds it: on a
+// host building code most PIDs of the window are gone by the next Walk, and
+// failing to open each one's stat was the larger part of an idle agent's
+// CPU there. A process that ran and was reaped between two Walks is asked
+// about (kill 0), never read; the member test above shows a live one is.
+func TestWalkSkipsPIDsGoneSince(t *testing.T) {
+	c := spawnT(t, SpawnSpec{Argv: []string{"/bin/sh", "-c", "sleep 300"}})
+	var read []int32
+	walk := func(second bool) {
+		l := &looker{inst: c.Instance, boot: currentBoot(), members: map[int32]*seen{}, depth: Walk}
+		r := newProcReader()
+		l.readOne = func(pid int32) (procInfo, error) {
+			read = append(read, pid)
+			return r(pid)
+		}
+		l.lastWalkPIDs()
+		l.seeds()
+		read = nil
+		if ok := l.sinceLastWalk(); second && !ok {
+			t.Fatal("the window was not read: the test needs a Walk of new PIDs")
+		}
+	}
+	walk(false) // the instance's first Walk: the window starts here
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil { // started and reaped: its PID is free again
+		t.Fatal(err)
+	}
+	pid := int32(gone.ProcessState.Pid())
+	walk(true)
+	for _, p := range read {
+		if p == pid {
+			t.Fatalf("the Walk read the stat of pid %d, which had exited and been reaped (read %v)", pid, read)
+		}
+	}
+}
