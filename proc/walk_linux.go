@@ -3,7 +3,6 @@ package proc
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strconv"
 	"sync"
 
@@ -111,7 +110,7 @@ func pidExists(pid int32) bool {
 // lastPID is the last PID the kernel handed out in this PID namespace: the
 // fifth field of /proc/loadavg ("0.00 0.05 0.33 1/123 45678").
 func lastPID() (int32, bool) {
-	b, err := os.ReadFile(procRoot + "/loadavg")
+	b, err := readProcFile(procRoot + "/loadavg")
 	if err != nil {
 		return 0, false
 	}
