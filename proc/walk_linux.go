@@ -80,11 +80,13 @@ func (l *looker) sinceLastWalk() bool {
 	}
 	for pid := l.pidPrev + 1; pid <= l.pidNow && len(l.members) < maxMembers; pid++ {
 		// Most PIDs a busy host hands out in a second are gone by the next
-		// Walk (a build's compilers, a shell's pipes): asking whether one
-		// exists (kill 0, ~0.1 µs) is a twentieth of failing to open its
-		// stat (a path lookup in /proc), which was a fifth of an idle
-		// agent's CPU on a host building code (docs/benchmarks.md).
-		if !pidExists(pid) {
+		// Walk (a build's compilers, a shell's pipes) or are threads of
+		// some process (IDs of one space): only a process can be a member,
+		// and asking whether pid is one's leader (tgkill 0, ~0.1 µs) is a
+		// twentieth of opening its stat (a path lookup in /proc), which
+		// was a fifth of an idle agent's CPU on a host building code
+		// (docs/benchmarks.md).
+		if !processExists(pid) {
 			continue
 		}
 		pi, err := l.readOne(pid)
@@ -104,6 +106,13 @@ func (l *looker) sinceLastWalk() bool {
 // pidExists reports whether a process (or a zombie) holds pid.
 func pidExists(pid int32) bool {
 	err := unix.Kill(int(pid), 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
+
+// processExists reports whether pid is a process (a thread group's
+// leader, or a zombie), not a thread of one nor free.
+func processExists(pid int32) bool {
+	err := unix.Tgkill(int(pid), int(pid), 0)
 	return err == nil || errors.Is(err, unix.EPERM)
 }
 
