@@ -49,7 +49,7 @@ func readProcBoot(pid int32, bt int64) (procInfo, error) {
 	if pid <= 0 {
 		return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
 	}
-	b, err := os.ReadFile(procRoot + "/" + strconv.Itoa(int(pid)) + "/stat")
+	b, err := readProcFile(procRoot + "/" + strconv.Itoa(int(pid)) + "/stat")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
 			return procInfo{}, fmt.Errorf("pid %d: %w", pid, ErrGone)

@@ -176,9 +176,7 @@ func (s *Store) recordWith(ctx context.Context, r Run, boot string, emit Emitter
 	dur := max(0, r.FinishedAt.UnixMilli()-r.StartedAt.UnixMilli())
 	var id int64
 	err = tx(ctx, "record run", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO run_trace
-(job_id, trigger, scheduled_at, started_at, finished_at, outcome, reason, duration_ms, detail, boot_id)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		res, err := execIn(ctx, tx, s.stmts.record, recordSQL,
 			r.JobID, r.Trigger, toMS(r.ScheduledAt), r.StartedAt.UnixMilli(), r.FinishedAt.UnixMilli(),
 			r.Outcome, r.Reason, dur, d, nullString(boot))
 		if err != nil {

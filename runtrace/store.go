@@ -62,6 +62,8 @@ type Store struct {
 	log  *slog.Logger
 	inst string
 	boot string
+	// stmts are the writer's prepared statements (lean_stmts.go).
+	stmts prepared
 }
 
 // Open opens (creating unless o.ReadOnly) the database at path, checks it
@@ -127,6 +129,7 @@ func (s *Store) openReadWrite() error {
 			return err
 		}
 	}
+	s.prepareWriter(ctx)
 	s.r, err = s.sqlOpen(readHandle, readConns)
 	return err
 }
@@ -195,6 +198,7 @@ func (s *Store) Close() error {
 		s.r = nil
 	}
 	if s.w != nil {
+		s.closePrepared()
 		errs = append(errs, s.w.Close())
 		s.w = nil
 	}

@@ -41,7 +41,7 @@ func (k *Kit) Build(ctx context.Context) (Binaries, error) {
 	return b, nil
 }
 
-func goBuild(ctx context.Context, dir, name, pkg string) (string, error) {
+func goBuild(ctx context.Context, dir, name, pkg string, env ...string) (string, error) {
 	root, err := moduleRoot(ctx)
 	if err != nil {
 		return "", err
@@ -54,6 +54,7 @@ func goBuild(ctx context.Context, dir, name, pkg string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w: %s", pkg, err, b)
 	}
