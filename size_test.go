@@ -38,7 +38,6 @@ var oversized = map[string]int{
 	"report/verify.go":               662,
 	"report/why.go":                  646,
 	"runtrace/deliveries.go":         436,
-	"runtrace/queue.go":              734,
 	"runtrace/schema.go":             439,
 	"watchdog/ensure.go":             489,
 	"watchdog/ensure_restart.go":     693,
