@@ -86,20 +86,8 @@ ORDER BY o.created_at, d.event_id`, channel, subject, now.UnixMilli(), owner)
 func (s *Store) claim(ctx context.Context, owner string, now time.Time, lease time.Duration, where string, args ...any) ([]Delivery, error) {
 	var out []Delivery
 	err := s.tx(ctx, "claim deliveries", func(tx *sql.Tx) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+` `+deliveryFrom+where, args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			d, err := scanDelivery(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, d)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		var err error
+		if out, err = scanRows(ctx, tx, scanDelivery, `SELECT `+deliveryColumns+` `+deliveryFrom+where, args...); err != nil {
 			return err
 		}
 		until := now.Add(lease).UnixMilli()
@@ -261,22 +249,11 @@ type Dropped struct {
 func (s *Store) DropExpired(ctx context.Context, cutoff time.Time) (Dropped, error) {
 	var out Dropped
 	err := s.tx(ctx, "drop expired events", func(tx *sql.Tx) error {
-		out = Dropped{Undelivered: map[string]int{}}
-		rows, err := tx.QueryContext(ctx, `SELECT d.channel, COUNT(*) FROM deliveries d JOIN outbox o ON o.id = d.event_id
+		out = Dropped{}
+		var err error
+		out.Undelivered, err = countsByKey(ctx, tx, `SELECT d.channel, COUNT(*) FROM deliveries d JOIN outbox o ON o.id = d.event_id
 WHERE o.created_at < ? AND d.state IN ('pending', 'failed') GROUP BY d.channel`, cutoff.UnixMilli())
 		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var ch string
-			var n int
-			if err := rows.Scan(&ch, &n); err != nil {
-				rows.Close()
-				return err
-			}
-			out.Undelivered[ch] = n
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM outbox WHERE created_at < ?`, cutoff.UnixMilli())
@@ -306,22 +283,10 @@ func (s *Store) Deliveries(ctx context.Context, limit int, states ...string) ([]
 	}
 	args = append(args, limit)
 	var out []Delivery
-	err := s.read(ctx, "list deliveries", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, `SELECT `+deliveryColumns+` `+deliveryFrom+` `+where+`
+	err := s.read(ctx, "list deliveries", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, scanDelivery, `SELECT `+deliveryColumns+` `+deliveryFrom+` `+where+`
 ORDER BY o.created_at, d.event_id, d.channel LIMIT ?`, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			d, err := scanDelivery(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, d)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
@@ -331,23 +296,10 @@ ORDER BY o.created_at, d.event_id, d.channel LIMIT ?`, args...)
 
 // CountDeliveries counts deliveries by state.
 func (s *Store) CountDeliveries(ctx context.Context) (map[string]int, error) {
-	out := map[string]int{}
-	err := s.read(ctx, "count deliveries", func(db *sql.DB) error {
-		clear(out)
-		rows, err := db.QueryContext(ctx, `SELECT state, COUNT(*) FROM deliveries GROUP BY state`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var st string
-			var n int
-			if err := rows.Scan(&st, &n); err != nil {
-				return err
-			}
-			out[st] = n
-		}
-		return rows.Err()
+	var out map[string]int
+	err := s.read(ctx, "count deliveries", func(db *sql.DB) (err error) {
+		out, err = countsByKey(ctx, db, `SELECT state, COUNT(*) FROM deliveries GROUP BY state`)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("count deliveries: %w", err)
@@ -368,31 +320,25 @@ type ChannelState struct {
 // ChannelStates returns every channel that has ever been tried, by name.
 func (s *Store) ChannelStates(ctx context.Context) ([]ChannelState, error) {
 	var out []ChannelState
-	err := s.read(ctx, "channel states", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, `SELECT channel, last_ok_at, COALESCE(last_latency_ms, 0),
+	err := s.read(ctx, "channel states", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, scanChannelState, `SELECT channel, last_ok_at, COALESCE(last_latency_ms, 0),
   COALESCE(last_error, ''), last_error_at, failing_since FROM notify_channels ORDER BY channel`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c ChannelState
-			var ok, errAt, since *int64
-			var lat int64
-			if err := rows.Scan(&c.Channel, &ok, &lat, &c.LastError, &errAt, &since); err != nil {
-				return err
-			}
-			c.LastOK, c.LastErrorAt, c.FailingSince = fromMS(ok), fromMS(errAt), fromMS(since)
-			c.LastLatency = time.Duration(lat) * time.Millisecond
-			out = append(out, c)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read channel states: %w", err)
 	}
 	return out, nil
+}
+
+func scanChannelState(sc scanner) (ChannelState, error) {
+	var c ChannelState
+	var ok, errAt, since *int64
+	var lat int64
+	err := sc.Scan(&c.Channel, &ok, &lat, &c.LastError, &errAt, &since)
+	c.LastOK, c.LastErrorAt, c.FailingSince = fromMS(ok), fromMS(errAt), fromMS(since)
+	c.LastLatency = time.Duration(lat) * time.Millisecond
+	return c, err
 }
 
 // ChannelResult records an attempt made outside the outbox (`svc-ctl notify

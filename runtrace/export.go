@@ -51,26 +51,17 @@ func (s *Store) FinishedAfter(ctx context.Context, seq int64, limit int) ([]Fini
 	var out []FinishedRun
 	var head int64
 	err := s.read(ctx, "read finished rows", func(db *sql.DB) error {
-		out = out[:0]
 		if err := db.QueryRowContext(ctx, `SELECT n FROM finish_counter WHERE id = 1`).Scan(&head); err != nil {
 			return err
 		}
-		rows, err := db.QueryContext(ctx, `SELECT seq, `+runColumns+` FROM run_trace
-WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		var err error
+		out, err = scanRows(ctx, db, func(sc scanner) (FinishedRun, error) {
 			var f FinishedRun
 			var err error
-			f.Run, err = scanRun(seqScanner{rows, &f.Seq})
-			if err != nil {
-				return err
-			}
-			out = append(out, f)
-		}
-		return rows.Err()
+			f.Run, err = scanRun(seqScanner{sc, &f.Seq})
+			return f, err
+		}, `SELECT seq, `+runColumns+` FROM run_trace WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+		return err
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("read finished rows after %d: %w", seq, err)
@@ -80,7 +71,7 @@ WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
 
 // seqScanner reads the leading seq column, then hands the rest to scanRun.
 type seqScanner struct {
-	rows *sql.Rows
+	rows scanner
 	seq  *int64
 }
 
@@ -120,31 +111,21 @@ func (s *Store) AdvanceExportCursor(ctx context.Context, channel string, from, t
 func (s *Store) ClaimHead(ctx context.Context, channel, owner string, now time.Time, lease time.Duration, limit int) (ds []Delivery, due time.Time, err error) {
 	err = s.tx(ctx, "claim deliveries", func(tx *sql.Tx) error {
 		ds, due = ds[:0], time.Time{}
-		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+`, COALESCE(d.claimed_until, 0) `+deliveryFrom+`
+		head, err := scanRows(ctx, tx, scanClaimed, `SELECT `+deliveryColumns+`, COALESCE(d.claimed_until, 0) `+deliveryFrom+`
 WHERE d.state = 'pending' AND d.channel = ? ORDER BY o.created_at, d.event_id LIMIT ?`, channel, limit)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var until int64
-			d, err := scanDelivery(claimScanner{rows, &until})
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			if len(ds) == 0 {
-				due = d.NextAt
-				if u := time.UnixMilli(until).UTC(); u.After(due) {
+		for i, c := range head {
+			if i == 0 {
+				due = c.NextAt
+				if u := time.UnixMilli(c.until).UTC(); u.After(due) {
 					due = u
 				}
-			}
-			if until > now.UnixMilli() && len(ds) > 0 {
+			} else if c.until > now.UnixMilli() {
 				break // a claimed one (ClaimSubject elsewhere): the batch ends before it
 			}
-			ds = append(ds, d)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return err
+			ds = append(ds, c.Delivery)
 		}
 		if len(ds) == 0 || due.After(now) {
 			ds = ds[:0]
@@ -165,13 +146,27 @@ WHERE event_id = ? AND channel = ?`, owner, until, d.EventID, d.Channel); err !=
 	return ds, due, nil
 }
 
-// claimScanner is a *sql.Rows whose last column (claimed_until) goes to until.
-type claimScanner struct {
-	rows  *sql.Rows
+// claimed is a delivery with its claim's end (claimed_until, 0: none).
+type claimed struct {
+	Delivery
+	until int64
+}
+
+// scanClaimed reads a delivery followed by its claimed_until column.
+func scanClaimed(sc scanner) (claimed, error) {
+	var c claimed
+	var err error
+	c.Delivery, err = scanDelivery(claimRow{sc, &c.until})
+	return c, err
+}
+
+// claimRow is a row whose last column (claimed_until) goes to until.
+type claimRow struct {
+	rows  scanner
 	until *int64
 }
 
-func (c claimScanner) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.until)...) }
+func (c claimRow) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.until)...) }
 
 // DeliveredBatch records one accepted attempt that carried every delivery
 // of ds (one request): each is delivered, the channel's last delivery now.

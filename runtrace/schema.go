@@ -400,37 +400,11 @@ func (s *Store) verifySchema(ctx context.Context, db *sql.DB, version int) error
 }
 
 func triggerNames(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return scanRows(ctx, db, scanValue[string], "SELECT name FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
 }
 
 func columns(ctx context.Context, db *sql.DB, table string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return scanRows(ctx, db, scanValue[string], "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
 }
 
 func firstLine(s string) string {
