@@ -206,7 +206,7 @@ func (x *otlpExporter) events(ctx context.Context) (bool, time.Time, error) {
 	if err != nil {
 		permanent := IsPermanent(err)
 		next := now.Add(retryIn(max(x.fails+1, ds[0].Attempts+1), err))
-		if ferr := x.s.store.FailedBatch(bg, ds, x.s.opts.Owner, now, err.Error(), permanent, next); ferr != nil {
+		if ferr := x.s.outbox.failed(bg, ds, now, err.Error(), permanent, next); ferr != nil {
 			x.log.Warn("notify.record_failed", "err", ferr)
 		}
 		if permanent {
@@ -215,7 +215,7 @@ func (x *otlpExporter) events(ctx context.Context) (bool, time.Time, error) {
 		}
 		return false, next, err
 	}
-	if rerr := x.s.store.DeliveredBatch(bg, ds, x.s.opts.Now(), lat); rerr != nil {
+	if rerr := x.s.outbox.delivered(bg, ds, x.s.opts.Now(), lat, false); rerr != nil {
 		x.log.Warn("notify.record_failed", "err", rerr)
 	}
 	x.exported["event"] += int64(len(ds))

@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -15,16 +14,6 @@ import (
 // Retention is how long an undelivered event is kept: past it, it is
 // dropped and the drop is reported (Options.OnDropped).
 const Retention = 7 * 24 * time.Hour
-
-// Retry schedule of a failed attempt: backoffFirst after the first failure,
-// doubling, capped at backoffMax, each wait drawn from [d/2, d] (jitter, so a
-// fleet coming back online does not hammer a server in step).
-const (
-	backoffFirst = 5 * time.Second
-	backoffMax   = 10 * time.Minute
-	// retryAfterMax caps a receiver's Retry-After.
-	retryAfterMax = time.Hour
-)
 
 // Options tune a Sender. The zero value is what the agent uses.
 type Options struct {
@@ -56,9 +45,10 @@ type Options struct {
 // Sender delivers what the outbox holds: one loop per channel, so a channel
 // whose receiver hangs delays only itself.
 type Sender struct {
-	store *runtrace.Store
-	opts  Options
-	chans []*channelLoop
+	store  *runtrace.Store
+	outbox outbox // the delivery state machine's steps (deliveries.go)
+	opts   Options
+	chans  []*channelLoop
 }
 
 type channelLoop struct {
@@ -93,7 +83,7 @@ func NewSender(cfg *config.Config, store *runtrace.Store, o Options) *Sender {
 	if o.Started.IsZero() {
 		o.Started = o.Now()
 	}
-	s := &Sender{store: store, opts: o}
+	s := &Sender{store: store, outbox: outbox{store: store, owner: o.Owner}, opts: o}
 	red := redact.New(cfg.SecretValues()...)
 	for _, n := range cfg.Notify {
 		c := &channelLoop{s: s, conf: n, wake: make(chan struct{}, 1)}
@@ -304,11 +294,8 @@ func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Deliver
 			group, ci = c.withDeferred(ctx, group, ci)
 		}
 		if ci < 0 {
-			until := last.Add(c.conf.MinInterval)
-			for _, d := range group {
-				if err := c.s.store.Defer(bg, d, c.s.opts.Owner, until); err != nil {
-					c.s.opts.Log.Warn("notify.defer_failed", "channel", c.conf.Name, "event", d.EventID, "err", err)
-				}
+			if err := c.s.outbox.deferTo(bg, group, last.Add(c.conf.MinInterval)); err != nil {
+				c.s.opts.Log.Warn("notify.defer_failed", "channel", c.conf.Name, "events", len(group), "err", err)
 			}
 			return
 		}
@@ -324,7 +311,7 @@ func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Deliver
 	if len(group) > 1 {
 		held := append(append([]runtrace.Delivery(nil), group[:ci]...), group[ci+1:]...)
 		var err error
-		if carrier, err = c.s.store.Hold(bg, held, carrier, c.s.opts.Owner, now); err != nil {
+		if carrier, err = c.s.outbox.hold(bg, held, carrier, now); err != nil {
 			c.s.opts.Log.Warn("notify.hold_failed", "channel", c.conf.Name, "err", err)
 			return
 		}
@@ -403,7 +390,7 @@ func (c *channelLoop) send(ctx context.Context, d runtrace.Delivery) {
 	now := c.s.opts.Now()
 	permanent := IsPermanent(err)
 	next := now.Add(retryIn(d.Attempts+1, err))
-	if ferr := c.s.store.Failed(bg, d, c.s.opts.Owner, now, err.Error(), permanent, next); ferr != nil {
+	if ferr := c.s.outbox.failed(bg, []runtrace.Delivery{d}, now, err.Error(), permanent, next); ferr != nil {
 		log.Warn("notify.record_failed", "err", ferr)
 	}
 	if permanent {
@@ -427,23 +414,9 @@ func (c *channelLoop) attempt(ctx context.Context, e *Event, d runtrace.Delivery
 	if err != nil {
 		return err
 	}
-	if rerr := c.s.store.Delivered(context.WithoutCancel(ctx), d, c.s.opts.Now(), lat); rerr != nil {
+	if rerr := c.s.outbox.delivered(context.WithoutCancel(ctx), []runtrace.Delivery{d}, c.s.opts.Now(), lat, true); rerr != nil {
 		log.Warn("notify.record_failed", "err", rerr)
 	}
 	log.Info("notify.delivered", "latency_ms", lat.Milliseconds(), "held_back", d.HeldBack)
 	return nil
-}
-
-// retryIn is the wait before attempt n+1 after n failed ones: what the
-// receiver asked for (Retry-After), else exponential with jitter.
-func retryIn(n int, err error) time.Duration {
-	if d, ok := retryAfter(err); ok {
-		return min(max(d, time.Second), retryAfterMax)
-	}
-	d := backoffFirst
-	for i := 1; i < n && d < backoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, backoffMax)
-	return d/2 + rand.N(d/2+1)
 }

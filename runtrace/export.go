@@ -168,56 +168,6 @@ type claimRow struct {
 
 func (c claimRow) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.until)...) }
 
-// DeliveredBatch records one accepted attempt that carried every delivery
-// of ds (one request): each is delivered, the channel's last delivery now.
-func (s *Store) DeliveredBatch(ctx context.Context, ds []Delivery, at time.Time, latency time.Duration) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	err := s.tx(ctx, "record delivery", func(tx *sql.Tx) error {
-		for _, d := range ds {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'delivered', attempts = attempts + 1,
-  done_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending'`, at.UnixMilli(), d.EventID, d.Channel); err != nil {
-				return err
-			}
-		}
-		return channelOK(ctx, tx, ds[0].Channel, at, latency)
-	})
-	if err != nil {
-		return fmt.Errorf("record delivery of %d events to %s: %w", len(ds), ds[0].Channel, err)
-	}
-	return nil
-}
-
-// FailedBatch is Failed for every delivery of one request: all are tried
-// again at next (so they keep their order), or end failed when permanent.
-func (s *Store) FailedBatch(ctx context.Context, ds []Delivery, owner string, at time.Time, errText string, permanent bool, next time.Time) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	state := DeliveryPending
-	if permanent {
-		state = DeliveryFailed
-	}
-	errText = capText(errText, 1000)
-	err := s.tx(ctx, "record failed delivery", func(tx *sql.Tx) error {
-		for _, d := range ds {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = ?, attempts = attempts + 1, last_error = ?,
-  next_at = ?, done_at = CASE WHEN ? = 'failed' THEN ? END, claimed_by = NULL, claimed_until = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending' AND claimed_by = ?`,
-				state, errText, next.UnixMilli(), state, at.UnixMilli(), d.EventID, d.Channel, owner); err != nil {
-				return err
-			}
-		}
-		return channelFailed(ctx, tx, ds[0].Channel, at, errText)
-	})
-	if err != nil {
-		return fmt.Errorf("record failed delivery of %d events to %s: %w", len(ds), ds[0].Channel, err)
-	}
-	return nil
-}
-
 // TrimPending bounds what channel keeps waiting: past keep pending
 // deliveries, the oldest end as failed ("dropped"), so a receiver that is
 // down for long costs bounded disk. It returns how many it dropped.

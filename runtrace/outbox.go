@@ -9,14 +9,15 @@ import (
 )
 
 // The outbox holds the events svc-ctl owes people (package notify says what
-// they mean; this file only keeps them). An event is written in the same
-// transaction as the run row that raised it, so a crash can lose neither
-// without the other; it gets one delivery row per channel that wants it.
-// A delivery is pending until a sender delivers it (delivered), gives up on
-// it for good (failed: the receiver refused it), or folds it into a later
-// event of the same subject (held: min_interval). A sender claims a
-// delivery with a lease before trying it, so one delivery never has two
-// attempts in flight, and a sender that dies leaves a claim that expires.
+// they mean and moves their deliveries from state to state, notify/
+// deliveries.go; this package only keeps them). An event is written in the
+// same transaction as the run row that raised it (the Emitter, which notify
+// hands in, derives it there), so a crash can lose neither without the
+// other; it gets one delivery row per channel that wants it. A sender
+// claims a delivery with a lease before trying it, so one delivery never
+// has two attempts in flight, and a sender that dies leaves a claim that
+// expires. The delivery states are the column's values (the schema checks
+// them); which step leads where is notify's.
 
 // Delivery states.
 const (
