@@ -37,7 +37,6 @@ var oversized = map[string]int{
 	"report/status.go":               642,
 	"report/verify.go":               662,
 	"report/why.go":                  646,
-	"runtrace/schema.go":             439,
 	"watchdog/ensure.go":             489,
 	"watchdog/ensure_restart.go":     693,
 }
