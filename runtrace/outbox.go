@@ -154,17 +154,26 @@ func (s *Store) recordAs(ctx context.Context, r Run, boot string, emit Emitter) 
 	return s.recordWith(ctx, r, boot, emit, s.tx, false)
 }
 
-// recordWith is record in boot; with onlyIfQuiet, a verdict that emit says
-// raises events or moves its mark fails with errNeedsSync and writes nothing.
-func (s *Store) recordWith(ctx context.Context, r Run, boot string, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error, onlyIfQuiet bool) (int64, error) {
+// checkRecord checks a finished row before it is written or queued; one
+// with no finish time ended as it started.
+func checkRecord(r *Run) error {
 	if r.FinishedAt.IsZero() {
 		r.FinishedAt = r.StartedAt
 	}
 	if err := checkStart(r.JobID, r.Trigger, r.StartedAt); err != nil {
-		return 0, fmt.Errorf("record run of %q: %w", r.JobID, err)
+		return fmt.Errorf("record run of %q: %w", r.JobID, err)
 	}
 	if err := checkVerdict(r.Outcome, r.Reason, r.FinishedAt); err != nil {
-		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
+		return fmt.Errorf("record run of %s: %w", r.JobID, err)
+	}
+	return nil
+}
+
+// recordWith is record in boot; with onlyIfQuiet, a verdict that emit says
+// raises events or moves its mark fails with errNeedsSync and writes nothing.
+func (s *Store) recordWith(ctx context.Context, r Run, boot string, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error, onlyIfQuiet bool) (int64, error) {
+	if err := checkRecord(&r); err != nil {
+		return 0, err
 	}
 	var detail any
 	if len(r.Detail) > 0 {

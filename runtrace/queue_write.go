@@ -212,14 +212,8 @@ func (q *Queue) RecordLazyEmit(ctx context.Context, r Run, emit Emitter) (int64,
 }
 
 func (q *Queue) record(r Run, emit Emitter, store func(Run) (int64, error)) (int64, error) {
-	if r.FinishedAt.IsZero() {
-		r.FinishedAt = r.StartedAt
-	}
-	if err := checkStart(r.JobID, r.Trigger, r.StartedAt); err != nil {
-		return 0, fmt.Errorf("record run of %q: %w", r.JobID, err)
-	}
-	if err := checkVerdict(r.Outcome, r.Reason, r.FinishedAt); err != nil {
-		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
+	if err := checkRecord(&r); err != nil {
+		return 0, err
 	}
 	return q.writeOrQueue(write{
 		enqueue: func() int64 { return q.recordLocked(r, emit) },
