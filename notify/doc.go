@@ -15,7 +15,10 @@
 // is on disk and retry times are wall-clock), and a claim with a lease keeps
 // one delivery from ever having two attempts in flight. min_interval folds a
 // flapping subject's events into one message that says how many were held
-// back. Events older than 7 days are dropped, with a count (Dropped).
+// back. Events older than 7 days are dropped, with a count (Dropped). The
+// delivery state machine (pending to delivered, failed or held, and the
+// retry schedule) is deliveries.go's; runtrace stores the rows and writes
+// the steps it decides.
 //
 // What the package must never do: send a secret (event details are scrubbed
 // by internal/redact; URLs and tokens appear in logs and errors only through

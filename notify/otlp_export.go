@@ -2,19 +2,14 @@ package notify
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
 
 	"svcctl/config"
 	"svcctl/internal/redact"
-	"svcctl/runtrace"
 )
 
 // Bounds of an otlp channel's delivery.
@@ -206,7 +201,7 @@ func (x *otlpExporter) events(ctx context.Context) (bool, time.Time, error) {
 	if err != nil {
 		permanent := IsPermanent(err)
 		next := now.Add(retryIn(max(x.fails+1, ds[0].Attempts+1), err))
-		if ferr := x.s.store.FailedBatch(bg, ds, x.s.opts.Owner, now, err.Error(), permanent, next); ferr != nil {
+		if ferr := x.s.outbox.failed(bg, ds, now, err.Error(), permanent, next); ferr != nil {
 			x.log.Warn("notify.record_failed", "err", ferr)
 		}
 		if permanent {
@@ -215,7 +210,7 @@ func (x *otlpExporter) events(ctx context.Context) (bool, time.Time, error) {
 		}
 		return false, next, err
 	}
-	if rerr := x.s.store.DeliveredBatch(bg, ds, x.s.opts.Now(), lat); rerr != nil {
+	if rerr := x.s.outbox.delivered(bg, ds, x.s.opts.Now(), lat, false); rerr != nil {
 		x.log.Warn("notify.record_failed", "err", rerr)
 	}
 	x.exported["event"] += int64(len(ds))
@@ -252,157 +247,5 @@ func (x *otlpExporter) partial(p partial, what string) {
 		if err := x.s.store.ChannelResult(context.Background(), x.conf.Name, x.s.opts.Now(), 0, msg); err != nil {
 			x.log.Warn("notify.record_failed", "err", err)
 		}
-	}
-}
-
-// rows sends the finished rows after the cursor that rows = ... selects,
-// and moves the cursor past everything it read once the collector took
-// them (a read with nothing to send moves it too).
-func (x *otlpExporter) rows(ctx context.Context) (bool, error) {
-	if x.conf.OTLP.Rows == config.OTLPRowsNone {
-		return false, nil
-	}
-	bg := context.WithoutCancel(ctx)
-	now := x.s.opts.Now()
-	if x.cursor < 0 {
-		c, err := x.s.store.ExportCursor(ctx, x.conf.Name, now)
-		if err != nil {
-			return false, err
-		}
-		x.cursor, x.stored = c, c
-	}
-	rows, head, err := x.s.store.FinishedAfter(ctx, x.cursor, otlpBatch)
-	if err != nil {
-		return false, err
-	}
-	from, to := x.cursor, x.cursor
-	lost := 0
-	if head-from > otlpMaxRowBacklog { // catch up on the newest, and say what was skipped
-		to = head - otlpMaxRowBacklog
-		lost += int(to - from)
-		if rows, head, err = x.s.store.FinishedAfter(ctx, to, otlpBatch); err != nil {
-			return false, err
-		}
-	}
-	var recs []*logspb.LogRecord
-	for _, r := range rows {
-		lost += int(r.Seq - to - 1) // a gap: rows deleted (pruned) before they were sent
-		to = r.Seq
-		if x.wantRow(&r.Run) {
-			recs = append(recs, x.runRecord(&r.Run, now))
-		}
-	}
-	if len(rows) == 0 && head > to {
-		lost += int(head - to)
-		to = head
-	}
-	if len(recs) > 0 {
-		start := time.Now()
-		p, err := x.send(ctx, recs)
-		lat := time.Since(start)
-		x.observe(lat, err)
-		if err != nil && !IsPermanent(err) {
-			if cerr := x.s.store.ChannelResult(bg, x.conf.Name, x.s.opts.Now(), 0, err.Error()); cerr != nil {
-				x.log.Warn("notify.record_failed", "err", cerr)
-			}
-			return false, err
-		}
-		if err != nil {
-			x.log.Error("otlp.refused", "what", "rows", "count", len(recs), "err", err)
-			x.undelivered("rows", len(recs), "the collector refused them: "+err.Error())
-		} else {
-			x.exported["run"] += int64(len(recs))
-			if cerr := x.s.store.ChannelResult(bg, x.conf.Name, x.s.opts.Now(), lat, ""); cerr != nil {
-				x.log.Warn("notify.record_failed", "err", cerr)
-			}
-			x.partial(p, "rows") // after the success: its words stay the channel's last error
-			x.log.Info("otlp.exported", "what", "rows", "count", len(recs), "latency_ms", lat.Milliseconds())
-		}
-	}
-	if to == from {
-		return false, nil
-	}
-	if len(recs) == 0 && lost == 0 && to-x.stored < otlpCursorLead {
-		x.cursor = to // nothing sent: no write (see cursor)
-		return len(rows) == otlpBatch, nil
-	}
-	if err := x.s.store.AdvanceExportCursor(bg, x.conf.Name, x.stored, to, x.s.opts.Now()); err != nil {
-		x.cursor = -1 // read it again
-		if errors.Is(err, runtrace.ErrCursorMoved) {
-			x.log.Error("otlp.cursor_moved", "err", err, "hint", "two agents export through one state dir")
-		}
-		return false, err
-	}
-	x.cursor, x.stored = to, to
-	if lost > 0 {
-		x.undelivered("rows", lost, "they were pruned from the ledger (retention) or skipped (more than 100000 waited) before the collector took them")
-	}
-	return len(rows) == otlpBatch, nil
-}
-
-// wantRow: rows = "all" sends every row, "notable" all but the routine
-// healthy cycles, which the metrics count instead.
-func (x *otlpExporter) wantRow(r *runtrace.Run) bool {
-	if x.conf.OTLP.Rows == config.OTLPRowsAll {
-		return true
-	}
-	return !runtrace.Routine(*r)
-}
-
-// runRecord is a finished run as a log record.
-func (x *otlpExporter) runRecord(r *runtrace.Run, observed time.Time) *logspb.LogRecord {
-	var det runDetail
-	_ = json.Unmarshal(r.Detail, &det)
-	kind, name := runtrace.SplitID(r.JobID)
-	sev, text := logspb.SeverityNumber_SEVERITY_NUMBER_INFO, "INFO"
-	switch r.Outcome {
-	case runtrace.OutcomeFailed:
-		sev, text = logspb.SeverityNumber_SEVERITY_NUMBER_ERROR, "ERROR"
-	case runtrace.OutcomeSkipped:
-		sev, text = logspb.SeverityNumber_SEVERITY_NUMBER_WARN, "WARN"
-	}
-	subject := name
-	switch kind {
-	case runtrace.KindJob:
-		subject = "job " + name
-	case runtrace.KindWatchdog:
-		subject = "service " + name
-	default:
-		subject = "svc-ctl"
-	}
-	body := fmt.Sprintf("%s: %s", subject, r.Outcome)
-	if r.Reason != "" {
-		body += "/" + string(r.Reason)
-	}
-	if w := whyOf(x.red, &det, ""); w != "" {
-		body += ": " + w
-	}
-	attrs := []*commonpb.KeyValue{
-		str("svcctl.record", "run"),
-		num("svcctl.run_id", r.ID),
-		str("svcctl.subject", r.JobID),
-		str("svcctl.trigger", string(r.Trigger)),
-		str("svcctl.outcome", string(r.Outcome)),
-		str("svcctl.reason", string(r.Reason)),
-		str("svcctl.cause", x.red.String(oneLine(det.Cause))),
-		str("svcctl.restart_by", runtrace.RestartBy(*r)),
-		num("svcctl.duration_ms", r.Duration.Milliseconds()),
-		str("svcctl.started_at", r.StartedAt.UTC().Format(time.RFC3339Nano)),
-		str("svcctl.detail", detailOf(x.red, &det)),
-	}
-	switch kind {
-	case runtrace.KindJob:
-		attrs = append(attrs, str("svcctl.job", name))
-	case runtrace.KindWatchdog:
-		attrs = append(attrs, str("svcctl.service", name))
-	}
-	if !r.ScheduledAt.IsZero() {
-		attrs = append(attrs, str("svcctl.slot", r.ScheduledAt.UTC().Format(time.RFC3339)))
-	}
-	return &logspb.LogRecord{
-		TimeUnixNano: unixNano(r.FinishedAt), ObservedTimeUnixNano: unixNano(observed),
-		SeverityNumber: sev, SeverityText: text, EventName: "svcctl.run",
-		Body:       &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: strings.TrimSpace(body)}},
-		Attributes: nonEmptyAttrs(attrs),
 	}
 }

@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -15,16 +14,6 @@ import (
 // Retention is how long an undelivered event is kept: past it, it is
 // dropped and the drop is reported (Options.OnDropped).
 const Retention = 7 * 24 * time.Hour
-
-// Retry schedule of a failed attempt: backoffFirst after the first failure,
-// doubling, capped at backoffMax, each wait drawn from [d/2, d] (jitter, so a
-// fleet coming back online does not hammer a server in step).
-const (
-	backoffFirst = 5 * time.Second
-	backoffMax   = 10 * time.Minute
-	// retryAfterMax caps a receiver's Retry-After.
-	retryAfterMax = time.Hour
-)
 
 // Options tune a Sender. The zero value is what the agent uses.
 type Options struct {
@@ -56,19 +45,10 @@ type Options struct {
 // Sender delivers what the outbox holds: one loop per channel, so a channel
 // whose receiver hangs delays only itself.
 type Sender struct {
-	store *runtrace.Store
-	opts  Options
-	chans []*channelLoop
-}
-
-type channelLoop struct {
-	s    *Sender
-	conf config.Notify
-	ch   Channel
-	err  error // the channel could not be opened: each delivery fails with it
-	wake chan struct{}
-	// exp is the loop of an otlp channel, which sends in batches (otlp_export.go).
-	exp *otlpExporter
+	store  *runtrace.Store
+	outbox outbox // the delivery state machine's steps (deliveries.go)
+	opts   Options
+	chans  []*channelLoop
 }
 
 // NewSender prepares delivery through cfg's channels. A channel that cannot
@@ -93,7 +73,7 @@ func NewSender(cfg *config.Config, store *runtrace.Store, o Options) *Sender {
 	if o.Started.IsZero() {
 		o.Started = o.Now()
 	}
-	s := &Sender{store: store, opts: o}
+	s := &Sender{store: store, outbox: outbox{store: store, owner: o.Owner}, opts: o}
 	red := redact.New(cfg.SecretValues()...)
 	for _, n := range cfg.Notify {
 		c := &channelLoop{s: s, conf: n, wake: make(chan struct{}, 1)}
@@ -205,245 +185,4 @@ func (s *Sender) Drain(ctx context.Context) {
 		wg.Go(func() { c.drain(ctx) })
 	}
 	wg.Wait()
-}
-
-// run delivers until ctx ends. An idle loop only reads (NextDue), every
-// Poll or when woken: a claim is a write transaction, taken only when
-// something is due, so a channel with nothing to send costs no commits.
-func (c *channelLoop) run(ctx context.Context) {
-	for ctx.Err() == nil {
-		wait := c.s.opts.Poll
-		if next, ok, err := c.s.store.NextDue(ctx, c.conf.Name); err == nil && ok {
-			switch {
-			case next.After(c.s.opts.Now()):
-				wait = min(wait, next.Sub(c.s.opts.Now()))
-			case c.drain(ctx) > 0:
-				continue
-			default:
-				wait = min(wait, time.Second) // due but not claimable (a failing claim): no busy loop
-			}
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-		case <-c.wake:
-		case <-t.C:
-		}
-		t.Stop()
-	}
-}
-
-// lease covers a whole claimed batch at this channel's timeout.
-func (c *channelLoop) lease() time.Duration {
-	return time.Duration(c.s.opts.Batch)*c.conf.Timeout + time.Minute
-}
-
-// drain claims and delivers until nothing of this channel is due; it
-// returns how many deliveries it claimed.
-func (c *channelLoop) drain(ctx context.Context) int {
-	claimed := 0
-	for ctx.Err() == nil {
-		now := c.s.opts.Now()
-		ds, err := c.s.store.Claim(ctx, c.conf.Name, c.s.opts.Owner, now, c.lease(), c.s.opts.Batch)
-		if err != nil {
-			c.s.opts.Log.Warn("notify.claim_failed", "channel", c.conf.Name, "err", err)
-			return claimed
-		}
-		if len(ds) == 0 {
-			return claimed
-		}
-		claimed += len(ds)
-		for _, group := range bySubject(ds) {
-			c.deliverGroup(ctx, group)
-		}
-	}
-	return claimed
-}
-
-// bySubject splits a batch into its subjects, in order of their first event.
-func bySubject(ds []runtrace.Delivery) [][]runtrace.Delivery {
-	var order []string
-	groups := map[string][]runtrace.Delivery{}
-	for _, d := range ds {
-		if _, ok := groups[d.Subject]; !ok {
-			order = append(order, d.Subject)
-		}
-		groups[d.Subject] = append(groups[d.Subject], d)
-	}
-	out := make([][]runtrace.Delivery, 0, len(order))
-	for _, s := range order {
-		out = append(out, groups[s])
-	}
-	return out
-}
-
-// deliverGroup sends one subject's due events. Without min_interval each is
-// sent. With it, nothing is sent until min_interval has passed since the
-// subject's last message; then the newest event is sent for all of them and
-// says how many were held back. An escalation is never held: a service
-// given up or a job's missed slot (each raised once per transition) goes
-// out at once, for everything held back before it. On a healthchecks
-// channel the carrier is the newest event that changes the check's state.
-func (c *channelLoop) deliverGroup(ctx context.Context, group []runtrace.Delivery) {
-	bg := context.WithoutCancel(ctx) // bookkeeping is written even while stopping
-	// The agent's own events are never held: each is a problem of its own
-	// (a crash found at start, the ledger, verify at start, a refused
-	// reload) that a later one does not stand for, and they are rare
-	// (a crash report folded under a later reload's would be lost).
-	if c.conf.MinInterval <= 0 || group[0].Subject == runtrace.AgentID {
-		for _, d := range group {
-			c.send(ctx, d)
-		}
-		return
-	}
-	now := c.s.opts.Now()
-	ci := len(group) - 1 // the carrier: the newest event
-	if last := group[0].LastSent; !last.IsZero() && now.Before(last.Add(c.conf.MinInterval)) {
-		ci = lastEscalation(group)
-		if ci >= 0 {
-			group, ci = c.withDeferred(ctx, group, ci)
-		}
-		if ci < 0 {
-			until := last.Add(c.conf.MinInterval)
-			for _, d := range group {
-				if err := c.s.store.Defer(bg, d, c.s.opts.Owner, until); err != nil {
-					c.s.opts.Log.Warn("notify.defer_failed", "channel", c.conf.Name, "event", d.EventID, "err", err)
-				}
-			}
-			return
-		}
-	}
-	if ci == len(group)-1 && c.conf.Kind == config.NotifyHealthchecks {
-		// The newest event may be a /log ping (a restart that ended
-		// healthy): the check's state is what the last success or fail of
-		// the batch said, so that one carries the rest (a held
-		// recovery replaced by a /log would leave the check down for good).
-		ci = lastStateChange(group, ci)
-	}
-	carrier := group[ci]
-	if len(group) > 1 {
-		held := append(append([]runtrace.Delivery(nil), group[:ci]...), group[ci+1:]...)
-		var err error
-		if carrier, err = c.s.store.Hold(bg, held, carrier, c.s.opts.Owner, now); err != nil {
-			c.s.opts.Log.Warn("notify.hold_failed", "channel", c.conf.Name, "err", err)
-			return
-		}
-	}
-	c.send(ctx, carrier)
-}
-
-// withDeferred adds to group the subject's deliveries that min_interval
-// deferred earlier (not due yet, so not in the batch): the escalation at
-// group[ci] carries them as held back. It returns the group and the
-// carrier's index in it.
-func (c *channelLoop) withDeferred(ctx context.Context, group []runtrace.Delivery, ci int) ([]runtrace.Delivery, int) {
-	carrier := group[ci]
-	more, err := c.s.store.ClaimSubject(ctx, c.conf.Name, carrier.Subject, c.s.opts.Owner, c.s.opts.Now(), c.lease())
-	if err != nil {
-		c.s.opts.Log.Warn("notify.claim_failed", "channel", c.conf.Name, "err", err)
-		return group, ci
-	}
-	in := map[string]bool{}
-	for _, d := range group {
-		in[d.EventID] = true
-	}
-	for _, d := range more {
-		if !in[d.EventID] {
-			group = append(group, d)
-		}
-	}
-	for i, d := range group {
-		if d.EventID == carrier.EventID {
-			return group, i
-		}
-	}
-	return group, ci
-}
-
-// lastEscalation is the index of the group's newest event that min_interval
-// must not hold (a service given up, a job's missed slot), or -1.
-func lastEscalation(group []runtrace.Delivery) int {
-	for i := len(group) - 1; i >= 0; i-- {
-		if k := group[i].Kind; k == KindServiceGivenUp || k == KindJobMissing {
-			return i
-		}
-	}
-	return -1
-}
-
-// lastStateChange is the index of the newest event of the group whose
-// healthchecks signal changes the check's state (success or fail), else def.
-func lastStateChange(group []runtrace.Delivery, def int) int {
-	for i := len(group) - 1; i >= 0; i-- {
-		e, err := decodeEvent(group[i].Payload)
-		if err == nil && SignalFor(&e) != SignalLog {
-			return i
-		}
-	}
-	return def
-}
-
-// send makes one attempt and records it.
-func (c *channelLoop) send(ctx context.Context, d runtrace.Delivery) {
-	bg := context.WithoutCancel(ctx)
-	log := c.s.opts.Log.With("channel", c.conf.Name, "event", d.EventID, "kind", d.Kind, "subject", d.Subject)
-	e, err := decodeEvent(d.Payload)
-	if err == nil {
-		err = c.err
-	}
-	if err != nil {
-		err = Permanent(err)
-	} else {
-		e.HeldBack = d.HeldBack
-		err = c.attempt(ctx, &e, d, log)
-		if err == nil {
-			return
-		}
-	}
-	now := c.s.opts.Now()
-	permanent := IsPermanent(err)
-	next := now.Add(retryIn(d.Attempts+1, err))
-	if ferr := c.s.store.Failed(bg, d, c.s.opts.Owner, now, err.Error(), permanent, next); ferr != nil {
-		log.Warn("notify.record_failed", "err", ferr)
-	}
-	if permanent {
-		log.Error("notify.refused", "attempts", d.Attempts+1, "err", err)
-	} else {
-		log.Warn("notify.retry", "attempts", d.Attempts+1, "next", next.UTC().Format(time.RFC3339), "err", err)
-	}
-}
-
-// attempt sends e with the channel's timeout; nil when delivered (and
-// recorded).
-func (c *channelLoop) attempt(ctx context.Context, e *Event, d runtrace.Delivery, log *slog.Logger) error {
-	sctx, cancel := context.WithTimeout(ctx, c.conf.Timeout)
-	start := time.Now()
-	err := c.ch.Send(sctx, e)
-	lat := time.Since(start)
-	cancel()
-	if c.s.opts.OnDelivery != nil {
-		c.s.opts.OnDelivery(c.conf.Name, lat, err)
-	}
-	if err != nil {
-		return err
-	}
-	if rerr := c.s.store.Delivered(context.WithoutCancel(ctx), d, c.s.opts.Now(), lat); rerr != nil {
-		log.Warn("notify.record_failed", "err", rerr)
-	}
-	log.Info("notify.delivered", "latency_ms", lat.Milliseconds(), "held_back", d.HeldBack)
-	return nil
-}
-
-// retryIn is the wait before attempt n+1 after n failed ones: what the
-// receiver asked for (Retry-After), else exponential with jitter.
-func retryIn(n int, err error) time.Duration {
-	if d, ok := retryAfter(err); ok {
-		return min(max(d, time.Second), retryAfterMax)
-	}
-	d := backoffFirst
-	for i := 1; i < n && d < backoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, backoffMax)
-	return d/2 + rand.N(d/2+1)
 }

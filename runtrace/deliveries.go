@@ -3,7 +3,6 @@ package runtrace
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,10 +34,6 @@ type Delivery struct {
 func (d Delivery) Deferred(now time.Time) bool {
 	return d.State == DeliveryPending && d.Attempts == 0 && d.LastError == "" && d.NextAt.After(now)
 }
-
-// ErrClaimLost: a delivery's claim expired and was taken by someone else
-// (or it is no longer pending) before its attempt was reported.
-var ErrClaimLost = errors.New("delivery claim lost")
 
 const deliveryColumns = `d.event_id, d.channel, COALESCE(o.run_id, 0), o.kind, o.subject, o.created_at, o.event,
   d.state, d.attempts, d.next_at, d.held_back, COALESCE(d.last_error, ''), d.done_at, s.sent_at`
@@ -86,20 +81,8 @@ ORDER BY o.created_at, d.event_id`, channel, subject, now.UnixMilli(), owner)
 func (s *Store) claim(ctx context.Context, owner string, now time.Time, lease time.Duration, where string, args ...any) ([]Delivery, error) {
 	var out []Delivery
 	err := s.tx(ctx, "claim deliveries", func(tx *sql.Tx) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+` `+deliveryFrom+where, args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			d, err := scanDelivery(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, d)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		var err error
+		if out, err = scanRows(ctx, tx, scanDelivery, `SELECT `+deliveryColumns+` `+deliveryFrom+where, args...); err != nil {
 			return err
 		}
 		until := now.Add(lease).UnixMilli()
@@ -115,102 +98,6 @@ WHERE event_id = ? AND channel = ?`, owner, until, d.EventID, d.Channel); err !=
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
 	return out, nil
-}
-
-// Delivered records a successful attempt: the delivery is done, the channel's
-// last delivery and the subject's last message (min_interval) are now.
-// Delivered is kept even when the claim was lost: it is true.
-func (s *Store) Delivered(ctx context.Context, d Delivery, at time.Time, latency time.Duration) error {
-	err := s.tx(ctx, "record delivery", func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'delivered', attempts = attempts + 1,
-  done_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending'`, at.UnixMilli(), d.EventID, d.Channel); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO notify_sent (channel, subject, sent_at) VALUES (?, ?, ?)
-ON CONFLICT (channel, subject) DO UPDATE SET sent_at = MAX(sent_at, excluded.sent_at)`,
-			d.Channel, d.Subject, at.UnixMilli()); err != nil {
-			return err
-		}
-		return channelOK(ctx, tx, d.Channel, at, latency)
-	})
-	if err != nil {
-		return fmt.Errorf("record delivery of %s to %s: %w", d.EventID, d.Channel, err)
-	}
-	return nil
-}
-
-// Failed records a failed attempt. permanent (the receiver refused the event
-// itself) ends the delivery as failed; otherwise it is tried again at next.
-// Either way the channel's last error is errText. A lost claim is
-// ErrClaimLost and changes nothing: someone else's attempt is the one that
-// counts.
-func (s *Store) Failed(ctx context.Context, d Delivery, owner string, at time.Time, errText string, permanent bool, next time.Time) error {
-	state := DeliveryPending
-	if permanent {
-		state = DeliveryFailed
-	}
-	errText = capText(errText, 1000)
-	err := s.tx(ctx, "record failed delivery", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = ?, attempts = attempts + 1, last_error = ?,
-  next_at = ?, done_at = CASE WHEN ? = 'failed' THEN ? END, claimed_by = NULL, claimed_until = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending' AND claimed_by = ?`,
-			state, errText, next.UnixMilli(), state, at.UnixMilli(), d.EventID, d.Channel, owner)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return errors.Join(err, ErrClaimLost)
-		}
-		return channelFailed(ctx, tx, d.Channel, at, errText)
-	})
-	if err != nil {
-		return fmt.Errorf("record failed delivery of %s to %s: %w", d.EventID, d.Channel, err)
-	}
-	return nil
-}
-
-// Defer releases a claimed delivery untried until until (min_interval).
-func (s *Store) Defer(ctx context.Context, d Delivery, owner string, until time.Time) error {
-	err := s.tx(ctx, "defer delivery", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE deliveries SET next_at = ?, claimed_by = NULL, claimed_until = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending' AND claimed_by = ?`,
-			until.UnixMilli(), d.EventID, d.Channel, owner)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("defer delivery of %s to %s: %w", d.EventID, d.Channel, err)
-	}
-	return nil
-}
-
-// Hold folds held (earlier events of one subject on one channel) into
-// carrier, the one message that will be sent for them: each held delivery
-// ends as held, and carrier's HeldBack grows by them and what they already
-// stood for. It returns carrier with its new HeldBack.
-func (s *Store) Hold(ctx context.Context, held []Delivery, carrier Delivery, owner string, at time.Time) (Delivery, error) {
-	add := 0
-	for _, h := range held {
-		add += h.HeldBack + 1
-	}
-	err := s.tx(ctx, "hold deliveries", func(tx *sql.Tx) error {
-		for _, h := range held {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'held', done_at = ?,
-  claimed_by = NULL, claimed_until = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending' AND claimed_by = ?`,
-				at.UnixMilli(), h.EventID, h.Channel, owner); err != nil {
-				return err
-			}
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE deliveries SET held_back = held_back + ?
-WHERE event_id = ? AND channel = ?`, add, carrier.EventID, carrier.Channel)
-		return err
-	})
-	if err != nil {
-		return carrier, fmt.Errorf("hold %d deliveries to %s: %w", len(held), carrier.Channel, err)
-	}
-	carrier.HeldBack += add
-	return carrier, nil
 }
 
 // ReleaseClaims drops every claim not held by owner: the agent calls it at
@@ -261,22 +148,11 @@ type Dropped struct {
 func (s *Store) DropExpired(ctx context.Context, cutoff time.Time) (Dropped, error) {
 	var out Dropped
 	err := s.tx(ctx, "drop expired events", func(tx *sql.Tx) error {
-		out = Dropped{Undelivered: map[string]int{}}
-		rows, err := tx.QueryContext(ctx, `SELECT d.channel, COUNT(*) FROM deliveries d JOIN outbox o ON o.id = d.event_id
+		out = Dropped{}
+		var err error
+		out.Undelivered, err = countsByKey(ctx, tx, `SELECT d.channel, COUNT(*) FROM deliveries d JOIN outbox o ON o.id = d.event_id
 WHERE o.created_at < ? AND d.state IN ('pending', 'failed') GROUP BY d.channel`, cutoff.UnixMilli())
 		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var ch string
-			var n int
-			if err := rows.Scan(&ch, &n); err != nil {
-				rows.Close()
-				return err
-			}
-			out.Undelivered[ch] = n
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM outbox WHERE created_at < ?`, cutoff.UnixMilli())
@@ -306,22 +182,10 @@ func (s *Store) Deliveries(ctx context.Context, limit int, states ...string) ([]
 	}
 	args = append(args, limit)
 	var out []Delivery
-	err := s.read(ctx, "list deliveries", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, `SELECT `+deliveryColumns+` `+deliveryFrom+` `+where+`
+	err := s.read(ctx, "list deliveries", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, scanDelivery, `SELECT `+deliveryColumns+` `+deliveryFrom+` `+where+`
 ORDER BY o.created_at, d.event_id, d.channel LIMIT ?`, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			d, err := scanDelivery(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, d)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
@@ -331,106 +195,13 @@ ORDER BY o.created_at, d.event_id, d.channel LIMIT ?`, args...)
 
 // CountDeliveries counts deliveries by state.
 func (s *Store) CountDeliveries(ctx context.Context) (map[string]int, error) {
-	out := map[string]int{}
-	err := s.read(ctx, "count deliveries", func(db *sql.DB) error {
-		clear(out)
-		rows, err := db.QueryContext(ctx, `SELECT state, COUNT(*) FROM deliveries GROUP BY state`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var st string
-			var n int
-			if err := rows.Scan(&st, &n); err != nil {
-				return err
-			}
-			out[st] = n
-		}
-		return rows.Err()
+	var out map[string]int
+	err := s.read(ctx, "count deliveries", func(db *sql.DB) (err error) {
+		out, err = countsByKey(ctx, db, `SELECT state, COUNT(*) FROM deliveries GROUP BY state`)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("count deliveries: %w", err)
 	}
 	return out, nil
-}
-
-// ChannelState is what `status` and `verify` say about a channel.
-type ChannelState struct {
-	Channel      string        `json:"channel"`
-	LastOK       time.Time     `json:"last_ok,omitzero"`
-	LastLatency  time.Duration `json:"-"`
-	LastError    string        `json:"last_error,omitempty"`
-	LastErrorAt  time.Time     `json:"last_error_at,omitzero"`
-	FailingSince time.Time     `json:"failing_since,omitzero"` // zero: the last attempt worked
-}
-
-// ChannelStates returns every channel that has ever been tried, by name.
-func (s *Store) ChannelStates(ctx context.Context) ([]ChannelState, error) {
-	var out []ChannelState
-	err := s.read(ctx, "channel states", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, `SELECT channel, last_ok_at, COALESCE(last_latency_ms, 0),
-  COALESCE(last_error, ''), last_error_at, failing_since FROM notify_channels ORDER BY channel`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c ChannelState
-			var ok, errAt, since *int64
-			var lat int64
-			if err := rows.Scan(&c.Channel, &ok, &lat, &c.LastError, &errAt, &since); err != nil {
-				return err
-			}
-			c.LastOK, c.LastErrorAt, c.FailingSince = fromMS(ok), fromMS(errAt), fromMS(since)
-			c.LastLatency = time.Duration(lat) * time.Millisecond
-			out = append(out, c)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read channel states: %w", err)
-	}
-	return out, nil
-}
-
-// ChannelResult records an attempt made outside the outbox (`svc-ctl notify
-// test`): errText "" is a success.
-func (s *Store) ChannelResult(ctx context.Context, channel string, at time.Time, latency time.Duration, errText string) error {
-	err := s.tx(ctx, "record channel result", func(tx *sql.Tx) error {
-		if errText == "" {
-			return channelOK(ctx, tx, channel, at, latency)
-		}
-		return channelFailed(ctx, tx, channel, at, capText(errText, 1000))
-	})
-	if err != nil {
-		return fmt.Errorf("record result of channel %s: %w", channel, err)
-	}
-	return nil
-}
-
-func channelOK(ctx context.Context, tx *sql.Tx, channel string, at time.Time, latency time.Duration) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO notify_channels (channel, last_ok_at, last_latency_ms) VALUES (?, ?, ?)
-ON CONFLICT (channel) DO UPDATE SET last_ok_at = excluded.last_ok_at,
-  last_latency_ms = excluded.last_latency_ms, failing_since = NULL`,
-		channel, at.UnixMilli(), latency.Milliseconds())
-	return err
-}
-
-func channelFailed(ctx context.Context, tx *sql.Tx, channel string, at time.Time, errText string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO notify_channels (channel, last_error, last_error_at, failing_since)
-VALUES (?, ?, ?, ?)
-ON CONFLICT (channel) DO UPDATE SET last_error = excluded.last_error, last_error_at = excluded.last_error_at,
-  failing_since = COALESCE(notify_channels.failing_since, excluded.failing_since)`,
-		channel, errText, at.UnixMilli(), at.UnixMilli())
-	return err
-}
-
-// capText cuts s to at most n bytes, on a character boundary.
-func capText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return string(trimPartialRune([]byte(s[:n])))
 }

@@ -3,8 +3,11 @@
 // cycles, jobs, the agent's own starts — plus agent heartbeats, job
 // registrations and the notification outbox (outbox.go, deliveries.go): an
 // event is queued in the same transaction as the run row that raised it
-// (FinishEmit, RecordEmit), and delivered through claims with a lease, so it
-// survives a crash and never has two attempts in flight.
+// (FinishEmit, RecordEmit, with the Emitter package notify hands in), and
+// claimed with a lease, so it survives a crash and never has two attempts
+// in flight. What a delivery's state becomes is notify's to decide (its
+// delivery state machine); this package writes the steps it is handed
+// (StepDeliveries). Every read of rows goes through scanRows (rows.go).
 //
 // A run is written twice: Begin inserts it as "running" before the work
 // starts, Finish records the verdict by id with
@@ -14,7 +17,7 @@
 // therefore a fact: the run was never triggered.
 //
 // A writer that must not lose rows to a full disk writes through a Queue
-// (queue.go): a row the database cannot take (disk full, quota, read-only,
+// (queue*.go; every write through writeOrQueue): a row the database cannot take (disk full, quota, read-only,
 // locked, damaged: Cause) is kept in memory, bounded, and written later in
 // order with its own times; what still waits when the process stops goes to
 // a private spill file outside the state dir (spill.go) that the next agent

@@ -51,26 +51,17 @@ func (s *Store) FinishedAfter(ctx context.Context, seq int64, limit int) ([]Fini
 	var out []FinishedRun
 	var head int64
 	err := s.read(ctx, "read finished rows", func(db *sql.DB) error {
-		out = out[:0]
 		if err := db.QueryRowContext(ctx, `SELECT n FROM finish_counter WHERE id = 1`).Scan(&head); err != nil {
 			return err
 		}
-		rows, err := db.QueryContext(ctx, `SELECT seq, `+runColumns+` FROM run_trace
-WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		var err error
+		out, err = scanRows(ctx, db, func(sc scanner) (FinishedRun, error) {
 			var f FinishedRun
 			var err error
-			f.Run, err = scanRun(seqScanner{rows, &f.Seq})
-			if err != nil {
-				return err
-			}
-			out = append(out, f)
-		}
-		return rows.Err()
+			f.Run, err = scanRun(seqScanner{sc, &f.Seq})
+			return f, err
+		}, `SELECT seq, `+runColumns+` FROM run_trace WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+		return err
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("read finished rows after %d: %w", seq, err)
@@ -80,7 +71,7 @@ WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
 
 // seqScanner reads the leading seq column, then hands the rest to scanRun.
 type seqScanner struct {
-	rows *sql.Rows
+	rows scanner
 	seq  *int64
 }
 
@@ -120,31 +111,21 @@ func (s *Store) AdvanceExportCursor(ctx context.Context, channel string, from, t
 func (s *Store) ClaimHead(ctx context.Context, channel, owner string, now time.Time, lease time.Duration, limit int) (ds []Delivery, due time.Time, err error) {
 	err = s.tx(ctx, "claim deliveries", func(tx *sql.Tx) error {
 		ds, due = ds[:0], time.Time{}
-		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+`, COALESCE(d.claimed_until, 0) `+deliveryFrom+`
+		head, err := scanRows(ctx, tx, scanClaimed, `SELECT `+deliveryColumns+`, COALESCE(d.claimed_until, 0) `+deliveryFrom+`
 WHERE d.state = 'pending' AND d.channel = ? ORDER BY o.created_at, d.event_id LIMIT ?`, channel, limit)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var until int64
-			d, err := scanDelivery(claimScanner{rows, &until})
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			if len(ds) == 0 {
-				due = d.NextAt
-				if u := time.UnixMilli(until).UTC(); u.After(due) {
+		for i, c := range head {
+			if i == 0 {
+				due = c.NextAt
+				if u := time.UnixMilli(c.until).UTC(); u.After(due) {
 					due = u
 				}
-			}
-			if until > now.UnixMilli() && len(ds) > 0 {
+			} else if c.until > now.UnixMilli() {
 				break // a claimed one (ClaimSubject elsewhere): the batch ends before it
 			}
-			ds = append(ds, d)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return err
+			ds = append(ds, c.Delivery)
 		}
 		if len(ds) == 0 || due.After(now) {
 			ds = ds[:0]
@@ -165,63 +146,27 @@ WHERE event_id = ? AND channel = ?`, owner, until, d.EventID, d.Channel); err !=
 	return ds, due, nil
 }
 
-// claimScanner is a *sql.Rows whose last column (claimed_until) goes to until.
-type claimScanner struct {
-	rows  *sql.Rows
+// claimed is a delivery with its claim's end (claimed_until, 0: none).
+type claimed struct {
+	Delivery
+	until int64
+}
+
+// scanClaimed reads a delivery followed by its claimed_until column.
+func scanClaimed(sc scanner) (claimed, error) {
+	var c claimed
+	var err error
+	c.Delivery, err = scanDelivery(claimRow{sc, &c.until})
+	return c, err
+}
+
+// claimRow is a row whose last column (claimed_until) goes to until.
+type claimRow struct {
+	rows  scanner
 	until *int64
 }
 
-func (c claimScanner) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.until)...) }
-
-// DeliveredBatch records one accepted attempt that carried every delivery
-// of ds (one request): each is delivered, the channel's last delivery now.
-func (s *Store) DeliveredBatch(ctx context.Context, ds []Delivery, at time.Time, latency time.Duration) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	err := s.tx(ctx, "record delivery", func(tx *sql.Tx) error {
-		for _, d := range ds {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'delivered', attempts = attempts + 1,
-  done_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending'`, at.UnixMilli(), d.EventID, d.Channel); err != nil {
-				return err
-			}
-		}
-		return channelOK(ctx, tx, ds[0].Channel, at, latency)
-	})
-	if err != nil {
-		return fmt.Errorf("record delivery of %d events to %s: %w", len(ds), ds[0].Channel, err)
-	}
-	return nil
-}
-
-// FailedBatch is Failed for every delivery of one request: all are tried
-// again at next (so they keep their order), or end failed when permanent.
-func (s *Store) FailedBatch(ctx context.Context, ds []Delivery, owner string, at time.Time, errText string, permanent bool, next time.Time) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	state := DeliveryPending
-	if permanent {
-		state = DeliveryFailed
-	}
-	errText = capText(errText, 1000)
-	err := s.tx(ctx, "record failed delivery", func(tx *sql.Tx) error {
-		for _, d := range ds {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = ?, attempts = attempts + 1, last_error = ?,
-  next_at = ?, done_at = CASE WHEN ? = 'failed' THEN ? END, claimed_by = NULL, claimed_until = NULL
-WHERE event_id = ? AND channel = ? AND state = 'pending' AND claimed_by = ?`,
-				state, errText, next.UnixMilli(), state, at.UnixMilli(), d.EventID, d.Channel, owner); err != nil {
-				return err
-			}
-		}
-		return channelFailed(ctx, tx, ds[0].Channel, at, errText)
-	})
-	if err != nil {
-		return fmt.Errorf("record failed delivery of %d events to %s: %w", len(ds), ds[0].Channel, err)
-	}
-	return nil
-}
+func (c claimRow) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.until)...) }
 
 // TrimPending bounds what channel keeps waiting: past keep pending
 // deliveries, the oldest end as failed ("dropped"), so a receiver that is

@@ -75,9 +75,10 @@ func TestClaimHeadKeepsOrder(t *testing.T) {
 		t.Fatalf("ClaimHead = %+v, %v; want a, b", ds, err)
 	}
 	retry := t0.Add(time.Hour)
-	if err := s.FailedBatch(ctxb, ds, "me", t0.Add(3*time.Second), "HTTP 503", false, retry); err != nil {
-		t.Fatal(err)
-	}
+	stepAll(t, s, ds, func(d Delivery) DeliveryStep {
+		return DeliveryStep{EventID: d.EventID, Channel: d.Channel, To: DeliveryPending, Attempt: true,
+			Error: "HTTP 503", NextAt: retry, Owner: "me"}
+	})
 	if _, err := s.Emit(ctxb, []OutboxEvent{event("c", "job:x", t0.Add(4*time.Second), "otel")}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +91,7 @@ func TestClaimHeadKeepsOrder(t *testing.T) {
 	if err != nil || len(ds) != 3 || ds[0].EventID != "a" || ds[2].EventID != "c" {
 		t.Fatalf("ClaimHead at the retry = %+v, %v; want a, b, c", ds, err)
 	}
-	if err := s.DeliveredBatch(ctxb, ds, retry, time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	stepAll(t, s, ds, func(d Delivery) DeliveryStep { return delivered(d, retry) })
 	if c := countDeliveries(t, s); c[DeliveryDelivered] != 3 || c[DeliveryPending] != 0 {
 		t.Fatalf("deliveries = %v, want 3 delivered", c)
 	}

@@ -68,24 +68,10 @@ func (s *Store) DeleteHeartbeat(ctx context.Context, instanceID string) error {
 // Heartbeats returns every agent's row, the newest beat first.
 func (s *Store) Heartbeats(ctx context.Context) ([]Heartbeat, error) {
 	var out []Heartbeat
-	err := s.read(ctx, "list heartbeats", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, `SELECT instance_id, pid, version, started_at, boot_time, beat_at, mode, hostname
+	err := s.read(ctx, "list heartbeats", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, scanHeartbeat, `SELECT instance_id, pid, version, started_at, boot_time, beat_at, mode, hostname
 FROM heartbeats ORDER BY beat_at DESC, instance_id`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var h Heartbeat
-			var started, boot, beat *int64
-			if err := rows.Scan(&h.InstanceID, &h.PID, &h.Version, &started, &boot, &beat, &h.Mode, &h.Hostname); err != nil {
-				return err
-			}
-			h.StartedAt, h.BootTime, h.BeatAt = fromMS(started), fromMS(boot), fromMS(beat)
-			out = append(out, h)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list heartbeats: %w", err)
@@ -109,4 +95,12 @@ func (s *Store) PruneHeartbeats(ctx context.Context, before time.Time) (int, err
 		return 0, fmt.Errorf("prune heartbeats: %w", err)
 	}
 	return int(n), nil
+}
+
+func scanHeartbeat(sc scanner) (Heartbeat, error) {
+	var h Heartbeat
+	var started, boot, beat *int64
+	err := sc.Scan(&h.InstanceID, &h.PID, &h.Version, &started, &boot, &beat, &h.Mode, &h.Hostname)
+	h.StartedAt, h.BootTime, h.BeatAt = fromMS(started), fromMS(boot), fromMS(beat)
+	return h, err
 }

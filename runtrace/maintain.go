@@ -180,22 +180,12 @@ func (p ReapPolicy) limit(jobID string) time.Duration {
 // runningRows reads up to n running rows after id after, with their
 // writer's last heartbeat.
 func runningRows(ctx context.Context, tx *sql.Tx, after int64, n int) ([]runningRow, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.job_id, r.started_at, r.instance_id, h.beat_at, r.detail
+	return scanRows(ctx, tx, func(sc scanner) (runningRow, error) {
+		var r runningRow
+		return r, sc.Scan(&r.id, &r.jobID, &r.started, &r.instance, &r.beatAt, &r.detail)
+	}, `SELECT r.id, r.job_id, r.started_at, r.instance_id, h.beat_at, r.detail
 FROM run_trace r LEFT JOIN heartbeats h ON h.instance_id = r.instance_id
 WHERE r.outcome = 'running' AND r.id > ? ORDER BY r.id LIMIT ?`, after, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []runningRow
-	for rows.Next() {
-		var r runningRow
-		if err := rows.Scan(&r.id, &r.jobID, &r.started, &r.instance, &r.beatAt, &r.detail); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 func abandon(ctx context.Context, tx *sql.Tx, id int64, why map[string]any, now time.Time) error {
@@ -262,21 +252,13 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 	var problems []string
 	err := s.read(ctx, "integrity check", func(db *sql.DB) error {
 		problems = problems[:0]
-		rows, err := db.QueryContext(ctx, "PRAGMA quick_check(10)")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var p string
-			if err := rows.Scan(&p); err != nil {
-				return err
-			}
+		lines, err := scanRows(ctx, db, scanValue[string], "PRAGMA quick_check(10)")
+		for _, p := range lines {
 			if p != "ok" {
 				problems = append(problems, p)
 			}
 		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("integrity check: %w", err)

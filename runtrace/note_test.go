@@ -123,3 +123,38 @@ func TestReapShowsOrphanNotedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueNoteBehindABeginBeingWritten: a note that arrives while its
+// begin is being written waits behind it under the provisional id, and
+// Flush finds the row the begin got (it resolves every waiting reference
+// when it writes it: nothing re-points the notes).
+func TestQueueNoteBehindABeginBeingWritten(t *testing.T) {
+	s := newStore(t)
+	q, _ := newQueue(t, s, QueueOptions{})
+	refuseWrites(t, s, true)
+	prov, err := q.Begin(ctxb, "job:a", TriggerSchedule, t0, t0)
+	if err != nil || prov >= 0 {
+		t.Fatalf("Begin = %d, %v; want a provisional id", prov, err)
+	}
+	q.mu.Lock()
+	q.begun[prov].inflight = true
+	q.mu.Unlock()
+	if err := q.Note(ctxb, prov, map[string]int{"pid": 7}); err != nil {
+		t.Fatal(err)
+	}
+	q.mu.Lock()
+	q.begun[prov].inflight = false
+	waiting := len(q.ops)
+	q.mu.Unlock()
+	if waiting != 2 {
+		t.Fatalf("%d writes wait, want the begin and its note", waiting)
+	}
+	refuseWrites(t, s, false)
+	if !q.Flush(ctxb) {
+		t.Fatal("flush failed")
+	}
+	rs := allRuns(t, s)
+	if len(rs) != 1 || rs[0].Outcome != OutcomeRunning || string(rs[0].Detail) != `{"pid":7}` {
+		t.Fatalf("runs = %+v, want the running row with its note", rs)
+	}
+}

@@ -9,14 +9,15 @@ import (
 )
 
 // The outbox holds the events svc-ctl owes people (package notify says what
-// they mean; this file only keeps them). An event is written in the same
-// transaction as the run row that raised it, so a crash can lose neither
-// without the other; it gets one delivery row per channel that wants it.
-// A delivery is pending until a sender delivers it (delivered), gives up on
-// it for good (failed: the receiver refused it), or folds it into a later
-// event of the same subject (held: min_interval). A sender claims a
-// delivery with a lease before trying it, so one delivery never has two
-// attempts in flight, and a sender that dies leaves a claim that expires.
+// they mean and moves their deliveries from state to state, notify/
+// deliveries.go; this package only keeps them). An event is written in the
+// same transaction as the run row that raised it (the Emitter, which notify
+// hands in, derives it there), so a crash can lose neither without the
+// other; it gets one delivery row per channel that wants it. A sender
+// claims a delivery with a lease before trying it, so one delivery never
+// has two attempts in flight, and a sender that dies leaves a claim that
+// expires. The delivery states are the column's values (the schema checks
+// them); which step leads where is notify's.
 
 // Delivery states.
 const (
@@ -153,17 +154,26 @@ func (s *Store) recordAs(ctx context.Context, r Run, boot string, emit Emitter) 
 	return s.recordWith(ctx, r, boot, emit, s.tx, false)
 }
 
-// recordWith is record in boot; with onlyIfQuiet, a verdict that emit says
-// raises events or moves its mark fails with errNeedsSync and writes nothing.
-func (s *Store) recordWith(ctx context.Context, r Run, boot string, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error, onlyIfQuiet bool) (int64, error) {
+// checkRecord checks a finished row before it is written or queued; one
+// with no finish time ended as it started.
+func checkRecord(r *Run) error {
 	if r.FinishedAt.IsZero() {
 		r.FinishedAt = r.StartedAt
 	}
 	if err := checkStart(r.JobID, r.Trigger, r.StartedAt); err != nil {
-		return 0, fmt.Errorf("record run of %q: %w", r.JobID, err)
+		return fmt.Errorf("record run of %q: %w", r.JobID, err)
 	}
 	if err := checkVerdict(r.Outcome, r.Reason, r.FinishedAt); err != nil {
-		return 0, fmt.Errorf("record run of %s: %w", r.JobID, err)
+		return fmt.Errorf("record run of %s: %w", r.JobID, err)
+	}
+	return nil
+}
+
+// recordWith is record in boot; with onlyIfQuiet, a verdict that emit says
+// raises events or moves its mark fails with errNeedsSync and writes nothing.
+func (s *Store) recordWith(ctx context.Context, r Run, boot string, emit Emitter, tx func(context.Context, string, func(*sql.Tx) error) error, onlyIfQuiet bool) (int64, error) {
+	if err := checkRecord(&r); err != nil {
+		return 0, err
 	}
 	var detail any
 	if len(r.Detail) > 0 {

@@ -173,110 +173,20 @@ func TestClaimIsExclusive(t *testing.T) {
 	if err != nil || len(ds) != 50 {
 		t.Fatalf("after the lease: claimed %d, %v; want 50", len(ds), err)
 	}
-	err = s.Failed(ctxb, ds[0], got[ds[0].EventID], later, "boom", false, later)
+	late := DeliveryStep{EventID: ds[0].EventID, Channel: "hook", To: DeliveryPending, Attempt: true, Error: "boom",
+		NextAt: later, Owner: got[ds[0].EventID], MustHold: true}
+	err = s.StepDeliveries(ctxb, []DeliveryStep{late}, &ChannelAttempt{Channel: "hook", At: later, Err: "boom"})
 	if !errors.Is(err, ErrClaimLost) {
 		t.Errorf("late report of the old owner = %v, want ErrClaimLost", err)
+	}
+	if cs, _ := s.ChannelStates(ctxb); len(cs) != 0 {
+		t.Errorf("a refused step wrote the channel's state: %+v", cs)
 	}
 	if n, err := s.ReleaseClaims(ctxb, "sender-new"); n != 0 || err != nil {
 		t.Errorf("ReleaseClaims(own) = %d, %v", n, err)
 	}
 	if n, err := s.ReleaseClaims(ctxb, "agent-2"); n != 50 || err != nil {
 		t.Errorf("ReleaseClaims(other) = %d, %v; want 50", n, err)
-	}
-}
-
-// TestDeliveryBookkeeping: a failed attempt waits for its retry time, a
-// delivered one is done, the channel's state follows, and all of it
-// survives closing and reopening the file.
-func TestDeliveryBookkeeping(t *testing.T) {
-	path := dbPath(t)
-	s := openT(t, path)
-	if _, err := s.Emit(ctxb, []OutboxEvent{event("a", "job:pull", t0, "hook")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	ds := mustClaim(t, s, "me", t0, 1)
-	retry := t0.Add(30 * time.Second)
-	if err := s.Failed(ctxb, ds[0], "me", t0, "503 Service Unavailable", false, retry); err != nil {
-		t.Fatal(err)
-	}
-	if ds := mustClaim(t, s, "me", retry.Add(-time.Millisecond), 0); len(ds) != 0 {
-		t.Fatalf("claimed before its retry time: %+v", ds)
-	}
-	if next, ok, err := s.NextDue(ctxb, "hook"); !ok || err != nil || !next.Equal(retry) {
-		t.Errorf("NextDue = %v %v %v, want %v", next, ok, err, retry)
-	}
-	s.Close()
-	s = openT(t, path) // a restart in between
-	ds = mustClaim(t, s, "me2", retry, 1)
-	if ds[0].Attempts != 1 || ds[0].LastError != "503 Service Unavailable" {
-		t.Errorf("after restart: %+v", ds[0])
-	}
-	cs, _ := s.ChannelStates(ctxb)
-	if len(cs) != 1 || cs[0].LastError != "503 Service Unavailable" || !cs[0].FailingSince.Equal(t0) {
-		t.Errorf("channel state after failure: %+v", cs)
-	}
-	if err := s.Delivered(ctxb, ds[0], retry, 12*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	cs, _ = s.ChannelStates(ctxb)
-	if !cs[0].LastOK.Equal(retry) || !cs[0].FailingSince.IsZero() || cs[0].LastLatency != 12*time.Millisecond {
-		t.Errorf("channel state after delivery: %+v", cs)
-	}
-	if _, ok, _ := s.NextDue(ctxb, "hook"); ok {
-		t.Error("NextDue says something is pending after delivery")
-	}
-	// The subject's last message is remembered for min_interval.
-	if _, err := s.Emit(ctxb, []OutboxEvent{event("b", "job:pull", retry, "hook")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if ds := mustClaim(t, s, "me2", retry, 1); !ds[0].LastSent.Equal(retry) {
-		t.Errorf("LastSent = %v, want %v", ds[0].LastSent, retry)
-	}
-	// A permanent failure ends the delivery.
-	ds = mustClaim(t, s, "me3", retry.Add(time.Hour), 1)
-	if err := s.Failed(ctxb, ds[0], "me3", retry, "400 Bad Request", true, retry); err != nil {
-		t.Fatal(err)
-	}
-	if c := countDeliveries(t, s); c[DeliveryFailed] != 1 || c[DeliveryDelivered] != 1 || c[DeliveryPending] != 0 {
-		t.Errorf("counts = %v", c)
-	}
-}
-
-func TestHoldAndDefer(t *testing.T) {
-	s := newStore(t)
-	var evs []OutboxEvent
-	for i := range 4 {
-		evs = append(evs, event(fmt.Sprintf("f%d", i), "watchdog:proxy", t0.Add(time.Duration(i)*time.Second), "phone"))
-	}
-	if _, err := s.Emit(ctxb, evs, nil); err != nil {
-		t.Fatal(err)
-	}
-	ds := mustClaimOf(t, s, "phone", "me", t0.Add(time.Minute), 4)
-	until := t0.Add(10 * time.Minute)
-	if err := s.Defer(ctxb, ds[3], "me", until); err != nil {
-		t.Fatal(err)
-	}
-	carrier, err := s.Hold(ctxb, ds[:2], ds[2], "me", t0.Add(time.Minute))
-	if err != nil || carrier.HeldBack != 2 {
-		t.Fatalf("Hold = %+v, %v", carrier, err)
-	}
-	// Folding the carrier into the last one carries its count along.
-	carrier2, err := s.Hold(ctxb, []Delivery{carrier}, ds[3], "me", until)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if carrier2.HeldBack != 3 {
-		t.Errorf("HeldBack = %d, want 3", carrier2.HeldBack)
-	}
-	if c := countDeliveries(t, s); c[DeliveryHeld] != 3 || c[DeliveryPending] != 1 {
-		t.Errorf("counts = %v, want 3 held, 1 pending", c)
-	}
-	if ds := mustClaimOf(t, s, "phone", "me", until.Add(-time.Millisecond), 0); len(ds) != 0 {
-		t.Fatalf("the deferred delivery was due early: %+v", ds)
-	}
-	ds = mustClaimOf(t, s, "phone", "me", until, 1)
-	if ds[0].EventID != "f3" || ds[0].HeldBack != 3 {
-		t.Fatalf("due at %v: %+v, want f3 standing for 3", until, ds[0])
 	}
 }
 
@@ -293,7 +203,7 @@ func TestDropExpired(t *testing.T) {
 	if err != nil || len(ds) != 1 || ds[0].Channel != "hook" {
 		t.Fatalf("Claim = %+v, %v", ds, err)
 	}
-	if err := s.Delivered(ctxb, ds[0], old, time.Millisecond); err != nil {
+	if err := s.StepDeliveries(ctxb, []DeliveryStep{delivered(ds[0], old)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.DropExpired(ctxb, t0.Add(-7*24*time.Hour))
@@ -362,4 +272,66 @@ func countDeliveries(t *testing.T, s *Store) map[string]int {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// delivered is the step of an accepted attempt (as notify takes it).
+func delivered(d Delivery, at time.Time) DeliveryStep {
+	return DeliveryStep{EventID: d.EventID, Channel: d.Channel, Subject: d.Subject, To: DeliveryDelivered,
+		Attempt: true, DoneAt: at, Sent: true}
+}
+
+func stepAll(t *testing.T, s *Store, ds []Delivery, step func(Delivery) DeliveryStep) {
+	t.Helper()
+	var steps []DeliveryStep
+	for _, d := range ds {
+		steps = append(steps, step(d))
+	}
+	if err := s.StepDeliveries(ctxb, steps, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStepDeliveries: the store writes a step as it is given and decides
+// nothing: a step of another owner matches nothing, a kept claim stays, a
+// step from a state other than pending matches nothing, Sent remembers the
+// subject's last message, an attempt's error replaces the last one.
+func TestStepDeliveries(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Emit(ctxb, []OutboxEvent{event("a", "job:a", t0, "hook"), event("b", "job:a", t0, "hook")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ds := mustClaim(t, s, "me", t0, 2)
+	next := t0.Add(time.Hour)
+	stepAll(t, s, ds[:1], func(d Delivery) DeliveryStep {
+		return DeliveryStep{EventID: d.EventID, Channel: d.Channel, To: DeliveryFailed, Attempt: true, Error: "no", DoneAt: t0, Owner: "other"}
+	})
+	stepAll(t, s, ds[1:], func(d Delivery) DeliveryStep {
+		return DeliveryStep{EventID: d.EventID, Channel: d.Channel, To: DeliveryPending, HeldBack: 2, KeepClaim: true}
+	})
+	if c := countDeliveries(t, s); c[DeliveryPending] != 2 {
+		t.Fatalf("counts = %v: a step of another owner was written", c)
+	}
+	if again := mustClaim(t, s, "third", t0.Add(time.Second), 0); len(again) != 0 {
+		t.Fatalf("claimed while the claims (one kept by a step) last: %+v", again)
+	}
+	stepAll(t, s, ds, func(d Delivery) DeliveryStep {
+		return DeliveryStep{EventID: d.EventID, Channel: d.Channel, To: DeliveryPending, Attempt: true, Error: "503", NextAt: next, Owner: "me"}
+	})
+	ds = mustClaim(t, s, "me", next, 2)
+	if ds[0].Attempts != 1 || ds[0].LastError != "503" || ds[1].HeldBack != 2 || !ds[0].DoneAt.IsZero() {
+		t.Errorf("after a failed attempt: %+v", ds)
+	}
+	stepAll(t, s, ds, func(d Delivery) DeliveryStep { return delivered(d, next) })
+	stepAll(t, s, ds, func(d Delivery) DeliveryStep {
+		return DeliveryStep{EventID: d.EventID, Channel: d.Channel, To: DeliveryFailed, DoneAt: next}
+	})
+	all, err := s.Deliveries(ctxb, 10)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("deliveries = %+v, %v", all, err)
+	}
+	for _, d := range all {
+		if d.State != DeliveryDelivered || d.Attempts != 2 || d.LastError != "" || !d.DoneAt.Equal(next) || !d.LastSent.Equal(next) {
+			t.Errorf("delivered, then a step from pending: %+v", d)
+		}
+	}
 }

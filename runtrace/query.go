@@ -45,21 +45,9 @@ func (s *Store) Runs(ctx context.Context, f Filter) ([]Run, error) {
 		args = append(args, f.Limit)
 	}
 	var out []Run
-	err = s.read(ctx, "list runs", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRun(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
+	err = s.read(ctx, "list runs", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, scanRun, q, args...)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -110,23 +98,14 @@ func (s *Store) one(ctx context.Context, f Filter) (*Run, error) {
 // in this list is a missing run.
 func (s *Store) ScheduledSlots(ctx context.Context, jobID string, from, to time.Time) ([]time.Time, error) {
 	var out []time.Time
-	err := s.read(ctx, "list scheduled slots", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, `SELECT DISTINCT scheduled_at FROM run_trace
+	err := s.read(ctx, "list scheduled slots", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, func(sc scanner) (time.Time, error) {
+			ms, err := scanValue[int64](sc)
+			return time.UnixMilli(ms).UTC(), err
+		}, `SELECT DISTINCT scheduled_at FROM run_trace
 WHERE job_id = ? AND scheduled_at >= ? AND scheduled_at <= ? ORDER BY scheduled_at`,
 			jobID, from.UnixMilli(), to.UnixMilli())
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var ms int64
-			if err := rows.Scan(&ms); err != nil {
-				return err
-			}
-			out = append(out, time.UnixMilli(ms).UTC())
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scheduled slots of %s: %w", jobID, err)
@@ -231,8 +210,6 @@ func prefixEnd(p string) (string, bool) {
 	return "", false
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
 func scanRun(sc scanner) (Run, error) {
 	var r Run
 	var sched, started, finished, dur *int64
@@ -254,25 +231,21 @@ func scanRun(sc scanner) (Run, error) {
 
 // RunByID returns the run with id, or nil, nil when there is none.
 func (s *Store) RunByID(ctx context.Context, id int64) (*Run, error) {
-	var out *Run
-	err := s.read(ctx, "read a run", func(db *sql.DB) error {
-		out = nil
-		rows, err := db.QueryContext(ctx, `SELECT `+runColumns+` FROM run_trace WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		if rows.Next() {
-			r, err := scanRun(rows)
-			if err != nil {
-				return err
-			}
-			out = &r
-		}
-		return rows.Err()
+	var rs []Run
+	err := s.read(ctx, "read a run", func(db *sql.DB) (err error) {
+		rs, err = scanRows(ctx, db, scanRun, `SELECT `+runColumns+` FROM run_trace WHERE id = ?`, id)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("run #%d: %w", id, err)
 	}
-	return out, nil
+	return first(rs), nil
+}
+
+// first is the first of rs, or nil.
+func first(rs []Run) *Run {
+	if len(rs) == 0 {
+		return nil
+	}
+	return &rs[0]
 }

@@ -71,42 +71,28 @@ func (s *Store) Registered(ctx context.Context, jobID string) (time.Time, bool, 
 // Registrations returns every job's registered spec (job id -> spec): what a
 // reader that cannot load the config knows of the jobs.
 func (s *Store) Registrations(ctx context.Context) (map[string]string, error) {
-	out := map[string]string{}
-	err := s.read(ctx, "read job registrations", func(db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, `SELECT job_id, spec FROM job_registrations`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id, spec string
-			if err := rows.Scan(&id, &spec); err != nil {
-				return err
-			}
-			out[id] = spec
-		}
-		return rows.Err()
+	type reg struct{ id, spec string }
+	var regs []reg
+	err := s.read(ctx, "read job registrations", func(db *sql.DB) (err error) {
+		regs, err = scanRows(ctx, db, func(sc scanner) (reg, error) {
+			var r reg
+			return r, sc.Scan(&r.id, &r.spec)
+		}, `SELECT job_id, spec FROM job_registrations`)
+		return err
 	})
+	out := make(map[string]string, len(regs))
+	for _, r := range regs {
+		out[r.id] = r.spec
+	}
 	return out, err
 }
 
 // JobIDs returns every job id that has a row.
 func (s *Store) JobIDs(ctx context.Context) ([]string, error) {
 	var out []string
-	err := s.read(ctx, "read job ids", func(db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, `SELECT DISTINCT job_id FROM run_trace`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			out = append(out, id)
-		}
-		return rows.Err()
+	err := s.read(ctx, "read job ids", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, scanValue[string], `SELECT DISTINCT job_id FROM run_trace`)
+		return err
 	})
 	return out, err
 }

@@ -23,24 +23,11 @@ const restartRow = `outcome = 'ok' AND reason IN ('started', 'restarted') AND js
 // RestartCounts counts jobID's restarts that started at or after since, by
 // who they were by ("watchdog", "person", "reload").
 func (s *Store) RestartCounts(ctx context.Context, jobID string, since time.Time) (map[string]int, error) {
-	out := map[string]int{}
-	err := s.read(ctx, "count restarts", func(db *sql.DB) error {
-		clear(out)
-		rows, err := db.QueryContext(ctx, `SELECT json_extract(detail, '$.restart_by'), count(*) FROM run_trace
+	var out map[string]int
+	err := s.read(ctx, "count restarts", func(db *sql.DB) (err error) {
+		out, err = countsByKey(ctx, db, `SELECT json_extract(detail, '$.restart_by'), count(*) FROM run_trace
 WHERE job_id = ? AND started_at >= ? AND `+restartRow+` GROUP BY 1`, jobID, since.UnixMilli())
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var by string
-			var n int
-			if err := rows.Scan(&by, &n); err != nil {
-				return err
-			}
-			out[by] = n
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("count restarts of %s: %w", jobID, err)
@@ -50,28 +37,16 @@ WHERE job_id = ? AND started_at >= ? AND `+restartRow+` GROUP BY 1`, jobID, sinc
 
 // LastRestart is jobID's newest restart, or nil, nil when it has none.
 func (s *Store) LastRestart(ctx context.Context, jobID string) (*Run, error) {
-	var out *Run
-	err := s.read(ctx, "find the last restart", func(db *sql.DB) error {
-		out = nil
-		rows, err := db.QueryContext(ctx, `SELECT `+runColumns+` FROM run_trace
+	var rs []Run
+	err := s.read(ctx, "find the last restart", func(db *sql.DB) (err error) {
+		rs, err = scanRows(ctx, db, scanRun, `SELECT `+runColumns+` FROM run_trace
 WHERE job_id = ? AND `+restartRow+` ORDER BY started_at DESC, id DESC LIMIT 1`, jobID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		if rows.Next() {
-			r, err := scanRun(rows)
-			if err != nil {
-				return err
-			}
-			out = &r
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("last restart of %s: %w", jobID, err)
 	}
-	return out, nil
+	return first(rs), nil
 }
 
 // RestartBy is a row's `restart_by`: who its restart was by, or "" when the

@@ -35,21 +35,9 @@ ORDER BY started_at DESC, id DESC`
 		args = append(args, limit)
 	}
 	var out []Run
-	err := s.read(ctx, "list notable runs", func(db *sql.DB) error {
-		out = out[:0]
-		rows, err := db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRun(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
+	err := s.read(ctx, "list notable runs", func(db *sql.DB) (err error) {
+		out, err = scanRows(ctx, db, scanRun, q, args...)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("notable runs of %s: %w", jobID, err)
@@ -72,24 +60,16 @@ func (s *Store) Ran(ctx context.Context, jobID string, since time.Time, bucket t
 	out := make([]bool, n)
 	err := s.read(ctx, "find buckets with runs", func(db *sql.DB) error {
 		clear(out)
-		rows, err := db.QueryContext(ctx, `WITH RECURSIVE b(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM b WHERE i + 1 < ?1)
+		ran, err := scanRows(ctx, db, scanValue[int], `WITH RECURSIVE b(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM b WHERE i + 1 < ?1)
 SELECT i FROM b WHERE EXISTS (SELECT 1 FROM run_trace
   WHERE job_id = ?2 AND started_at >= ?3 + i * ?4 AND started_at < ?3 + (i + 1) * ?4)`,
 			n, jobID, since.UnixMilli(), w)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var i int
-			if err := rows.Scan(&i); err != nil {
-				return err
-			}
+		for _, i := range ran {
 			if i >= 0 && i < n {
 				out[i] = true
 			}
 		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("buckets of %s: %w", jobID, err)

@@ -107,6 +107,24 @@ var mutations = []mutation{
 		run:   "^TestRowsNameTheirBoot$",
 	},
 	{
+		name: "a ledger write after Close reaches the database (a late beat brings back a stopped agent's heartbeat)",
+		pkg:  "./runtrace", decl: "(*Queue).writeOrQueue",
+		edits: []edit{{"if q.closed {", "if false {"}},
+		run:   "^TestWritesAfterCloseAreRefused$",
+	},
+	{
+		name: "a delivery the receiver refused for good is retried instead of ending failed",
+		pkg:  "./notify", decl: "(outbox).failed",
+		edits: []edit{{"to, done = runtrace.DeliveryFailed, at", "to, done = runtrace.DeliveryPending, time.Time{}"}},
+		run:   "^TestDeliveryBookkeeping$",
+	},
+	{
+		name: "a sender whose claim was lost still records its failed attempt over the new owner's",
+		pkg:  "./notify", decl: "(outbox).failed",
+		edits: []edit{{"MustHold: len(ds) == 1", "MustHold: false"}},
+		run:   "^TestLateReportOfALostClaim$",
+	},
+	{
 		name: "the reboot drill tells rows to a boot by nothing (every row in every boot)",
 		pkg:  "./e2e/rebootdrill/verdict", decl: "(*evidence).inBoot",
 		edits: []edit{{"return ok && r.Boot == id", `return ok && id != ""`}},
