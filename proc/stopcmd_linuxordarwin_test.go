@@ -112,3 +112,24 @@ func TestStopMainSignalsTheMainProcessOnly(t *testing.T) {
 		t.Fatalf("members %+v; want the shell and its child", res.Members)
 	}
 }
+
+// A stop command that only asks (nginx -s quit, kill -INT) returns before
+// the service has ended: the service gets the rest of the command's half of
+// the stop timeout to end by it, and no SIGTERM cuts its graceful stop short
+// (it was sent at once: the CI run saw the server "ended by SIGTERM").
+func TestStopCommandThatOnlyAsksIsWaitedFor(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.log")
+	c := spawnT(t, SpawnSpec{LogPath: out, Argv: []string{"/bin/sh", "-c", `trap 'sleep 0.4; exit 0' INT; echo up; while :; do sleep 0.05; done`}})
+	testutil.WaitFor(t, 5*time.Second, "the server's trap in place", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "up")
+	})
+	cmd := stopCmd(map[string]string{"DB_PID": strconv.Itoa(int(c.PID))}, "/bin/sh", "-c", `kill -INT "$DB_PID"`)
+	res, err := StopWith(context.Background(), c.Instance, StopOptions{Timeout: 10 * time.Second, Command: cmd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Members) == 0 || res.Members[0].Ended != endCommand {
+		t.Fatalf("members %+v; want the server ended by the stop_command, given time to", res.Members)
+	}
+}

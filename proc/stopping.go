@@ -69,9 +69,18 @@ func (s *stopping) run(ctx context.Context, t Tree, deadline time.Time) error {
 // meanwhile ended by it.
 func (s *stopping) runCommand(ctx context.Context, deadline time.Time) (Tree, error) {
 	limit := min(time.Until(deadline), s.o.Timeout/2)
+	until := time.Now().Add(limit)
 	end := runStopCommand(ctx, *s.o.Command, limit)
 	s.command = &end
 	t, err := s.rescan()
+	// A stop command that succeeded has often only asked (`nginx -s quit`,
+	// `kill -INT`, a control tool that does not wait): the members get the
+	// rest of its half to end by it before a signal follows.
+	for err == nil && t.Len() > 0 && end.ExitCode != nil && *end.ExitCode == 0 &&
+		time.Now().Before(until) && ctx.Err() == nil {
+		s.k.wait(ctx, t.Members, min(scanInterval, time.Until(until)))
+		t, err = s.rescan()
+	}
 	if err != nil {
 		return Tree{}, err
 	}
