@@ -26,6 +26,11 @@ var floors = map[string]int{
 	"svcctl/notify":   2,
 	"svcctl/control":  2, // the command line's requests to the running agent
 
+	// The agent's parts that are an idea of their own, each with a narrow
+	// interface; the agent (its lifecycle) drives them, they never call it.
+	"svcctl/agent/agentlog":   2, // where the agent's own log lines go, redacted once
+	"svcctl/agent/reloadplan": 2, // what a reload changes, key by key; the agent acts on it
+
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,
 	"svcctl/snapshot": 3,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"svcctl/agent/agentlog"
 	"svcctl/internal/redact"
 	"svcctl/internal/redact/redacttest"
 	"svcctl/runtrace"
@@ -26,7 +27,7 @@ func TestRedactCorpusWriters(t *testing.T) {
 	in := strings.Join(lines, "\n")
 
 	var buf bytes.Buffer
-	log := NewLogger(&buf, slog.LevelDebug, red)
+	log := agentlog.New(&buf, slog.LevelDebug, red)
 	for _, l := range lines {
 		log.Info(l, "detail", l, "err", errors.New(l), "nested", map[string]any{"line": l, "password": "opensesame42"})
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/agent/reloadplan"
 	"svcctl/config"
 	"svcctl/control"
 	"svcctl/internal/testutil"
@@ -121,8 +122,8 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 		t.Fatalf("reload: %s %s", row.Verdict(), row.Detail)
 	}
 	var d struct {
-		Message string     `json:"message"`
-		Plan    reloadPlan `json:"plan"`
+		Message string          `json:"message"`
+		Plan    reloadplan.Plan `json:"plan"`
 	}
 	json.Unmarshal(row.Detail, &d)
 	if d.Plan.Unchanged != 2 || len(d.Plan.Replaced) != 1 || d.Plan.Replaced[0] != "rerun" ||

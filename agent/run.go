@@ -16,6 +16,7 @@ import (
 
 	"github.com/shirou/gopsutil/v4/host"
 
+	"svcctl/agent/agentlog"
 	"svcctl/config"
 	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
@@ -256,14 +257,13 @@ func (a *Agent) setupLog() {
 	w := a.o.LogWriter
 	var unavailable []error
 	if w == nil {
-		ds, errs := openLogDestinations(a.config().Agent, a.paths.AgentLog())
-		f := newFanout(ds, a.o.Stderr, a.o.Console)
+		f, errs := agentlog.Open(a.config().Agent, a.paths.AgentLog(), a.o.Stderr, a.o.Console)
 		w, unavailable = f, errs
 		a.closers = append(a.closers, f)
 	}
-	a.logLevel.Set(LogLevel(a.config().Agent.LogLevel))
+	a.logLevel.Set(agentlog.Level(a.config().Agent.LogLevel))
 	a.logRed.Store(redact.New(a.config().SecretValues()...))
-	a.log = newLiveLogger(w, &a.logLevel, &a.logRed)
+	a.log = agentlog.NewLive(w, &a.logLevel, &a.logRed)
 	for _, err := range unavailable {
 		a.log.Error("log.destination_unavailable", "err", err, "destinations", a.config().Agent.LogDestinations)
 	}

@@ -72,13 +72,13 @@ var mutations = []mutation{
 	},
 	{
 		name: "an env or env_file change on reload keeps the running instance",
-		pkg:  "./agent", decl: "var instanceKeys",
+		pkg:  "./agent/reloadplan", decl: "var instanceKeys",
 		edits: []edit{{`"env": true, "env_file": true, `, ""}},
 		run:   "^TestReloadPlanServiceKeys$",
 	},
 	{
 		name: "a heartbeat change applied live instead of held for a restart",
-		pkg:  "./agent", decl: "planReload",
+		pkg:  "./agent/reloadplan", decl: "Compare",
 		edits: []edit{{"eff.Agent.Heartbeat = old.Agent.Heartbeat", "eff.Agent.Heartbeat = next.Agent.Heartbeat"}},
 		run:   "^TestReloadPlanAgentKeys$",
 	},

@@ -1,4 +1,4 @@
-package agent
+package reloadplan
 
 import (
 	"fmt"
@@ -196,7 +196,7 @@ func TestReloadPlanCoversEveryKey(t *testing.T) {
 	} {
 		for _, f := range tb.fields {
 			if !slices.Contains(tb.rows, f) {
-				t.Errorf("%s field %s has no row in agent/reload_plan_test.go: say what a reload does when it changes", tb.typ, f)
+				t.Errorf("%s field %s has no row in agent/reloadplan/reloadplan_test.go: say what a reload does when it changes", tb.typ, f)
 			}
 		}
 		for _, r := range tb.rows {
@@ -215,7 +215,7 @@ func TestReloadPlanServiceKeys(t *testing.T) {
 			continue // TestReloadPlanCoversEveryKey names it
 		}
 		next := changed(t, base, path)
-		plan, eff := planReload(&config.Config{Services: []config.Service{base}}, &config.Config{Services: []config.Service{next}})
+		plan, eff := Compare(&config.Config{Services: []config.Service{base}}, &config.Config{Services: []config.Service{next}})
 		switch {
 		case path == "Name":
 			if fmt.Sprint(plan.RemovedServices, plan.AddedServices) != "[web] [web-changed]" {
@@ -247,7 +247,7 @@ func TestReloadPlanJobKeys(t *testing.T) {
 			continue
 		}
 		next := changed(t, base, path)
-		plan, eff := planReload(&config.Config{Jobs: []config.Job{base}}, &config.Config{Jobs: []config.Job{next}})
+		plan, eff := Compare(&config.Config{Jobs: []config.Job{base}}, &config.Config{Jobs: []config.Job{next}})
 		switch {
 		case path == "Name":
 			if fmt.Sprint(plan.RemovedJobs, plan.AddedJobs) != "[pull] [pull-changed]" {
@@ -277,7 +277,7 @@ func TestReloadPlanAgentKeys(t *testing.T) {
 			continue
 		}
 		next := changed(t, base, path)
-		plan, eff := planReload(&config.Config{Agent: base}, &config.Config{Agent: next})
+		plan, eff := Compare(&config.Config{Agent: base}, &config.Config{Agent: next})
 		want := next
 		if row.needsRestart {
 			want = base
@@ -299,7 +299,7 @@ func TestReloadPlanNotifyKeys(t *testing.T) {
 	base := config.Notify{Name: "hook", Kind: config.NotifyWebhook, URL: "https://example.invalid/hook"}
 	for _, path := range leaves(reflect.TypeFor[config.Notify](), "") {
 		next := changed(t, base, path)
-		plan, eff := planReload(&config.Config{Notify: []config.Notify{base}}, &config.Config{Notify: []config.Notify{next}})
+		plan, eff := Compare(&config.Config{Notify: []config.Notify{base}}, &config.Config{Notify: []config.Notify{next}})
 		if !slices.Equal(plan.NeedsRestart, []string{"[[notify]]"}) || !reflect.DeepEqual(eff.Notify, []config.Notify{base}) {
 			t.Errorf("notify %s: needs restart %v, in force %+v; want [[[notify]]] and the old channel", path, plan.NeedsRestart, eff.Notify)
 		}

@@ -1,4 +1,4 @@
-package agent
+package agentlog
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func TestEventLogFieldsAsText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := NewLogger(w, -4, nil)
+	log := New(w, -4, nil)
 	log.Info("agent.started", "version", "1.0")
 	log.Warn("service.down", "service", "proxy", "why", "connection refused")
 	log.Error("ledger.write_failing", "cause", "disk-full")

@@ -1,6 +1,6 @@
 //go:build !linux && !windows
 
-package agent
+package agentlog
 
 import (
 	"errors"

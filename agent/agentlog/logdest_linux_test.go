@@ -1,4 +1,4 @@
-package agent
+package agentlog
 
 import (
 	"encoding/binary"
@@ -103,7 +103,7 @@ func TestJournalNativeProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	log := NewLogger(w, 0, nil)
+	log := New(w, 0, nil)
 	log.Warn("service.down", "service", "proxy", "tail", "line one\nline two", "exit_code", 3)
 	e := jd.next()
 	for k, v := range map[string]string{"PRIORITY": "4", "SYSLOG_IDENTIFIER": "svc-ctl", "SVCCTL_EVENT": "service.down",

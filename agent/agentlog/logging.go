@@ -1,4 +1,4 @@
-package agent
+package agentlog
 
 import (
 	"io"
@@ -10,8 +10,8 @@ import (
 	"svcctl/internal/redact"
 )
 
-// LogLevel maps a validated config level to slog's.
-func LogLevel(s string) slog.Level {
+// Level maps a validated config level to slog's.
+func Level(s string) slog.Level {
 	switch s {
 	case "debug":
 		return slog.LevelDebug
@@ -24,19 +24,19 @@ func LogLevel(s string) slog.Level {
 	}
 }
 
-// NewLogger returns a JSON-lines logger on w with times in UTC and every
+// New returns a JSON-lines logger on w with times in UTC and every
 // secret redacted: values under secret-looking keys, every env value of the
 // configuration wherever it appears, also inside nested detail.
-func NewLogger(w io.Writer, level slog.Level, r *redact.Redactor) *slog.Logger {
+func New(w io.Writer, level slog.Level, r *redact.Redactor) *slog.Logger {
 	var lv slog.LevelVar
 	lv.Set(level)
 	var red atomic.Pointer[redact.Redactor]
 	red.Store(r)
-	return newLiveLogger(w, &lv, &red)
+	return NewLive(w, &lv, &red)
 }
 
-// newLiveLogger is NewLogger whose level and redactor a reload can change.
-func newLiveLogger(w io.Writer, level *slog.LevelVar, r *atomic.Pointer[redact.Redactor]) *slog.Logger {
+// NewLive is New whose level and redactor a reload can change.
+func NewLive(w io.Writer, level *slog.LevelVar, r *atomic.Pointer[redact.Redactor]) *slog.Logger {
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {

@@ -1,4 +1,4 @@
-package agent
+package agentlog
 
 import (
 	"bytes"
@@ -66,6 +66,14 @@ type fanout struct {
 	ds      []logDestination
 	console io.Writer
 	stderr  io.Writer
+}
+
+// Open opens the configured destinations ([agent] log_destinations, agent.log
+// at agentLog) behind one writer. The destinations that could not be opened
+// are named in errs, for the caller to log through the others.
+func Open(a config.Agent, agentLog string, stderr *os.File, console io.Writer) (w io.WriteCloser, errs []error) {
+	ds, errs := openLogDestinations(a, agentLog)
+	return newFanout(ds, stderr, console), errs
 }
 
 func newFanout(ds []logDestination, stderr *os.File, console io.Writer) *fanout {
