@@ -30,6 +30,7 @@ var floors = map[string]int{
 	// interface; the agent (its lifecycle) drives them, they never call it.
 	"svcctl/agent/agentlog":   2, // where the agent's own log lines go, redacted once
 	"svcctl/agent/reloadplan": 2, // what a reload changes, key by key; the agent acts on it
+	"svcctl/agent/metrics":    2, // the agent's counters, for /metrics and an otlp channel
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,
@@ -53,6 +54,7 @@ var sideways = map[[2]string]string{
 	{"svcctl/state", "svcctl/runtrace"}:                    "watchdog.last.json keeps a cycle's trigger, outcome and reason",
 	{"svcctl/probe", "svcctl/config"}:                      "", // down a floor: listed only to say probe reads its specs from config
 	{"svcctl/internal/testsvc", "svcctl/internal/demosvc"}: "the tests' service is the demo service plus faults",
+	{"svcctl/agent/metrics", "svcctl/notify"}:              "an otlp channel takes the counters as notify's MetricPoint, the one type its exporter reads",
 	{"svcctl/ui", "svcctl/report"}:                         "the page draws report's answers (status, why, missing, verify): one definition of each, printed or drawn",
 }
 

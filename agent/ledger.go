@@ -64,7 +64,7 @@ func (a *Agent) openLedger() {
 	a.funnel = notify.NewFunnel(st, a.deriver).Through(a.ledger.queue)
 	a.rec = a.funnel
 	a.sender = notify.NewSender(a.config(), st, notify.Options{Owner: a.instance, Log: a.log, OnDropped: a.recordDropped,
-		OnUndelivered: a.recordUndelivered, Metrics: a.metrics.points, Started: a.started})
+		OnUndelivered: a.recordUndelivered, Metrics: a.metrics.Points, Started: a.started})
 	a.funnel.OnQueued(a.sender.Wake)
 	a.pinger = notify.NewPinger(a.config(), st, a.log)
 	a.pinger.Go = func(name string, fn func()) { a.goOnce(name, fn, nil) }

@@ -17,6 +17,7 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/agent/agentlog"
+	"svcctl/agent/metrics"
 	"svcctl/config"
 	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
@@ -150,7 +151,7 @@ type Agent struct {
 	loops    sync.WaitGroup
 	fatal    chan error
 	jobs     *jobRunner
-	metrics  *metrics
+	metrics  *metrics.Counters
 	// metricsHandler serves /metrics and /healthz; onExit is told when a
 	// watched instance exits. Both are set in newAgent; a test may replace
 	// them (before the loops start) to plant a fault.
@@ -217,8 +218,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.lock = lock
 	a.setupLog()
 	a.setIdentity()
-	a.metrics = newMetrics(a.started)
-	a.metrics.ledger = a.ledgerHealth
+	a.metrics = metrics.New(a.started, a.ledgerHealth)
 	a.openStatus()
 	a.openLedger()
 	a.writeReport()
@@ -228,7 +228,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup.Cgroup = a.cgroup()
 	a.sup.Scope = a.scope != "" && a.scope == a.sup.Cgroup
 	a.subreaper = a.becomeSubreaper()
-	a.metricsHandler = a.newMetricsHandler()
+	a.metricsHandler = metrics.Handler(a.metrics, a.draining.Load)
 	a.onExit = a.exited
 	a.jobs = newJobRunner(a)
 	if bt, err := host.BootTime(); err == nil {

@@ -1,4 +1,4 @@
-package agent
+package metrics
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // The otlp channel's metrics count restarts as /metrics does: by whom, and
 // a first start not at all.
 func TestMetricPointsCountRestartsByWhom(t *testing.T) {
-	m := newMetrics(time.Now())
+	m := New(time.Now(), nil)
 	row := func(reason runtrace.Reason, detail string) runtrace.Run {
 		return runtrace.Run{JobID: "watchdog:web", Outcome: runtrace.OutcomeOK, Reason: reason, Detail: json.RawMessage(detail)}
 	}
@@ -20,7 +20,7 @@ func TestMetricPointsCountRestartsByWhom(t *testing.T) {
 	m.RunFinished(row(runtrace.ReasonRestarted, `{"state":"healthy","restart_by":"person"}`))
 	m.RunFinished(row(runtrace.ReasonRestarted, `{"state":"healthy","restart_by":"watchdog"}`))
 	got := map[string]int64{}
-	for _, p := range m.points() {
+	for _, p := range m.Points() {
 		if p.Name != "svcctl.service.restarts" {
 			continue
 		}
