@@ -31,6 +31,7 @@ var floors = map[string]int{
 	"svcctl/agent/agentlog":   2, // where the agent's own log lines go, redacted once
 	"svcctl/agent/reloadplan": 2, // what a reload changes, key by key; the agent acts on it
 	"svcctl/agent/metrics":    2, // the agent's counters, for /metrics and an otlp channel
+	"svcctl/agent/logcap":     2, // every service's runtime log held to its log_max; the watchdog cuts
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,

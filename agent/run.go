@@ -54,7 +54,7 @@ type Options struct {
 	Ready chan<- struct{}
 	// LogCheckEvery is how often every service's runtime log is held to
 	// its log_max between cycles (default: 5s for a log inotify
-	// watches, 500ms for one nothing tells the agent of a write to; logcap.go).
+	// watches, 500ms for one nothing tells the agent of a write to; agent/logcap).
 	LogCheckEvery time.Duration
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
@@ -107,7 +107,7 @@ type Agent struct {
 	logRed   atomic.Pointer[redact.Redactor]
 	sup      *watchdog.Supervisor
 	// logSpawned tells the log cap loop that a service got a new instance,
-	// and so a new log file to watch (logcap.go).
+	// and so a new log file to watch (agent/logcap).
 	logSpawned chan string
 	store      *runtrace.Store // nil when the ledger is unavailable
 	rec        watchdog.Recorder
@@ -343,7 +343,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	}
 	// The log cap and the coverage run even with no service or job yet: a
 	// reload may add some.
-	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
+	a.goSafe(loopCtx, "log-cap", a.logCap().Run)
 	a.goSafe(loopCtx, "prune", a.pruneLoop)
 	a.goSafe(loopCtx, "requests", a.requestLoop)
 	if a.o.Lean {

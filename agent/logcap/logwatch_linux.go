@@ -1,4 +1,4 @@
-package agent
+package logcap
 
 import (
 	"context"
@@ -24,15 +24,15 @@ type inotifyWatcher struct {
 // newLogWatcher returns the Linux watcher, its relay running under L2, or
 // noWatcher when inotify is not available (out of instances: the schedule
 // alone holds the logs then).
-func (a *Agent) newLogWatcher(ctx context.Context) logWatcher {
+func (c *Cap) newLogWatcher(ctx context.Context) logWatcher {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		a.log.Warn("log.watch_unavailable", "err", err, "hint", "logs are held to log_max by their schedule alone")
+		c.Log.Warn("log.watch_unavailable", "err", err, "hint", "logs are held to log_max by their schedule alone")
 		return noWatcher{}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	iw := &inotifyWatcher{w: w, files: map[string]os.FileInfo{}, out: make(chan string), cancel: cancel}
-	a.goSafe(ctx, "log-watch", iw.relay)
+	c.Go(ctx, "log-watch", iw.relay)
 	return iw
 }
 

@@ -1,4 +1,4 @@
-package agent
+package logcap
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func (w watchOnly) close()                     {}
 // option wins.
 func TestLogEveryKeepsTheBoundWhereNothingWatches(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "runtime.log")
-	a := &Agent{}
+	a := &Cap{}
 	if got := a.logEvery(watchOnly{log: true}, log); got != logCheckWatched {
 		t.Errorf("watched log: every %s, want %s", got, logCheckWatched)
 	}
@@ -32,7 +32,7 @@ func TestLogEveryKeepsTheBoundWhereNothingWatches(t *testing.T) {
 	if got := a.logEvery(noWatcher{}, log); got != 500*time.Millisecond {
 		t.Errorf("no watcher: every %s, want 500ms", got)
 	}
-	a.o.LogCheckEvery = time.Hour
+	a.Every = time.Hour
 	if got := a.logEvery(watchOnly{log: true}, log); got != time.Hour {
 		t.Errorf("LogCheckEvery set: every %s, want it", got)
 	}
