@@ -32,6 +32,7 @@ var floors = map[string]int{
 	"svcctl/agent/reloadplan": 2, // what a reload changes, key by key; the agent acts on it
 	"svcctl/agent/metrics":    2, // the agent's counters, for /metrics and an otlp channel
 	"svcctl/agent/logcap":     2, // every service's runtime log held to its log_max; the watchdog cuts
+	"svcctl/agent/jobs":       2, // the scheduled jobs: their loops, and the one definition of a run
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,
@@ -56,6 +57,7 @@ var sideways = map[[2]string]string{
 	{"svcctl/probe", "svcctl/config"}:                      "", // down a floor: listed only to say probe reads its specs from config
 	{"svcctl/internal/testsvc", "svcctl/internal/demosvc"}: "the tests' service is the demo service plus faults",
 	{"svcctl/agent/metrics", "svcctl/notify"}:              "an otlp channel takes the counters as notify's MetricPoint, the one type its exporter reads",
+	{"svcctl/agent/jobs", "svcctl/control"}:                "a person's run of a job answers the request it came with (control's Request, Response, its stream file)",
 	{"svcctl/ui", "svcctl/report"}:                         "the page draws report's answers (status, why, missing, verify): one definition of each, printed or drawn",
 }
 

@@ -24,7 +24,7 @@ func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	done := make(chan struct{})
 	a.goOnce("drain-wait", func() {
 		a.loops.Wait()
-		a.waitJobs()
+		a.jobs.Wait()
 		close(done)
 	}, nil)
 	timer := time.NewTimer(a.config().Agent.DrainTimeout)
@@ -58,7 +58,7 @@ func (a *Agent) interruptInFlight() error {
 	var errs []error
 	now := time.Now().UTC()
 	ids := a.sup.InFlight()
-	for id, ref := range a.jobsInFlight() {
+	for id, ref := range a.jobs.InFlight() {
 		ids[id] = ref
 	}
 	for id, name := range ids {

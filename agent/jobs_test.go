@@ -3,19 +3,14 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"svcctl/config"
-	"svcctl/internal/redact"
 	"svcctl/internal/testutil"
 	"svcctl/report"
 	"svcctl/runtrace"
-	"svcctl/state"
 )
 
 func jobRuns(e *testEnv, name string) []runtrace.Run {
@@ -115,28 +110,6 @@ timeout = "10s"
 	})
 }
 
-func TestExitNonzeroKeepsOutputTail(t *testing.T) {
-	e := jobEnv(t, `
-[[job]]
-name = "fails"
-schedule = "@daily"
-timezone = "Asia/Shanghai"
-command = `+jobCommand(7, "", "upstream said 503")+`
-`)
-	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
-	if res.Reason != runtrace.ReasonExitNonzero || res.Detail["exit_code"] != 7 {
-		t.Fatalf("%+v", res)
-	}
-	if tail := fmt.Sprint(res.Detail["output_tail"]); !strings.Contains(tail, "upstream said 503") {
-		t.Fatalf("output tail %q", tail)
-	}
-	// The previous run's output is kept as last.prev.log.
-	runJobT(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
-	if _, err := os.Stat(filepath.Join(e.sup.Paths.JobDir("fails"), "last.prev.log")); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Across an agent restart no slot goes missing but those of the gap itself:
 // the new agent keeps the job's registration and serves every slot after it
 // is up. The window checked holds real slots (at least 4 past grace), so the
@@ -182,10 +155,4 @@ grace = "1s"
 			t.Errorf("slot %s missing outside the restart gap %s..%s", m.Slot.Format(time.StampMilli), down.Format(time.StampMilli), up.Format(time.StampMilli))
 		}
 	}
-}
-
-// runJobT runs a job as the agent does, its output reader on a plain
-// goroutine (the agent's own runs start it under L2).
-func runJobT(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
-	return runJob(ctx, p, j, red, func(_ string, fn func(), _ func(any, string)) { go fn() }, runHooks{})
 }

@@ -16,8 +16,9 @@ import (
 // (failed/panic), and the agent goes on; with on_panic = "exit" it drains and
 // exits non-zero instead. L2 is only safe because L3 exists: a loop that
 // comes back is judged again by its cycles. TestEveryGoroutineIsGuarded holds
-// that no `go` statement of this package lives outside this file (goCommand's
-// is the command line's, which has no agent to keep alive).
+// that no `go` statement of this package or its own packages lives outside
+// this file (jobs.goCommand's is the command line's, which has no agent to
+// keep alive).
 
 // goSafe starts fn as a supervised loop: after a panic it starts again after
 // a short backoff (doubling up to 30 s), until ctx ends. The channel it
@@ -55,13 +56,6 @@ func (a *Agent) goSafe(ctx context.Context, name string, fn func(ctx context.Con
 func (a *Agent) goOnce(name string, fn func(), onPanic func(p any, stack string)) {
 	a.guarded.Add(1)
 	go a.guard(name, fn, onPanic)
-}
-
-// goCommand starts fn for a run the command line makes itself (RunNow: no
-// agent runs). There is no net: a panic ends the command, in front of the
-// person who ran it, and the next agent's reaper judges the row it left.
-func goCommand(_ string, fn func(), _ func(p any, stack string)) {
-	go fn()
 }
 
 // guard runs fn and reports whether it panicked.

@@ -507,6 +507,6 @@ func (a *Agent) sleepLoop(ctx, runCtx context.Context, d *sleepDetector) {
 		for _, s := range a.config().Services {
 			a.trigger(s.Name, watchdog.Request{Trigger: runtrace.TriggerCatchUp})
 		}
-		a.wakeJobs(runCtx)
+		a.jobs.Wake()
 	}
 }

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -88,16 +87,6 @@ func wantResult(t *testing.T, r watchdog.Result, outcome runtrace.Outcome, reaso
 	}
 }
 
-// jobCommand is a job's command as TOML: testsvc standing in for a program
-// that exits with code after sleeping for sleep (and saying say), so no test
-// needs /bin/sh, /bin/true or /bin/sleep.
 func jobCommand(code int, sleep, say string) string {
-	args := []string{fmt.Sprintf("%q", testsvcBin), `"--exit-now"`, fmt.Sprintf(`"%d"`, code)}
-	if sleep != "" {
-		args = append(args, `"--sleep"`, fmt.Sprintf("%q", sleep))
-	}
-	if say != "" {
-		args = append(args, `"--say"`, fmt.Sprintf("%q", say))
-	}
-	return "[" + strings.Join(args, ", ") + "]"
+	return testenv.JobCommand(testsvcBin, code, sleep, say)
 }

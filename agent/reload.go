@@ -65,10 +65,10 @@ func (a *Agent) reload(ctx context.Context, req control.Request, args control.Re
 		a.stopService(name, false)
 	}
 	for _, name := range plan.RemovedJobs {
-		a.jobs.stop(name, true)
+		a.jobs.Stop(name, true)
 	}
 	for name := range plan.ChangedJobs {
-		a.jobs.stop(name, false)
+		a.jobs.Stop(name, false)
 	}
 	if len(plan.RemovedServices) > 0 {
 		if args.KeepRemoved {
@@ -91,10 +91,10 @@ func (a *Agent) reload(ctx context.Context, req control.Request, args control.Re
 		a.startService(eff.Service(name), first)
 	}
 	for _, name := range plan.AddedJobs {
-		a.jobs.start(eff.Job(name))
+		a.jobs.Start(eff.Job(name))
 	}
 	for name := range plan.ChangedJobs {
-		a.jobs.start(eff.Job(name))
+		a.jobs.Start(eff.Job(name))
 	}
 	a.writeReport()
 	a.log.Info("agent.reloaded", "config", old.Path, "request_id", req.ID, "added", len(plan.AddedServices)+len(plan.AddedJobs),

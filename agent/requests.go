@@ -60,7 +60,7 @@ func (a *Agent) requestLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-sweep.C:
-			control.Sweep(a.paths, time.Now(), a.jobs.streaming)
+			control.Sweep(a.paths, time.Now(), a.jobs.Streaming)
 			continue
 		case <-a.o.Reload:
 			bare = true
@@ -151,7 +151,7 @@ func (a *Agent) handleRun(_ context.Context, req control.Request, reply func(con
 	case a.draining.Load():
 		reply(control.Response{Final: true, Code: control.CodeStopping, Refused: "the agent is stopping (draining): run it after it is back"})
 	default:
-		a.jobs.runManual(j, req, reply)
+		a.jobs.RunManual(j, req, reply)
 	}
 }
 
@@ -174,7 +174,7 @@ func (a *Agent) handleInterrupt(_ context.Context, req control.Request, reply fu
 	if why == "" {
 		why = "interrupted by " + req.By
 	}
-	if !a.jobs.interrupt(args.Request, why) {
+	if !a.jobs.Interrupt(args.Request, why) {
 		reply(control.Response{Final: true, Code: control.CodeUnknown, Refused: "no run of that request is in flight (it has ended)"})
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/agent/agentlog"
+	"svcctl/agent/jobs"
 	"svcctl/agent/metrics"
 	"svcctl/config"
 	"svcctl/internal/child"
@@ -150,7 +151,7 @@ type Agent struct {
 	replaced sync.Map // identity keys a cycle stopped on purpose
 	loops    sync.WaitGroup
 	fatal    chan error
-	jobs     *jobRunner
+	jobs     *jobs.Runner
 	metrics  *metrics.Counters
 	// metricsHandler serves /metrics and /healthz; onExit is told when a
 	// watched instance exits. Both are set in newAgent; a test may replace
@@ -230,7 +231,7 @@ func newAgent(o Options) (*Agent, error) {
 	a.subreaper = a.becomeSubreaper()
 	a.metricsHandler = metrics.Handler(a.metrics, a.draining.Load)
 	a.onExit = a.exited
-	a.jobs = newJobRunner(a)
+	a.jobs = a.newJobs()
 	if bt, err := host.BootTime(); err == nil {
 		a.boot = time.Unix(int64(bt), 0).UTC()
 	}
@@ -324,6 +325,7 @@ func (a *Agent) run(ctx context.Context) error {
 
 func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	a.loopCtx, a.runCtx = loopCtx, runCtx
+	a.jobs.Bind(loopCtx, runCtx)
 	cfg := a.config()
 	for i := range cfg.Services {
 		a.startService(&cfg.Services[i], nil)
@@ -355,7 +357,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	}
 	a.startNotify(loopCtx)
 	a.startSelfPing(loopCtx)
-	a.startJobs()
+	a.jobs.StartAll(a.config().Jobs)
 	if a.config().Agent.MetricsListen != "" {
 		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {
 			if err := a.serveMetrics(ctx); err != nil {
@@ -364,52 +366,4 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		})
 	}
 	a.log.Info("agent.running", "services", len(a.config().Services), "jobs", len(a.config().Jobs), "instance", a.instance)
-}
-
-// cgroup is where instances get cgroups of their own: the option, else the
-// agent's own cgroup when systemd delegated it (Delegate=yes in the unit
-// svc-ctl installs). Without one a tree is owned by its session only, and a
-// service that daemonizes out of it cannot be stopped: the log says so once.
-func (a *Agent) cgroup() string {
-	switch a.o.Cgroup {
-	case "-":
-		return ""
-	case "":
-	default:
-		return a.o.Cgroup
-	}
-	dir, ok, why := proc.DelegatedCgroup()
-	if ok {
-		a.log.Info("cgroup.delegated", "cgroup", dir)
-		return dir
-	}
-	if a.o.Scope && a.scope == "" {
-		sdir, err := moveToScope(context.Background())
-		if err == nil {
-			a.scope = sdir
-			a.log.Info("cgroup.scope", "cgroup", sdir, "why", why)
-			return sdir
-		}
-		a.log.Info("cgroup.no_scope", "why", err.Error())
-	}
-	a.log.Info("cgroup.none", "why", why)
-	return ""
-}
-
-// becomeSubreaper makes the agent a child subreaper where the OS has them
-// (Linux) and the options allow: a daemon that double-forks out of a
-// service's tree is then re-parented to the agent, not to init, so its exit
-// reaches the agent and its zombie is the agent's to reap (the orphans
-// loop). Elsewhere instances are owned without it ("plain").
-func (a *Agent) becomeSubreaper() bool {
-	if a.o.NoSubreaper {
-		a.log.Info("subreaper.off", "why", "the agent's options")
-		return false
-	}
-	if err := child.Subreaper(); err != nil {
-		a.log.Info("subreaper.none", "why", err.Error())
-		return false
-	}
-	a.log.Info("subreaper.on")
-	return true
 }

@@ -228,7 +228,7 @@ func (a *Agent) runningHere() map[string]bool {
 	for _, name := range a.sup.InFlight() {
 		busy[runtrace.WatchdogID(name)] = true
 	}
-	for _, id := range a.jobsInFlight() {
+	for _, id := range a.jobs.InFlight() {
 		busy[id] = true
 	}
 	return busy

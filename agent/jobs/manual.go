@@ -1,4 +1,4 @@
-package agent
+package jobs
 
 import (
 	"context"
@@ -27,21 +27,24 @@ import (
 // rule and its reaper cover it; with no agent, the command runs it itself
 // (RunNow), holding the job's lock.
 
-// runManual runs j now for a request and answers it twice: when the run
+// RunManual runs j now for a request and answers it twice: when the run
 // began (its id, and where its output is copied as it comes) and when it
 // ended (its verdict and the exit status `svc-ctl run` exits with).
-func (r *jobRunner) runManual(j *config.Job, req control.Request, reply func(control.Response)) {
-	ctx, cancel := context.WithCancelCause(r.a.runCtx)
-	path := control.StreamPath(r.a.paths, req.ID)
+func (r *Runner) RunManual(j *config.Job, req control.Request, reply func(control.Response)) {
+	r.mu.Lock()
+	runCtx := r.runCtx
+	r.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(runCtx)
+	path := control.StreamPath(r.h.Paths, req.ID)
 	stream, err := openStream(path, j)
 	if err != nil {
-		r.a.log.Warn("run.stream_failed", "job", j.Name, "err", err) // the run goes ahead; its output is in last.log
+		r.h.Log.Warn("run.stream_failed", "job", j.Name, "err", err) // the run goes ahead; its output is in last.log
 	}
 	acc := control.RunAccepted{StreamMax: j.LogMax}
 	if stream != nil {
 		acc.Stream = path
 	}
-	if p, _ := state.ReadPause(r.a.paths.JobPaused(j.Name)); p.Active(time.Now()) {
+	if p, _ := state.ReadPause(r.h.Paths.JobPaused(j.Name)); p.Active(time.Now()) {
 		acc.Paused = p.Reason
 	}
 	r.manual.Store(req.ID, cancel)
@@ -52,7 +55,7 @@ func (r *jobRunner) runManual(j *config.Job, req control.Request, reply func(con
 			acc.RunID = runID
 			reply(control.Response{Seq: 1, Result: control.Result(acc)})
 		},
-		ended: func(runID int64, res JobResult) {
+		ended: func(runID int64, res Result) {
 			stream.Close() // all of the output is in the stream before the verdict is
 			r.manual.Delete(req.ID)
 			cancel(nil)
@@ -78,9 +81,9 @@ func busyWords(name string, b *busyRun) string {
 	return msg
 }
 
-// interrupt ends the person's run that request id started: it is recorded
+// Interrupt ends the person's run that request id started: it is recorded
 // failed/interrupted with why. False when no such run is in flight.
-func (r *jobRunner) interrupt(id, why string) bool {
+func (r *Runner) Interrupt(id, why string) bool {
 	v, ok := r.manual.Load(id)
 	if !ok {
 		return false
@@ -89,9 +92,9 @@ func (r *jobRunner) interrupt(id, why string) bool {
 	return true
 }
 
-// streaming reports whether request id's run is in flight: its stream file
+// Streaming reports whether request id's run is in flight: its stream file
 // is kept however long it goes quiet.
-func (r *jobRunner) streaming(id string) bool {
+func (r *Runner) Streaming(id string) bool {
 	_, ok := r.manual.Load(id)
 	return ok
 }
@@ -161,30 +164,30 @@ type RunNowRequest struct {
 	}
 }
 
-// ErrJobBusy: a run of the job is in flight (RunNow's refusal).
-var ErrJobBusy = errors.New("a run of the job is in flight")
+// ErrBusy: a run of the job is in flight (RunNow's refusal).
+var ErrBusy = errors.New("a run of the job is in flight")
 
 // RunNow runs req.Job once now in this process, as the agent would, and
 // records it (trigger manual, no slot). It holds the job's lock while it
 // runs, so an agent that starts meanwhile records its slots skipped/overlap
 // rather than run beside it; a run in flight already (the lock is held) is
-// ErrJobBusy, naming it. ctx ending (Ctrl-C) kills the run's tree: the
+// ErrBusy, naming it. ctx ending (Ctrl-C) kills the run's tree: the
 // verdict is failed/interrupted. The error says the run could not be
 // recorded; the result is the run's verdict either way.
-func RunNow(ctx context.Context, led Ledger, req RunNowRequest) (JobResult, int64, error) {
+func RunNow(ctx context.Context, led Ledger, req RunNowRequest) (Result, int64, error) {
 	j := req.Job
 	lock, ok, err := state.TryLock(req.Paths.JobLock(j.Name))
 	if err != nil {
-		return JobResult{}, 0, err
+		return Result{}, 0, err
 	}
 	if !ok {
 		b := &busyRun{why: "a run of " + j.Name + " is still going", runID: runningRow(ctx, req)}
-		return JobResult{}, 0, fmt.Errorf("%w: %s", ErrJobBusy, busyWords(j.Name, b))
+		return Result{}, 0, fmt.Errorf("%w: %s", ErrBusy, busyWords(j.Name, b))
 	}
 	defer lock.Unlock()
 	id := runtrace.JobID(j.Name)
 	runID, recErr := led.Begin(context.WithoutCancel(ctx), id, runtrace.TriggerManual, time.Time{}, time.Now().UTC())
-	hooks := runHooks{Tee: req.Output, Spawned: func(inst proc.Instance) {
+	hooks := Hooks{Tee: req.Output, Spawned: func(inst proc.Instance) {
 		if n, ok := led.(interface {
 			Note(ctx context.Context, id int64, detail any) error
 		}); ok && recErr == nil {
@@ -209,4 +212,11 @@ func runningRow(ctx context.Context, req RunNowRequest) int64 {
 		return 0
 	}
 	return rs[0].ID
+}
+
+// goCommand starts fn for a run the command line makes itself (RunNow: no
+// agent runs). There is no net: a panic ends the command, in front of the
+// person who ran it, and the next agent's reaper judges the row it left.
+func goCommand(_ string, fn func(), _ func(p any, stack string)) {
+	go fn()
 }

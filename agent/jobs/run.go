@@ -1,4 +1,4 @@
-package agent
+package jobs
 
 import (
 	"context"
@@ -18,12 +18,12 @@ import (
 )
 
 // A job run has one definition, whoever starts it: the agent on a slot
-// (RunJob) or another scheduler through `svc-ctl exec` (ExecJob). Both check
+// (RunJob) or another scheduler through `svc-ctl exec` (Exec). Both check
 // the job's depends first, reach the same verdict for the same event, write
 // the same detail keys and keep the same redacted output tail.
 
-// JobResult is one job run's verdict.
-type JobResult struct {
+// Result is one job run's verdict.
+type Result struct {
 	Outcome runtrace.Outcome
 	Reason  runtrace.Reason
 	Detail  map[string]any
@@ -35,40 +35,40 @@ type JobResult struct {
 // outputTailLines is how much of a failed run's output its row keeps.
 const outputTailLines = 20
 
-func jobExited(code int) JobResult {
+func jobExited(code int) Result {
 	if code == 0 {
-		return JobResult{Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted, Detail: map[string]any{"exit_code": 0}}
+		return Result{Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted, Detail: map[string]any{"exit_code": 0}}
 	}
-	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero,
+	return Result{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonExitNonzero,
 		Detail: map[string]any{"exit_code": code}, ExitCode: code}
 }
 
-func jobTimedOut(timeout time.Duration) JobResult {
-	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonTimeout,
+func jobTimedOut(timeout time.Duration) Result {
+	return Result{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonTimeout,
 		Detail: map[string]any{"timeout": timeout.String(), "killed": "process group"}}
 }
 
-func jobInterrupted(cause error) JobResult {
-	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonInterrupted,
+func jobInterrupted(cause error) Result {
+	return Result{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonInterrupted,
 		Detail: map[string]any{"why": cause.Error()}}
 }
 
 // jobPanicked is a run the agent's own code broke: the L2 net caught the
 // panic; the stack is kept for the bug report. The panic's value may quote
 // data, so it is redacted like output.
-func jobPanicked(p any, stack string, red *redact.Redactor) JobResult {
-	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonPanic,
+func jobPanicked(p any, stack string, red *redact.Redactor) Result {
+	return Result{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonPanic,
 		Detail: map[string]any{"panic": red.String(fmt.Sprint(p)), "stack": stack}}
 }
 
-func jobSpawnFailed(err error, red *redact.Redactor) JobResult {
-	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError,
+func jobSpawnFailed(err error, red *redact.Redactor) Result {
+	return Result{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonSpawnError,
 		Detail: map[string]any{"error": red.String(err.Error())}}
 }
 
 // keepTail records the end of a failed run's output, redacted: a job may
 // print its own secrets.
-func (r *JobResult) keepTail(lines []string, red *redact.Redactor) {
+func (r *Result) keepTail(lines []string, red *redact.Redactor) {
 	if r.Outcome == runtrace.OutcomeFailed && len(lines) > 0 {
 		r.Detail["output_tail"] = red.Lines(lines[max(0, len(lines)-outputTailLines):])
 	}
@@ -79,7 +79,7 @@ func (r *JobResult) keepTail(lines []string, red *redact.Redactor) {
 // its failure the command's code or 1), 124 for a timeout (as
 // timeout(1)), 127 when it could not be started (as a shell), 130 when
 // interrupted, 1 for anything else that failed.
-func (r JobResult) ExitStatus() int {
+func (r Result) ExitStatus() int {
 	switch {
 	case r.Outcome != runtrace.OutcomeFailed:
 		return 0
@@ -97,9 +97,9 @@ func (r JobResult) ExitStatus() int {
 
 // jobDepends checks the job's dependencies: a failing one means the command
 // is not started.
-func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
+func jobDepends(ctx context.Context, j *config.Job) (Result, bool) {
 	if len(j.Depends) == 0 {
-		return JobResult{}, false
+		return Result{}, false
 	}
 	specs := make([]probe.Spec, 0, len(j.Depends))
 	for _, d := range j.Depends {
@@ -107,20 +107,20 @@ func jobDepends(ctx context.Context, j *config.Job) (JobResult, bool) {
 	}
 	rs := probe.RunAll(ctx, probe.Stamp(specs, j.RunAs, nil))
 	if probe.Healthy(rs) {
-		return JobResult{}, false
+		return Result{}, false
 	}
-	return JobResult{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonDependencyFailed,
+	return Result{Outcome: runtrace.OutcomeFailed, Reason: runtrace.ReasonDependencyFailed,
 		Detail: map[string]any{"depends": rs, "why": probe.FirstFailure(rs)}}, true
 }
 
 // starter starts a goroutine: the agent's goOnce, so the L2 net covers it.
 type starter func(name string, fn func(), onPanic func(p any, stack string))
 
-// runHooks are what one run adds to a job's run: who is told of its
+// Hooks are what one run adds to a job's run: who is told of its
 // process as soon as it runs (its running row names it), and where its
 // output is copied as it comes besides last.log (a person's `svc-ctl run`
 // prints it). Either may be nil.
-type runHooks struct {
+type Hooks struct {
 	Spawned func(proc.Instance)
 	Tee     io.Writer
 }
@@ -138,7 +138,7 @@ const outputDrain = 2 * time.Second
 //
 // hooks say who is told of the job's process and where its output is
 // copied besides last.log.
-func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, start starter, hooks runHooks) JobResult {
+func runJob(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor, start starter, hooks Hooks) Result {
 	began := time.Now()
 	if res, failed := jobDepends(ctx, j); failed {
 		return res
@@ -236,7 +236,7 @@ func rotateJobLog(logPath, prev string) error {
 
 // waitJob waits for the job's exit, its timeout, or the agent's drain
 // deadline; at a deadline the whole process group is killed.
-func waitJob(ctx context.Context, child *proc.Child, timeout time.Duration) JobResult {
+func waitJob(ctx context.Context, child *proc.Child, timeout time.Duration) Result {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {

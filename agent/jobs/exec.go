@@ -1,4 +1,4 @@
-package agent
+package jobs
 
 import (
 	"context"
@@ -19,14 +19,13 @@ import (
 	"svcctl/internal/runas"
 	"svcctl/internal/svcenv"
 	"svcctl/runtrace"
-	"svcctl/watchdog"
 )
 
 // Ledger is where a job run is recorded: its row, begun when it starts and
 // finished by id, and the job's registration (when its slots start to count).
 // *runtrace.Store is one; watchdog.NopRecorder stands in when there is none.
 type Ledger interface {
-	watchdog.Recorder
+	Recorder
 	Register(ctx context.Context, jobID, spec string, at time.Time) (time.Time, error)
 }
 
@@ -50,12 +49,12 @@ type ExecRequest struct {
 
 var errJobTimeout = errors.New("job timeout")
 
-// ExecJob runs a command another scheduler started (cron, launchd, Task
+// Exec runs a command another scheduler started (cron, launchd, Task
 // Scheduler) as a run of job req.Job and records it. The command runs in
 // the foreground, its output passing through, under the job's timeout. The
 // error says the run could not be recorded; the result is the run's verdict
 // either way.
-func ExecJob(ctx context.Context, led Ledger, req ExecRequest) (JobResult, error) {
+func Exec(ctx context.Context, led Ledger, req ExecRequest) (Result, error) {
 	j := req.Job
 	trigger, slot := runtrace.TriggerManual, time.Time{}
 	if req.Scheduled {
@@ -65,7 +64,7 @@ func ExecJob(ctx context.Context, led Ledger, req ExecRequest) (JobResult, error
 	if prev := slotRun(ctx, req, slot); prev != nil {
 		// The slot has its run: a second scheduler firing, or one that
 		// retried. It is recorded, not run again.
-		res := JobResult{Outcome: runtrace.OutcomeSkipped, Reason: runtrace.ReasonOverlap, Detail: map[string]any{
+		res := Result{Outcome: runtrace.OutcomeSkipped, Reason: runtrace.ReasonOverlap, Detail: map[string]any{
 			"running_run_id": prev.ID, "why": fmt.Sprintf("the slot %s already has run #%d (%s)", slot.Format(time.RFC3339), prev.ID, prev.Verdict()),
 			"via": "svc-ctl exec"}}
 		now := time.Now().UTC()
@@ -122,7 +121,7 @@ func dueSlot(ctx context.Context, led Ledger, j *config.Job) time.Time {
 	return slots[len(slots)-1]
 }
 
-func execOnce(ctx context.Context, req ExecRequest) JobResult {
+func execOnce(ctx context.Context, req ExecRequest) Result {
 	start := time.Now()
 	ctx, cancel := context.WithTimeoutCause(ctx, req.Job.Timeout, errJobTimeout)
 	defer cancel()
@@ -145,7 +144,7 @@ func execOnce(ctx context.Context, req ExecRequest) JobResult {
 	c.Stderr = io.MultiWriter(req.Stderr, tail)
 	c.WaitDelay = 5 * time.Second
 	err = c.Run()
-	var res JobResult
+	var res Result
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -1,4 +1,4 @@
-package agent
+package jobs
 
 import (
 	"crypto/rand"
@@ -132,7 +132,7 @@ func (r *resultFile) read() (string, error) {
 // applyResult turns what the job wrote into the run's verdict. It applies
 // only to a run whose command exited by itself: a timeout, an interruption
 // or a start that failed is svc-ctl's own verdict.
-func applyResult(res *JobResult, line string, readErr error, red *redact.Redactor) {
+func applyResult(res *Result, line string, readErr error, red *redact.Redactor) {
 	if res.Reason != runtrace.ReasonCompleted && res.Reason != runtrace.ReasonExitNonzero {
 		return
 	}
@@ -162,7 +162,7 @@ func applyResult(res *JobResult, line string, readErr error, red *redact.Redacto
 	}
 }
 
-func invalidResult(res *JobResult, code int, why string, red *redact.Redactor) {
+func invalidResult(res *Result, code int, why string, red *redact.Redactor) {
 	res.Outcome, res.Reason, res.ExitCode = runtrace.OutcomeFailed, runtrace.ReasonExitNonzero, code
 	res.Detail = map[string]any{"exit_code": code, "result_error": red.String(why)}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package agent
+package jobs
 
 import (
 	"context"
@@ -30,7 +30,7 @@ timezone = "UTC"
 command = ["/bin/sh", "-c", "sleep 300 & echo $! > %s; wait"]
 timeout = "1s"
 `, childPID))
-	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("hang"), redact.New(e.cfg.SecretValues()...))
+	res := runJobT(context.Background(), e.paths, e.cfg.Job("hang"), redact.New(e.cfg.SecretValues()...))
 	if res.Outcome != runtrace.OutcomeFailed || res.Reason != runtrace.ReasonTimeout {
 		t.Fatalf("got %s/%s %v", res.Outcome, res.Reason, res.Detail)
 	}
@@ -59,7 +59,7 @@ timezone = "UTC"
 command = ["/bin/sh", "-c", "/usr/bin/setsid -f /bin/sh -c 'echo $$ > %s; exec sleep 300'; sleep 300"]
 timeout = "1s"
 `, childPID))
-	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("hang"), redact.New(e.cfg.SecretValues()...))
+	res := runJobT(context.Background(), e.paths, e.cfg.Job("hang"), redact.New(e.cfg.SecretValues()...))
 	if res.Reason != runtrace.ReasonTimeout {
 		t.Fatalf("got %s/%s %v", res.Outcome, res.Reason, res.Detail)
 	}

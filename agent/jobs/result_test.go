@@ -1,4 +1,4 @@
-package agent
+package jobs
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"svcctl/internal/redact"
 	"svcctl/runtrace"
-	"svcctl/state"
 )
 
 // resultJob is a job whose command writes line to $SVCCTL_RESULT and exits
@@ -48,7 +47,7 @@ func TestJobReportedVerdicts(t *testing.T) {
 		toml.WriteString(resultJob(c.name, c.line, c.code))
 	}
 	e := jobEnv(t, toml.String())
-	p := state.PathsOf(e.cfg)
+	p := e.paths
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := runJobT(context.Background(), p, e.cfg.Job(c.name), redact.New())
@@ -81,7 +80,7 @@ schedule = "@every 1h"
 timezone = "UTC"
 command = %s
 `, jobCommand(4, "", "no verdict of its own")))
-	res := runJobT(context.Background(), state.PathsOf(e.cfg), e.cfg.Job("plain"), redact.New())
+	res := runJobT(context.Background(), e.paths, e.cfg.Job("plain"), redact.New())
 	if res.Outcome != runtrace.OutcomeFailed || res.Reason != runtrace.ReasonExitNonzero || res.Detail["result_error"] != nil {
 		t.Fatalf("%s/%s %v", res.Outcome, res.Reason, res.Detail)
 	}
@@ -91,7 +90,7 @@ command = %s
 // as its output.
 func TestJobResultWordsAreRedacted(t *testing.T) {
 	e := jobEnv(t, resultJob("leaky", "failed auth: token sk-live-51HxyzSECRET rejected", 1))
-	res := runJobT(context.Background(), state.PathsOf(e.cfg), e.cfg.Job("leaky"), redact.New("sk-live-51HxyzSECRET"))
+	res := runJobT(context.Background(), e.paths, e.cfg.Job("leaky"), redact.New("sk-live-51HxyzSECRET"))
 	if why := fmt.Sprint(res.Detail["why"]); strings.Contains(why, "SECRET") || !strings.Contains(why, "[redacted]") {
 		t.Fatalf("why %q", why)
 	}
