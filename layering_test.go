@@ -33,6 +33,7 @@ var floors = map[string]int{
 	"svcctl/agent/metrics":    2, // the agent's counters, for /metrics and an otlp channel
 	"svcctl/agent/logcap":     2, // every service's runtime log held to its log_max; the watchdog cuts
 	"svcctl/agent/jobs":       2, // the scheduled jobs: their loops, and the one definition of a run
+	"svcctl/agent/lean":       2, // an idle agent kept small: runtime settings, the trim
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,

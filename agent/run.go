@@ -18,6 +18,7 @@ import (
 
 	"svcctl/agent/agentlog"
 	"svcctl/agent/jobs"
+	"svcctl/agent/lean"
 	"svcctl/agent/metrics"
 	"svcctl/config"
 	"svcctl/internal/child"
@@ -177,7 +178,7 @@ type Agent struct {
 // error means a clean stop; anything else must end the process non-zero.
 func Run(ctx context.Context, o Options) error {
 	if o.Lean {
-		setRuntime()
+		lean.SetRuntime()
 	}
 	a, err := newAgent(o)
 	if err != nil {

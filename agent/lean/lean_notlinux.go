@@ -1,6 +1,6 @@
 //go:build !linux
 
-package agent
+package lean
 
 // trimExecutable: only Linux is trimmed (macOS and Windows page out a
 // process's idle code pages by themselves under pressure).

@@ -1,4 +1,4 @@
-package agent
+package lean
 
 import (
 	"runtime"
@@ -22,7 +22,7 @@ func TestLeanRuntimeUnlessTheEnvironmentSays(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMAXPROCS", "")
 	runtime.GOMAXPROCS(2)
-	setRuntime()
+	SetRuntime()
 	if got := gcPercentNow(); got != gcPercent {
 		t.Fatalf("GC percent %d after setRuntime, want %d", got, gcPercent)
 	}
@@ -33,7 +33,7 @@ func TestLeanRuntimeUnlessTheEnvironmentSays(t *testing.T) {
 	runtime.GOMAXPROCS(2)
 	t.Setenv("GOGC", "100")
 	t.Setenv("GOMAXPROCS", "2")
-	setRuntime()
+	SetRuntime()
 	if got := gcPercentNow(); got != 100 {
 		t.Fatalf("GC percent %d with GOGC=100 set, want 100 (the person's choice)", got)
 	}
