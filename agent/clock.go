@@ -1,6 +1,14 @@
 package agent
 
-import "time"
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"svcctl/notify"
+	"svcctl/runtrace"
+	"svcctl/watchdog"
+)
 
 // Clock is what the sleep detector reads: the wall clock and the monotonic
 // clock separately, so a test can make the wall clock jump.
@@ -41,4 +49,30 @@ func (d *sleepDetector) tick() time.Duration {
 		return away
 	}
 	return 0
+}
+
+// sleepLoop runs every service's cycle and the jobs' catch-up when the host
+// comes back from sleep.
+func (a *Agent) sleepLoop(ctx context.Context, d *sleepDetector) {
+	t := time.NewTicker(a.o.SleepTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		away := d.tick()
+		if away == 0 {
+			continue
+		}
+		a.log.Info("host.woke", "away_ms", away.Milliseconds())
+		a.record("agent", runtrace.TriggerCatchUp, runtrace.OutcomeOK, runtrace.ReasonResumed,
+			map[string]any{"away_ms": away.Milliseconds(), "away": away.Round(time.Second).String()})
+		a.selfPing(notify.SignalStart, fmt.Sprintf("svc-ctl woke after %s away", away.Round(time.Second)))
+		for _, s := range a.config().Services {
+			a.trigger(s.Name, watchdog.Request{Trigger: runtrace.TriggerCatchUp})
+		}
+		a.jobs.Wake()
+	}
 }

@@ -339,7 +339,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	}
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
-	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
+	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, det) })
 	a.goSafe(loopCtx, "reaper", a.reapLoop)
 	if a.subreaper {
 		a.goSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
