@@ -31,24 +31,24 @@ grace = "0s"
 		if slot.Equal(gap) {
 			continue
 		}
-		if _, err := e.store.Record(context.Background(), runtrace.Run{JobID: runtrace.JobID("pull"), Trigger: runtrace.TriggerSchedule,
+		if _, err := e.Store.Record(context.Background(), runtrace.Run{JobID: runtrace.JobID("pull"), Trigger: runtrace.TriggerSchedule,
 			ScheduledAt: slot, StartedAt: slot, Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a := &Agent{store: e.store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	a.cur.Store(e.cfg)
+	a := &Agent{store: e.Store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	a.cur.Store(e.Cfg)
 	a.refreshCoverage(context.Background())
-	if _, ok, _ := e.store.Coverage(context.Background(), runtrace.JobID("pull")); ok {
+	if _, ok, _ := e.Store.Coverage(context.Background(), runtrace.JobID("pull")); ok {
 		t.Fatal("coverage recorded over a window with a missing slot")
 	}
 	// The missing slot's run arrives late (`svc-ctl exec --scheduled`).
-	if _, err := e.store.Record(context.Background(), runtrace.Run{JobID: runtrace.JobID("pull"), Trigger: runtrace.TriggerSchedule,
+	if _, err := e.Store.Record(context.Background(), runtrace.Run{JobID: runtrace.JobID("pull"), Trigger: runtrace.TriggerSchedule,
 		ScheduledAt: gap, StartedAt: now, Outcome: runtrace.OutcomeOK, Reason: runtrace.ReasonCompleted}); err != nil {
 		t.Fatal(err)
 	}
 	a.refreshCoverage(context.Background())
-	c, ok, err := e.store.Coverage(context.Background(), runtrace.JobID("pull"))
+	c, ok, err := e.Store.Coverage(context.Background(), runtrace.JobID("pull"))
 	if err != nil || !ok || !c.From.Equal(reg.Add(time.Minute)) || c.Through.Before(now.Add(-time.Minute)) {
 		t.Fatalf("coverage %v %v..%v (%v); want %v through the last slot before %v", ok, c.From, c.Through, err, reg.Add(time.Minute), now)
 	}

@@ -77,7 +77,7 @@ schedule = "@every 1s"
 timezone = "UTC"
 command = `+jobCommand(0, "", "")+`
 `)
-	e.cfg.Agent.MetricsListen = maddr
+	e.Cfg.Agent.MetricsListen = maddr
 	var jobPanics, exitPanics atomic.Int32
 	var ag *Agent
 	ra := startAgentWith(t, e, Options{}, func(a *Agent) {
@@ -115,7 +115,7 @@ command = `+jobCommand(0, "", "")+`
 		}
 		return panicked && okAfter
 	})
-	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.JobID("tick"), Reason: runtrace.ReasonPanic})
+	rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.JobID("tick"), Reason: runtrace.ReasonPanic})
 	if len(rs) != 1 || !strings.Contains(string(rs[0].Detail), "planted: job run") || !strings.Contains(string(rs[0].Detail), "goroutine") {
 		t.Fatalf("panic rows %+v; want one naming the panic with its stack", rs)
 	}
@@ -124,7 +124,7 @@ command = `+jobCommand(0, "", "")+`
 	testutil.WaitFor(t, 20*time.Second, "web started", func() bool {
 		return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr)
 	})
-	old := e.pid("web")
+	old := e.Pid("web")
 	killedAt := time.Now()
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 20*time.Second, "the killed service restored", func() bool {

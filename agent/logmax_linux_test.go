@@ -38,7 +38,7 @@ func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
 	testutil.WaitFor(t, 15*time.Second, "loud started", func() bool {
 		return latestStarted(e, "loud", time.Time{}) != nil && testutil.Healthy(addr)
 	})
-	log := e.cfg.Services[0].Log
+	log := e.Cfg.Services[0].Log
 	const logMax = 1 << 20
 	var peak int64
 	done := make(chan struct{})
@@ -63,7 +63,7 @@ func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
 	if rot, _ := os.ReadFile(snapshot.RotatedPath(log)); len(rot) < logMax/2 || len(rot) > logMax || !bytes.Contains(rot, []byte("\nflood ")) {
 		t.Fatalf("runtime.log.1 is %d bytes without flood lines, want the newest %d to %d bytes of the flood", len(rot), logMax/2, logMax)
 	}
-	if n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("loud"), Reason: runtrace.ReasonStarted}); n != 1 {
+	if n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("loud"), Reason: runtrace.ReasonStarted}); n != 1 {
 		t.Fatalf("%d starts: the flood cost a restart", n)
 	}
 
@@ -72,7 +72,7 @@ func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
 	if _, err := os.Stat(snapshot.RotatedPath(log)); err != nil {
 		t.Fatal(err)
 	}
-	old := e.pid("loud")
+	old := e.Pid("loud")
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
 	testutil.WaitFor(t, 15*time.Second, "restarted with a snapshot", func() bool {
 		es, _, _ := snapshot.Read(e.sup.Paths.Snapshots("loud"), 0)
@@ -95,7 +95,7 @@ func TestLogIsCutWhenWrittenNotAtThePoll(t *testing.T) {
 	testutil.WaitFor(t, 15*time.Second, "loud started", func() bool {
 		return latestStarted(e, "loud", time.Time{}) != nil && testutil.Healthy(addr)
 	})
-	log := e.cfg.Services[0].Log
+	log := e.Cfg.Services[0].Log
 	rotated := snapshot.RotatedPath(log)
 	if _, err := os.Stat(rotated); !os.IsNotExist(err) {
 		t.Fatalf("runtime.log.1 before the flood: %v", err)

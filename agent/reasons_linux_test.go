@@ -32,7 +32,7 @@ command = ["/usr/bin/touch", %q]
 	}
 	startAgent(t, e, Options{})
 	testutil.WaitFor(t, 10*time.Second, "two skipped/paused slots", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.JobID("tick"), Reason: runtrace.ReasonPaused})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.JobID("tick"), Reason: runtrace.ReasonPaused})
 		return n >= 2
 	})
 	for _, r := range jobRuns(e, "tick") {
@@ -44,7 +44,7 @@ command = ["/usr/bin/touch", %q]
 		t.Fatal("the paused job's command ran")
 	}
 	last := jobRuns(e, "tick")[0]
-	d, err := report.Why(context.Background(), e.store, e.cfg, "tick", last.ScheduledAt, time.Now())
+	d, err := report.Why(context.Background(), e.Store, e.Cfg, "tick", last.ScheduledAt, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,21 +70,21 @@ interval = "1h"
 	var ag *Agent
 	ra := startAgentWith(t, e, Options{}, func(a *Agent) { ag = a })
 	testutil.WaitFor(t, 20*time.Second, "web started and slow's cycle in flight", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("slow"), Outcome: runtrace.OutcomeRunning})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("slow"), Outcome: runtrace.OutcomeRunning})
 		return latestStarted(e, "web", time.Time{}) != nil && n == 1
 	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- ra.stop(t) }()
 	testutil.WaitFor(t, 10*time.Second, "the agent draining", func() bool { return ag.draining.Load() })
-	syscall.Kill(int(e.pid("web").PID), syscall.SIGKILL)
+	syscall.Kill(int(e.Pid("web").PID), syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "skipped/draining for web", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonDraining})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonDraining})
 		return n == 1
 	})
 	if err := <-stopped; err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	if n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonStarted}); n != 1 {
+	if n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonStarted}); n != 1 {
 		t.Fatalf("%d starts of web: a cycle ran while draining", n)
 	}
 }
