@@ -34,6 +34,7 @@ var floors = map[string]int{
 	"svcctl/agent/logcap":     2, // every service's runtime log held to its log_max; the watchdog cuts
 	"svcctl/agent/jobs":       2, // the scheduled jobs: their loops, and the one definition of a run
 	"svcctl/agent/lean":       2, // an idle agent kept small: runtime settings, the trim
+	"svcctl/agent/scope":      2, // an agent started by hand moved into a delegated systemd scope
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 
+	"svcctl/agent/scope"
 	"svcctl/internal/child"
 	"svcctl/proc"
 )
@@ -28,7 +29,7 @@ func (a *Agent) cgroup() string {
 		return dir
 	}
 	if a.o.Scope && a.scope == "" {
-		sdir, err := moveToScope(context.Background())
+		sdir, err := scope.MoveSelf(context.Background())
 		if err == nil {
 			a.scope = sdir
 			a.log.Info("cgroup.scope", "cgroup", sdir, "why", why)

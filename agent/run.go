@@ -76,7 +76,7 @@ type Options struct {
 	Cgroup string
 	// Scope: where no cgroup is delegated to the agent, ask a reachable
 	// systemd manager for a transient scope with Delegate=yes around the
-	// agent (scope_linux.go). `svc-ctl agent` sets it when started by hand.
+	// agent (agent/scope). `svc-ctl agent` sets it when started by hand.
 	Scope bool
 	// NoSubreaper: the agent does not make itself a child subreaper even
 	// where the OS can (Linux), so a daemon that double-forks out of a

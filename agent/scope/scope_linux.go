@@ -1,4 +1,4 @@
-package agent
+package scope
 
 import (
 	"context"
@@ -23,8 +23,10 @@ import (
 // the scope (clone3 CLONE_INTO_CGROUP).
 
 const (
-	systemdName  = "org.freedesktop.systemd1"
-	systemdPath  = dbus.ObjectPath("/org/freedesktop/systemd1")
+	// ManagerName and ManagerPath are where the systemd manager answers on
+	// its bus (a test's fake manager exports itself there).
+	ManagerName  = "org.freedesktop.systemd1"
+	ManagerPath  = dbus.ObjectPath("/org/freedesktop/systemd1")
 	systemdStart = "org.freedesktop.systemd1.Manager.StartTransientUnit"
 	// scopeWait bounds the wait for the manager's move, seen in
 	// /proc/self/cgroup.
@@ -49,21 +51,21 @@ var scopeBus = func() string {
 	return ""
 }
 
-// scopeProp is one (sv) of StartTransientUnit's properties.
-type scopeProp struct {
+// Prop is one (sv) of StartTransientUnit's properties.
+type Prop struct {
 	Name  string
 	Value dbus.Variant
 }
 
-// scopeAux is one (sa(sv)) of StartTransientUnit's auxiliary units (none).
-type scopeAux struct {
+// Aux is one (sa(sv)) of StartTransientUnit's auxiliary units (none).
+type Aux struct {
 	Name  string
-	Props []scopeProp
+	Props []Prop
 }
 
-// moveToScope asks the manager for a transient scope with Delegate=yes
+// MoveSelf asks the manager for a transient scope with Delegate=yes
 // holding this process, and returns the delegated cgroup it is in then.
-func moveToScope(ctx context.Context) (string, error) {
+func MoveSelf(ctx context.Context) (string, error) {
 	addr := scopeBus()
 	if addr == "" {
 		return "", fmt.Errorf("no bus to reach a systemd manager on")
@@ -76,13 +78,13 @@ func moveToScope(ctx context.Context) (string, error) {
 	}
 	defer conn.Close()
 	name := fmt.Sprintf("svc-ctl-agent-%d.scope", os.Getpid())
-	props := []scopeProp{
+	props := []Prop{
 		{"Description", dbus.MakeVariant("svc-ctl agent started by hand (its services' cgroups)")},
 		{"PIDs", dbus.MakeVariant([]uint32{uint32(os.Getpid())})},
 		{"Delegate", dbus.MakeVariant(true)},
 	}
 	var job dbus.ObjectPath
-	if err := conn.Object(systemdName, systemdPath).CallWithContext(ctx, systemdStart, 0, name, "fail", props, []scopeAux{}).Store(&job); err != nil {
+	if err := conn.Object(ManagerName, ManagerPath).CallWithContext(ctx, systemdStart, 0, name, "fail", props, []Aux{}).Store(&job); err != nil {
 		return "", fmt.Errorf("StartTransientUnit %s: %w", name, err)
 	}
 	for {

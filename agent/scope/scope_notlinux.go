@@ -1,6 +1,6 @@
 //go:build !linux
 
-package agent
+package scope
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"runtime"
 )
 
-// moveToScope: systemd scopes are Linux's.
-func moveToScope(context.Context) (string, error) {
+// MoveSelf: systemd scopes are Linux's.
+func MoveSelf(context.Context) (string, error) {
 	return "", fmt.Errorf("no systemd on %s: %w", runtime.GOOS, errors.ErrUnsupported)
 }

@@ -170,7 +170,7 @@ func newSupervisor(g *globals) (*watchdog.Supervisor, func(), error) {
 func cliSupervisor(g *globals, cfg *config.Config, rec watchdog.Recorder) *watchdog.Supervisor {
 	sup := watchdog.NewSupervisor(cfg, rec, cliLogger(g))
 	sup.Cgroup = agentCgroup(state.PathsOf(cfg))
-	// The scope systemd made around an agent started by hand (agent/scope_linux.go).
+	// The scope systemd made around an agent started by hand (agent/scope).
 	base := filepath.Base(sup.Cgroup)
 	sup.Scope = strings.HasPrefix(base, "svc-ctl-agent-") && strings.HasSuffix(base, ".scope")
 	return sup
