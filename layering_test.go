@@ -35,6 +35,7 @@ var floors = map[string]int{
 	"svcctl/agent/jobs":       2, // the scheduled jobs: their loops, and the one definition of a run
 	"svcctl/agent/lean":       2, // an idle agent kept small: runtime settings, the trim
 	"svcctl/agent/scope":      2, // an agent started by hand moved into a delegated systemd scope
+	"svcctl/agent/selfping":   2, // the agent's own dead man's switch ([agent] ping)
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,
@@ -60,6 +61,7 @@ var sideways = map[[2]string]string{
 	{"svcctl/internal/testsvc", "svcctl/internal/demosvc"}: "the tests' service is the demo service plus faults",
 	{"svcctl/agent/metrics", "svcctl/notify"}:              "an otlp channel takes the counters as notify's MetricPoint, the one type its exporter reads",
 	{"svcctl/agent/jobs", "svcctl/control"}:                "a person's run of a job answers the request it came with (control's Request, Response, its stream file)",
+	{"svcctl/agent/selfping", "svcctl/notify"}:             "the agent's own ping is sent as every ping is (notify.Ping: signals, retries, what is permanent)",
 	{"svcctl/ui", "svcctl/report"}:                         "the page draws report's answers (status, why, missing, verify): one definition of each, printed or drawn",
 }
 

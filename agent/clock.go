@@ -69,7 +69,7 @@ func (a *Agent) sleepLoop(ctx context.Context, d *sleepDetector) {
 		a.log.Info("host.woke", "away_ms", away.Milliseconds())
 		a.record("agent", runtrace.TriggerCatchUp, runtrace.OutcomeOK, runtrace.ReasonResumed,
 			map[string]any{"away_ms": away.Milliseconds(), "away": away.Round(time.Second).String()})
-		a.selfPing(notify.SignalStart, fmt.Sprintf("svc-ctl woke after %s away", away.Round(time.Second)))
+		a.self.Ping(notify.SignalStart, fmt.Sprintf("svc-ctl woke after %s away", away.Round(time.Second)))
 		for _, s := range a.config().Services {
 			a.trigger(s.Name, watchdog.Request{Trigger: runtrace.TriggerCatchUp})
 		}

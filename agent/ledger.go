@@ -113,9 +113,9 @@ func (a *Agent) ledgerChanged(h runtrace.Health) {
 			"hint", "supervision goes on; rows wait in memory (up to 10,000) and are written in order, with their times, "+
 				"as soon as the ledger takes writes: "+h.Cause.Fix())
 		a.ledgerEvent("cannot write its ledger: "+h.Summary(), h.Cause.Fix(), h.Since, true)
-		a.selfFail("svc-ctl cannot write its ledger: "+h.Summary()+": "+h.Cause.Fix(), true)
+		a.self.Fail("svc-ctl cannot write its ledger: "+h.Summary()+": "+h.Cause.Fix(), true)
 	} else {
-		a.selfLedgerOK()
+		a.self.Failing("")
 		a.log.Warn("ledger.recovered", "cause", h.Cause, "since", h.Since, "down_ms", h.RecoveredAt.Sub(h.Since).Milliseconds(),
 			"written_late", h.WrittenLate, "lost", h.Lost)
 		a.ledgerEvent(fmt.Sprintf("writes its ledger again after %s of %s: %d rows written late, %d lost",

@@ -20,6 +20,7 @@ import (
 	"svcctl/agent/jobs"
 	"svcctl/agent/lean"
 	"svcctl/agent/metrics"
+	"svcctl/agent/selfping"
 	"svcctl/config"
 	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
@@ -123,7 +124,7 @@ type Agent struct {
 	sender  *notify.Sender
 	pinger  *notify.Pinger
 	// self is the agent's own ping ([agent] ping); nil when none.
-	self *selfPinger
+	self *selfping.Pinger
 	// missingEvery is the period of the job.missing check (a minute; tests
 	// shorten it through startAgentWith's tweak).
 	missingEvery time.Duration

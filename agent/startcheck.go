@@ -43,7 +43,7 @@ func (a *Agent) verifyAtStart(ctx context.Context) {
 	msg := fmt.Sprintf("verify at the agent's start: %s FAIL: %s ('svc-ctl verify' for the evidence)",
 		words.Count(len(fails), "check", "checks"), strings.Join(names, ", "))
 	a.agentEvent(msg, strings.Join(fails, "\n"))
-	a.selfFail(msg+"\n\n"+strings.Join(fails, "\n"), false)
+	a.self.Fail(msg+"\n\n"+strings.Join(fails, "\n"), false)
 }
 
 // agentEvent queues an `agent` event in the outbox as ledgerEvent does (a
