@@ -36,6 +36,7 @@ var floors = map[string]int{
 	"svcctl/agent/lean":       2, // an idle agent kept small: runtime settings, the trim
 	"svcctl/agent/scope":      2, // an agent started by hand moved into a delegated systemd scope
 	"svcctl/agent/selfping":   2, // the agent's own dead man's switch ([agent] ping)
+	"svcctl/agent/reaper":     2, // the ledger's rows that cannot finish any more judged; old ones pruned
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,

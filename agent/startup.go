@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -99,9 +97,6 @@ func (a *Agent) reportCrash() (crashed bool) {
 // a row left running by a killed agent must not wait a day for a verdict.
 const ReapEvery = time.Minute
 
-// heartbeatsStale is how many missed heartbeats prove an agent instance gone.
-const heartbeatsStale = 3
-
 // bootSlack is how far two readings of one boot time may differ (the OS
 // reports it to the second, computed from uptime).
 const bootSlack = 5 * time.Second
@@ -181,150 +176,5 @@ func (a *Agent) forgetDeadAgents(ctx context.Context) {
 		a.log.Warn("heartbeat.prune_failed", "err", err)
 	} else if n > 0 {
 		a.log.Info("heartbeat.pruned", "dead_agents", n)
-	}
-}
-
-// housekeeping runs at start: the reaper, then the daily prune.
-func (a *Agent) housekeeping(ctx context.Context) {
-	a.reap(ctx)
-	a.prune(ctx)
-}
-
-// reap finishes as failed/abandoned the runs that cannot finish any more: at
-// once those of agent instances that are gone (heartbeat deleted or older
-// than 3 heartbeats), the others past started_at + their timeout; then it
-// prunes the heartbeats of the gone instances.
-func (a *Agent) reap(ctx context.Context) {
-	if a.store == nil {
-		return
-	}
-	// A row whose verdict waits in the queue must not be judged abandoned:
-	// reap only once everything waiting is written.
-	if q := a.ledger.queue; q != nil && !q.Flush(ctx) {
-		a.log.Info("ledger.reap_deferred", "pending_rows", q.Health().Pending)
-		return
-	}
-	now := time.Now().UTC()
-	stale := heartbeatsStale * a.config().Agent.Heartbeat
-	busy := a.runningHere()
-	n, err := a.store.Reap(ctx, runtrace.ReapPolicy{Now: now, Self: a.instance, Stale: stale, Timeout: a.runTimeout,
-		Skip: func(jobID string) bool { return busy[jobID] || a.isPausedJob(jobID) }, Orphan: a.reapOrphan})
-	if err != nil {
-		a.log.Warn("ledger.reap_failed", "err", err)
-	} else if n > 0 {
-		a.log.Warn("ledger.reaped", "abandoned", n)
-	}
-	if n, err := a.store.PruneHeartbeats(ctx, now.Add(-stale)); err != nil {
-		a.log.Warn("ledger.heartbeats_prune_failed", "err", err)
-	} else if n > 0 {
-		a.log.Info("ledger.heartbeats_pruned", "instances", n, "stale_after", stale.String())
-	}
-}
-
-// runningHere is the set of job ids with a run in flight in this process:
-// their rows are not the reaper's to judge by the clock.
-func (a *Agent) runningHere() map[string]bool {
-	busy := map[string]bool{}
-	for _, name := range a.sup.InFlight() {
-		busy[runtrace.WatchdogID(name)] = true
-	}
-	for _, id := range a.jobs.InFlight() {
-		busy[id] = true
-	}
-	return busy
-}
-
-// prune deletes the runs older than retention.
-func (a *Agent) prune(ctx context.Context) {
-	if a.store == nil {
-		return
-	}
-	before := time.Now().Add(-a.config().Agent.Retention).UTC()
-	if n, err := a.store.Prune(ctx, before); err != nil {
-		a.log.Warn("ledger.prune_failed", "err", err)
-	} else if n > 0 {
-		a.log.Info("ledger.pruned", "rows", n, "before", before)
-	}
-}
-
-func (a *Agent) reapLoop(ctx context.Context)  { every(ctx, a.o.ReapEvery, a.reap) }
-func (a *Agent) pruneLoop(ctx context.Context) { every(ctx, 24*time.Hour, a.prune) }
-
-// runTimeout is how long a run of jobID may take before a `running` row is
-// judged abandoned (the store applies a floor of 60 s).
-func (a *Agent) runTimeout(jobID string) time.Duration {
-	kind, name := runtrace.SplitID(jobID)
-	switch kind {
-	case runtrace.KindWatchdog:
-		if s := a.config().Service(name); s != nil {
-			return s.StartTimeout + s.StopTimeout + s.Health.Confirm + 2*s.Health.Timeout
-		}
-	case runtrace.KindJob:
-		if j := a.config().Job(name); j != nil {
-			return j.Timeout
-		}
-	}
-	return 0
-}
-
-func (a *Agent) isPausedJob(jobID string) bool {
-	kind, name := runtrace.SplitID(jobID)
-	var path string
-	switch kind {
-	case runtrace.KindWatchdog:
-		path = a.paths.Paused(name)
-	case runtrace.KindJob:
-		path = a.paths.JobPaused(name)
-	default:
-		return false
-	}
-	p, _ := state.ReadPause(path)
-	return p.Active(time.Now())
-}
-
-// orphanStopTimeout is how long an orphaned job run is given to end on
-// SIGTERM before it is killed: as long as a job at its timeout (killTree).
-const orphanStopTimeout = 2 * time.Second
-
-// reapOrphan is the reaper's Orphan: a job run whose agent is gone (killed
-// or crashed: a SIGKILLed agent takes nothing with it) may still be running,
-// reparented to init. Its running row names its process (noteProcess); when
-// that process is proven to be the same instance (pid, start stamp, boot:
-// proc.StopTree never signals a reused PID), its tree is stopped, so the
-// next slot does not run a second copy beside it, and the row says what was
-// done.
-func (a *Agent) reapOrphan(jobID string, detail json.RawMessage, why map[string]any) {
-	if kind, _ := runtrace.SplitID(jobID); kind != runtrace.KindJob {
-		return
-	}
-	var d struct {
-		Process *proc.Instance `json:"process"`
-	}
-	if err := json.Unmarshal(detail, &d); err != nil || d.Process == nil || d.Process.PID <= 0 {
-		return
-	}
-	inst := *d.Process
-	ctx, cancel := context.WithTimeout(context.Background(), orphanStopTimeout+15*time.Second)
-	defer cancel()
-	res, err := proc.StopTree(ctx, inst, orphanStopTimeout)
-	var did string
-	switch {
-	case errors.Is(err, proc.ErrNotOurs):
-		did = fmt.Sprintf("its process (pid %d) has ended: that pid is now another process, which was not signalled", inst.PID)
-	case err != nil:
-		did = fmt.Sprintf("could not stop its orphaned process (pid %d): %v", inst.PID, err)
-		a.log.Error("job.orphan_stop_failed", "job", jobID, "pid", inst.PID, "err", err,
-			"hint", "stop that process by hand: the next run may run beside it")
-	case res.AlreadyGone:
-		did = fmt.Sprintf("its process (pid %d) had already ended", inst.PID)
-	default:
-		did = fmt.Sprintf("killed the orphaned run (pid %d; %s)", inst.PID, res)
-		why["orphan_stop"] = res
-		a.log.Warn("job.orphan_stopped", "job", jobID, "pid", inst.PID, "how", res.String())
-	}
-	why["process"] = inst
-	why["orphan"] = did
-	if w, ok := why["why"].(string); ok {
-		why["why"] = w + "; " + did
 	}
 }

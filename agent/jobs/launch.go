@@ -109,7 +109,7 @@ func (r *Runner) launch(j *config.Job, l launch) *busyRun {
 // noteProcess records the job's process in its running row (run_trace
 // detail "process": the leader's identity, and its job object on Windows):
 // if this agent dies before the run ends, the next agent's reaper proves it
-// is still that process and stops its tree (reapOrphan), rather than leave
+// is still that process and stops its tree (agent/reaper), rather than leave
 // it running beside the next slot's copy.
 func (r *Runner) noteProcess(j *config.Job, runID int64, inst proc.Instance) {
 	n, ok := r.h.Rec.(interface {

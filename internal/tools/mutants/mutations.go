@@ -96,9 +96,9 @@ var mutations = []mutation{
 	},
 	{
 		name: "a killed agent's orphaned job run is left running",
-		pkg:  "./agent", decl: "(*Agent).reapOrphan",
+		pkg:  "./agent/reaper", decl: "(*Reaper).stopOrphan",
 		edits: []edit{{"res, err := proc.StopTree(ctx, inst, orphanStopTimeout)", "res, err := proc.StopResult{AlreadyGone: ctx != nil}, error(nil)"}},
-		run:   "^TestNextAgentKillsOrphanedJobRun$",
+		run:   "^TestOrphanedJobRunIsStopped$",
 	},
 	{
 		name: "a run_trace row does not record the boot it was written in",
