@@ -37,6 +37,7 @@ var floors = map[string]int{
 	"svcctl/agent/scope":      2, // an agent started by hand moved into a delegated systemd scope
 	"svcctl/agent/selfping":   2, // the agent's own dead man's switch ([agent] ping)
 	"svcctl/agent/reaper":     2, // the ledger's rows that cannot finish any more judged; old ones pruned
+	"svcctl/agent/requests":   2, // the command line's requests taken at each wake, one handler per kind
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,
@@ -63,6 +64,7 @@ var sideways = map[[2]string]string{
 	{"svcctl/agent/metrics", "svcctl/notify"}:              "an otlp channel takes the counters as notify's MetricPoint, the one type its exporter reads",
 	{"svcctl/agent/jobs", "svcctl/control"}:                "a person's run of a job answers the request it came with (control's Request, Response, its stream file)",
 	{"svcctl/agent/selfping", "svcctl/notify"}:             "the agent's own ping is sent as every ping is (notify.Ping: signals, retries, what is permanent)",
+	{"svcctl/agent/requests", "svcctl/control"}:            "the agent's side of control: it takes, answers and sweeps control's requests",
 	{"svcctl/ui", "svcctl/report"}:                         "the page draws report's answers (status, why, missing, verify): one definition of each, printed or drawn",
 }
 

@@ -18,8 +18,8 @@ var errDrainTimeout = errors.New("agent stopping: drain_timeout reached")
 // the heartbeat is deleted. Supervised services are not stopped.
 func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	a.draining.Store(true)
-	a.writeReport()    // status says "draining" from now on
-	a.refuseRequests() // nobody will take them now
+	a.writeReport()               // status says "draining" from now on
+	a.requestServer().RefuseAll() // nobody will take them now
 	a.log.Info("agent.draining", "in_flight", len(a.sup.InFlight()), "drain_timeout", a.config().Agent.DrainTimeout.String())
 	done := make(chan struct{})
 	a.goOnce("drain-wait", func() {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"svcctl/agent/requests"
 	"svcctl/notify"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -214,7 +215,7 @@ func (a *Agent) writeReport() {
 		return
 	}
 	r := state.AgentReport{Instance: a.instance, PID: os.Getpid(), StartedAt: a.started, UpdatedAt: time.Now().UTC(),
-		Ledger: a.ledgerHealth(), Config: a.loaded.Load(), Serves: a.serves(), Draining: a.draining.Load(), Boot: proc.BootID()}
+		Ledger: a.ledgerHealth(), Config: a.loaded.Load(), Serves: requests.Serves(a.handlers()), Draining: a.draining.Load(), Boot: proc.BootID()}
 	if a.sup != nil {
 		r.Checked = a.sup.Checked()
 	}

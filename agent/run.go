@@ -349,7 +349,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	// reload may add some.
 	a.goSafe(loopCtx, "log-cap", a.logCap().Run)
 	a.goSafe(loopCtx, "prune", a.pruneLoop)
-	a.goSafe(loopCtx, "requests", a.requestLoop)
+	a.goSafe(loopCtx, "requests", a.requestServer().Run)
 	if a.o.Lean {
 		a.goSafe(loopCtx, "trim", a.trimLoop)
 	}

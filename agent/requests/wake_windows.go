@@ -1,6 +1,6 @@
 //go:build windows
 
-package agent
+package requests
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 // osWakes creates the agent's wake event (control.EventName) and turns each
 // time it is set into a wake, until ctx ends: Windows has no signal to
 // carry a request.
-func (a *Agent) osWakes(ctx context.Context) <-chan struct{} {
-	name, err := windows.UTF16PtrFromString(control.EventName(a.paths, config.UserMode()))
+func (s *Server) osWakes(ctx context.Context) <-chan struct{} {
+	name, err := windows.UTF16PtrFromString(control.EventName(s.Paths, config.UserMode()))
 	if err != nil {
 		return nil
 	}
 	ev, err := windows.CreateEvent(control.EventAccess(), 0, 0, name) // auto-reset
 	if err != nil {
-		a.log.Warn("request.event_failed", "err", err, "hint", "svc-ctl reload and svc-ctl run cannot reach this agent; restart it")
+		s.Log.Warn("request.event_failed", "err", err, "hint", "svc-ctl reload and svc-ctl run cannot reach this agent; restart it")
 		return nil
 	}
 	stop, err := windows.CreateEvent(nil, 1, 0, nil)
@@ -30,11 +30,11 @@ func (a *Agent) osWakes(ctx context.Context) <-chan struct{} {
 		return nil
 	}
 	out := make(chan struct{}, 1)
-	a.goOnce("wake-event-stop", func() {
+	s.Go("wake-event-stop", func() {
 		<-ctx.Done()
 		windows.SetEvent(stop)
-	}, nil)
-	a.goOnce("wake-event", func() {
+	})
+	s.Go("wake-event", func() {
 		defer windows.CloseHandle(ev)
 		defer windows.CloseHandle(stop)
 		for {
@@ -47,6 +47,6 @@ func (a *Agent) osWakes(ctx context.Context) <-chan struct{} {
 			default:
 			}
 		}
-	}, nil)
+	})
 	return out
 }
