@@ -65,6 +65,7 @@ var sideways = map[[2]string]string{
 	{"svcctl/agent/jobs", "svcctl/control"}:                "a person's run of a job answers the request it came with (control's Request, Response, its stream file)",
 	{"svcctl/agent/selfping", "svcctl/notify"}:             "the agent's own ping is sent as every ping is (notify.Ping: signals, retries, what is permanent)",
 	{"svcctl/agent/requests", "svcctl/control"}:            "the agent's side of control: it takes, answers and sweeps control's requests",
+	{"svcctl/agent/requests", "svcctl/watchdog"}:           "a person's verb handed to the agent is the watchdog's work, as from a shell",
 	{"svcctl/ui", "svcctl/report"}:                         "the page draws report's answers (status, why, missing, verify): one definition of each, printed or drawn",
 }
 
