@@ -303,8 +303,12 @@ func (a *Agent) run(ctx context.Context) error {
 	a.recordStartup()
 	a.recordPreviousLoss()
 	crashed := a.reportCrash()
-	a.reportDeadAgents(ctx, crashed)
-	a.forgetDeadAgents(ctx)
+	if r := a.reaper(); r != nil {
+		r.DeadAgents(ctx, a.ledger.prev, a.boot, crashed, func(detail map[string]any) {
+			a.record(runtrace.AgentID, runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonAgentDied, detail)
+		})
+		r.ForgetDeadAgents(ctx)
+	}
 	a.housekeeping(ctx)
 	loopCtx, stopLoops := context.WithCancel(ctx)
 	defer stopLoops()

@@ -19,6 +19,7 @@ const heartbeatsStale = 3
 
 // Store is the ledger's part the reaper uses (*runtrace.Store).
 type Store interface {
+	Heartbeats(ctx context.Context) ([]runtrace.Heartbeat, error)
 	Reap(ctx context.Context, p runtrace.ReapPolicy) (int, error)
 	PruneHeartbeats(ctx context.Context, before time.Time) (int, error)
 	Prune(ctx context.Context, before time.Time) (int, error)
