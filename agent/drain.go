@@ -44,8 +44,8 @@ func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	}
 	cancelRuns(nil)
 	a.waitPings()
-	if a.ledger.queue != nil {
-		if err := a.ledger.queue.DeleteHeartbeat(context.Background(), a.instance); err != nil {
+	if a.ledger.Queue != nil {
+		if err := a.ledger.Queue.DeleteHeartbeat(context.Background(), a.instance); err != nil {
 			errs = append(errs, fmt.Errorf("delete heartbeat: %w", err))
 		}
 	}

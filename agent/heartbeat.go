@@ -34,11 +34,11 @@ func every(ctx context.Context, period time.Duration, fn func(context.Context)) 
 // line reads when the row cannot be renewed.
 func (a *Agent) beat(ctx context.Context) {
 	defer a.writeReport()
-	if a.ledger.queue == nil || a.draining.Load() {
+	if a.ledger.Queue == nil || a.draining.Load() {
 		return // draining: the drain deletes the heartbeat at its end; nothing renews it after
 	}
 	host, _ := os.Hostname()
-	err := a.ledger.queue.Beat(ctx, runtrace.Heartbeat{InstanceID: a.instance, PID: os.Getpid(), Version: a.o.Version,
+	err := a.ledger.Queue.Beat(ctx, runtrace.Heartbeat{InstanceID: a.instance, PID: os.Getpid(), Version: a.o.Version,
 		StartedAt: a.started, BootTime: a.boot, Mode: a.o.Mode, Hostname: host})
 	if err != nil && ctx.Err() == nil {
 		a.log.Warn("heartbeat.failed", "err", err)

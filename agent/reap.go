@@ -21,7 +21,7 @@ func (a *Agent) reaper() *reaper.Reaper {
 		return nil
 	}
 	r := &reaper.Reaper{Store: a.store, Log: a.log, Config: a.config, Paths: a.paths, Self: a.instance, Busy: a.runningHere}
-	if q := a.ledger.queue; q != nil {
+	if q := a.ledger.Queue; q != nil {
 		r.Flush = func(ctx context.Context) (bool, int) { return q.Flush(ctx), q.Health().Pending }
 	}
 	return r

@@ -19,6 +19,7 @@ import (
 	"svcctl/agent/agentlog"
 	"svcctl/agent/jobs"
 	"svcctl/agent/lean"
+	"svcctl/agent/ledger"
 	"svcctl/agent/metrics"
 	"svcctl/agent/selfping"
 	"svcctl/config"
@@ -115,8 +116,8 @@ type Agent struct {
 	store      *runtrace.Store // nil when the ledger is unavailable
 	rec        watchdog.Recorder
 	// ledger is the queue in front of store (rows a full disk refuses wait
-	// there) and agent.status (ledger.go).
-	ledger ledgerState
+	// there) and agent.status (agent/ledger).
+	ledger ledger.Ledger
 	// funnel is where every run result passes (rec, when the ledger is
 	// usable); sender delivers the events it queues, pinger sends pings.
 	funnel  *notify.Funnel
@@ -220,9 +221,10 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.lock = lock
 	a.setupLog()
+	a.ledger.Paths, a.ledger.Log = a.paths, a.log
 	a.setIdentity()
-	a.metrics = metrics.New(a.started, a.ledgerHealth)
-	a.openStatus()
+	a.metrics = metrics.New(a.started, a.ledger.Health)
+	a.ledger.OpenStatus()
 	a.openLedger()
 	a.writeReport()
 	a.sup = watchdog.NewSupervisor(cfg, a.rec, a.log)
@@ -278,8 +280,8 @@ func (a *Agent) closeAll() {
 	a.recMu.Unlock()
 	a.acts.Wait()
 	a.closeLedger()
-	if a.ledger.status != nil {
-		a.ledger.status.Close()
+	if a.ledger.Status != nil {
+		a.ledger.Status.Close()
 	}
 	if a.store != nil {
 		if err := a.store.Close(); err != nil {
@@ -299,12 +301,12 @@ func randomID() string {
 }
 
 func (a *Agent) run(ctx context.Context) error {
-	a.importSpills(ctx)
+	a.ledger.ImportSpills(ctx)
 	a.recordStartup()
-	a.recordPreviousLoss()
+	a.ledger.RecordPreviousLoss()
 	crashed := a.reportCrash()
 	if r := a.reaper(); r != nil {
-		r.DeadAgents(ctx, a.ledger.prev, a.boot, crashed, func(detail map[string]any) {
+		r.DeadAgents(ctx, a.ledger.Prev, a.boot, crashed, func(detail map[string]any) {
 			a.record(runtrace.AgentID, runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonAgentDied, detail)
 		})
 		r.ForgetDeadAgents(ctx)
@@ -337,10 +339,10 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.startService(&cfg.Services[i], nil)
 	}
 	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
-	if q := a.ledger.queue; q != nil {
+	if q := a.ledger.Queue; q != nil {
 		a.goSafe(loopCtx, "ledger-retry", q.Run)
 		// what a command (svc-ctl start, exec) spilled while the disk was full
-		a.goSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.importSpills) })
+		a.goSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.ledger.ImportSpills) })
 	}
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
 	det := newSleepDetector(a.o.Clock, a.o.SleepTick)

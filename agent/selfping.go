@@ -21,7 +21,7 @@ func (a *Agent) startSelfPing(ctx context.Context) {
 	a.self = &selfping.Pinger{URL: url, Draining: a.draining.Load, Record: a.recordSelfPing,
 		Go:     func(name string, fn func()) { a.goOnce(name, fn, nil) },
 		Redact: func(s string) string { return a.logRed.Load().String(s) }}
-	if err := a.ledger.openErr; err != nil {
+	if err := a.ledger.OpenErr; err != nil {
 		a.self.Failing("svc-ctl cannot open its ledger: " + err.Error())
 	}
 	a.self.Ping(notify.SignalStart, fmt.Sprintf("svc-ctl %s started (pid %d, %s)", a.o.Version, os.Getpid(), a.o.Mode))

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"svcctl/internal/words"
 	"time"
+
+	"svcctl/internal/words"
 )
 
 // verifyAtStart runs the start checks once, a little after the agent
@@ -50,7 +51,7 @@ func (a *Agent) verifyAtStart(ctx context.Context) {
 // full disk delays it, never loses it); without a ledger it is sent
 // directly, once.
 func (a *Agent) agentEvent(msg, detail string) {
-	if a.deriver == nil || a.ledger.queue == nil {
+	if a.deriver == nil || a.ledger.Queue == nil {
 		a.notifyDirect(msg, detail)
 		return
 	}
