@@ -22,6 +22,7 @@ import (
 	"svcctl/agent/ledger"
 	"svcctl/agent/metrics"
 	"svcctl/agent/selfping"
+	"svcctl/agent/sleep"
 	"svcctl/config"
 	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
@@ -46,7 +47,7 @@ type Options struct {
 	// LogWriter replaces the log's destinations (tests, demo); nil = the
 	// config's log_destinations (agent.log via lumberjack by default).
 	LogWriter io.Writer
-	Clock     Clock
+	Clock     sleep.Clock
 	// SleepTick is the period of the sleep detector (default 5s).
 	SleepTick time.Duration
 	// MaxStagger caps the random delay before each service's first cycle
@@ -192,7 +193,7 @@ func Run(ctx context.Context, o Options) error {
 
 func newAgent(o Options) (*Agent, error) {
 	if o.Clock == nil {
-		o.Clock = realClock{start: time.Now()}
+		o.Clock = sleep.RealClock{Start: time.Now()}
 	}
 	if o.SleepTick <= 0 {
 		o.SleepTick = 5 * time.Second
@@ -345,7 +346,7 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 		a.goSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.ledger.ImportSpills) })
 	}
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
-	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
+	det := sleep.NewDetector(a.o.Clock, a.o.SleepTick)
 	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, det) })
 	a.goSafe(loopCtx, "reaper", a.reapLoop)
 	if a.subreaper {
