@@ -22,8 +22,8 @@ func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	a.requestServer().RefuseAll() // nobody will take them now
 	a.log.Info("agent.draining", "in_flight", len(a.sup.InFlight()), "drain_timeout", a.config().Agent.DrainTimeout.String())
 	done := make(chan struct{})
-	a.goOnce("drain-wait", func() {
-		a.loops.Wait()
+	a.net.GoOnce("drain-wait", func() {
+		a.net.WaitLoops()
 		a.jobs.Wait()
 		close(done)
 	}, nil)

@@ -30,7 +30,7 @@ func (a *Agent) onSpawn(name string, c *proc.Child) {
 	case a.logSpawned <- name: // its log is a new file: watch it from its first line
 	default: // the cap loop is behind; its next look finds the file anyway
 	}
-	a.goOnce("exit-watch:"+name, func() {
+	a.net.GoOnce("exit-watch:"+name, func() {
 		<-c.Done
 		a.act(func() { a.leaderExited(name, c.Identity, c.Exit()) })
 	}, nil)
@@ -43,7 +43,7 @@ func (a *Agent) onSpawn(name string, c *proc.Child) {
 func (a *Agent) leaderExited(name string, id proc.Identity, how string) {
 	if a.serviceLockHeld(name) {
 		a.log.Info("service.exit_waits_lock", "service", name, "service_pid", id.PID, "how", how)
-		a.goOnce("leader-exit-after-lock:"+name, func() {
+		a.net.GoOnce("leader-exit-after-lock:"+name, func() {
 			a.act(func() {
 				if a.waitServiceLock(name) {
 					a.leaderExited(name, id, how)
@@ -117,7 +117,7 @@ func (a *Agent) watchInstance(name string, inst proc.Instance, why string) bool 
 	if merr != nil {
 		mainDone = nil // gone already (a launcher), or not watchable: the tree watch remains
 	}
-	a.goOnce("exit-watch:"+name, func() {
+	a.net.GoOnce("exit-watch:"+name, func() {
 		select {
 		case <-done:
 			a.act(func() { a.onExit(name, inst.Identity, why+"every process of its tree exited", true) })
@@ -205,7 +205,7 @@ func (a *Agent) exited(name string, id proc.Identity, how string, gone bool) {
 	// start by hand): it is replacing or stopping this instance, and a cycle
 	// now would only record lock-held. Once it lets go, the instance it left
 	// is watched; if it left this one recorded, the exit is news after all.
-	a.goOnce("exit-after-lock:"+name, func() {
+	a.net.GoOnce("exit-after-lock:"+name, func() {
 		a.act(func() {
 			if !a.waitServiceLock(name) {
 				return // the agent stops; the next one adopts or restarts it

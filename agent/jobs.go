@@ -10,7 +10,7 @@ import (
 func (a *Agent) newJobs() *jobs.Runner {
 	h := jobs.Host{
 		Log: a.log, Paths: a.paths, Rec: a.rec, RecordSlot: a.recordSlot,
-		GoSafe: a.goSafe, GoOnce: a.goOnce, Draining: a.draining.Load,
+		GoSafe: a.net.GoSafe, GoOnce: a.net.GoOnce, Draining: a.draining.Load,
 		Redactor:      func() *redact.Redactor { return a.sup.Redactor() },
 		CatchUpSpread: a.o.CatchUpSpread,
 	}

@@ -44,7 +44,7 @@ func (a *Agent) openLedger() {
 		OnUndelivered: a.recordUndelivered, Metrics: a.metrics.Points, Started: a.started})
 	a.funnel.OnQueued(a.sender.Wake)
 	a.pinger = notify.NewPinger(a.config(), st, a.log)
-	a.pinger.Go = func(name string, fn func()) { a.goOnce(name, fn, nil) }
+	a.pinger.Go = func(name string, fn func()) { a.net.GoOnce(name, fn, nil) }
 	a.funnel.Observe(a.metrics)
 	a.funnel.Observe(a.pinger)
 }

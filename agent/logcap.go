@@ -16,6 +16,6 @@ func (a *Agent) logCap() *logcap.Cap {
 		Every:    a.o.LogCheckEvery,
 		Spawned:  a.logSpawned,
 		Log:      a.log,
-		Go:       func(ctx context.Context, name string, fn func(context.Context)) { a.goSafe(ctx, name, fn) },
+		Go:       func(ctx context.Context, name string, fn func(context.Context)) { a.net.GoSafe(ctx, name, fn) },
 	}
 }

@@ -38,9 +38,9 @@ func (a *Agent) startService(svc *config.Service, first *watchdog.Request) {
 	}
 	ctx, cancel := context.WithCancel(a.loopCtx)
 	h := &loopHandle{cancel: cancel}
-	h.done = append(h.done, a.goSafe(ctx, "service:"+svc.Name, func(ctx context.Context) { a.serviceLoop(ctx, a.runCtx, svc, ch) }))
+	h.done = append(h.done, a.net.GoSafe(ctx, "service:"+svc.Name, func(ctx context.Context) { a.serviceLoop(ctx, a.runCtx, svc, ch) }))
 	if svc.Limits.Set() {
-		h.done = append(h.done, a.goSafe(ctx, "limits:"+svc.Name, func(ctx context.Context) { a.limitLoop(ctx, svc) }))
+		h.done = append(h.done, a.net.GoSafe(ctx, "limits:"+svc.Name, func(ctx context.Context) { a.limitLoop(ctx, svc) }))
 	}
 	a.svcLoops[svc.Name] = h
 	a.loopMu.Unlock()

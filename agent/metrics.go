@@ -11,11 +11,11 @@ import (
 // serveMetrics serves /metrics and /healthz on metrics_listen until ctx
 // ends, each request under the L2 net.
 func (a *Agent) serveMetrics(ctx context.Context) error {
-	srv, ln, err := metrics.Listen(a.config().Agent.MetricsListen, a.recoverHTTP(a.metricsHandler), fdLimit(), a.log)
+	srv, ln, err := metrics.Listen(a.config().Agent.MetricsListen, a.net.RecoverHTTP(a.metricsHandler), fdLimit(), a.log)
 	if err != nil {
 		return err
 	}
-	a.goOnce("metrics-close", func() {
+	a.net.GoOnce("metrics-close", func() {
 		<-ctx.Done()
 		srv.Close()
 	}, nil)

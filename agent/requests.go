@@ -99,5 +99,5 @@ func (a *Agent) requestServer() *requests.Server {
 	return &requests.Server{Paths: a.paths, Log: a.log, Handlers: a.handlers(), Reload: a.o.Reload, Requests: a.o.Requests,
 		BareReload: func(ctx context.Context) { a.reload(ctx, control.Request{}, control.ReloadArgs{}) },
 		Streaming:  a.jobs.Streaming,
-		Go:         func(name string, fn func()) { a.goOnce(name, fn, nil) }}
+		Go:         func(name string, fn func()) { a.net.GoOnce(name, fn, nil) }}
 }

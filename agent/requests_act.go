@@ -48,7 +48,7 @@ func (a *Agent) handleAct(_ context.Context, req control.Request, reply func(con
 	}
 	sup := a.actSupervisor(req.By)
 	ctx := a.runCtx
-	a.goOnce("request:"+string(req.Kind), func() {
+	a.net.GoOnce("request:"+string(req.Kind), func() {
 		out, err := requests.Act(ctx, sup, req.Kind, names, args)
 		if err != nil {
 			reply(control.Response{Final: true, Refused: err.Error()})

@@ -18,6 +18,7 @@ import (
 
 	"svcctl/agent/agentlog"
 	"svcctl/agent/jobs"
+	"svcctl/agent/l2"
 	"svcctl/agent/lean"
 	"svcctl/agent/ledger"
 	"svcctl/agent/metrics"
@@ -153,7 +154,6 @@ type Agent struct {
 	triggers map[string]chan watchdog.Request
 	watched  sync.Map // service -> proc identity key being watched
 	replaced sync.Map // identity keys a cycle stopped on purpose
-	loops    sync.WaitGroup
 	fatal    chan error
 	jobs     *jobs.Runner
 	metrics  *metrics.Counters
@@ -162,10 +162,8 @@ type Agent struct {
 	// them (before the loops start) to plant a fault.
 	metricsHandler http.Handler
 	onExit         func(name string, id proc.Identity, how string, gone bool)
-	// guarded counts the goroutines started under L2; panics the panics it
-	// recovered.
-	guarded atomic.Int64
-	panics  atomic.Int64
+	// net is the L2 net every goroutine of the agent starts under.
+	net l2.Net
 	// recMu guards the ledger against late writers: exit watchers outlive the
 	// loops, and a process that exits after the agent stopped must not write
 	// to a closed store.
@@ -222,6 +220,7 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.lock = lock
 	a.setupLog()
+	a.net = l2.Net{Log: a.log, Fatal: a.fatal, Exit: func() bool { return a.config().Agent.OnPanic == "exit" }}
 	a.ledger.Paths, a.ledger.Log = a.paths, a.log
 	a.setIdentity()
 	a.metrics = metrics.New(a.started, a.ledger.Health)
@@ -305,7 +304,11 @@ func (a *Agent) run(ctx context.Context) error {
 	a.ledger.ImportSpills(ctx)
 	a.recordStartup()
 	a.ledger.RecordPreviousLoss()
-	crashed := a.reportCrash()
+	crashed := a.net.OpenCrashLog(a.paths, func(at time.Time, tail []string) {
+		a.record(runtrace.AgentID, runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonPanic, map[string]any{
+			"previous_agent_crashed": true, "crash_log_at": at, "tail": tail,
+		})
+	})
 	if r := a.reaper(); r != nil {
 		r.DeadAgents(ctx, a.ledger.Prev, a.boot, crashed, func(detail map[string]any) {
 			a.record(runtrace.AgentID, runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonAgentDied, detail)
@@ -339,36 +342,36 @@ func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	for i := range cfg.Services {
 		a.startService(&cfg.Services[i], nil)
 	}
-	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
+	a.net.GoSafe(loopCtx, "heartbeat", a.heartbeatLoop)
 	if q := a.ledger.Queue; q != nil {
-		a.goSafe(loopCtx, "ledger-retry", q.Run)
+		a.net.GoSafe(loopCtx, "ledger-retry", q.Run)
 		// what a command (svc-ctl start, exec) spilled while the disk was full
-		a.goSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.ledger.ImportSpills) })
+		a.net.GoSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.ledger.ImportSpills) })
 	}
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
 	det := sleep.NewDetector(a.o.Clock, a.o.SleepTick)
-	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, det) })
-	a.goSafe(loopCtx, "reaper", a.reapLoop)
+	a.net.GoSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, det) })
+	a.net.GoSafe(loopCtx, "reaper", a.reapLoop)
 	if a.subreaper {
-		a.goSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
+		a.net.GoSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
 	}
 	// The log cap and the coverage run even with no service or job yet: a
 	// reload may add some.
-	a.goSafe(loopCtx, "log-cap", a.logCap().Run)
-	a.goSafe(loopCtx, "prune", a.pruneLoop)
-	a.goSafe(loopCtx, "requests", a.requestServer().Run)
+	a.net.GoSafe(loopCtx, "log-cap", a.logCap().Run)
+	a.net.GoSafe(loopCtx, "prune", a.pruneLoop)
+	a.net.GoSafe(loopCtx, "requests", a.requestServer().Run)
 	if a.o.Lean {
-		a.goSafe(loopCtx, "trim", a.trimLoop)
+		a.net.GoSafe(loopCtx, "trim", a.trimLoop)
 	}
-	a.goSafe(loopCtx, "coverage", a.coverageLoop)
+	a.net.GoSafe(loopCtx, "coverage", a.coverageLoop)
 	if a.o.StartChecks != nil {
-		a.goSafe(loopCtx, "verify-at-start", a.verifyAtStart)
+		a.net.GoSafe(loopCtx, "verify-at-start", a.verifyAtStart)
 	}
 	a.startNotify(loopCtx)
 	a.startSelfPing(loopCtx)
 	a.jobs.StartAll(a.config().Jobs)
 	if a.config().Agent.MetricsListen != "" {
-		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {
+		a.net.GoSafe(loopCtx, "metrics", func(ctx context.Context) {
 			if err := a.serveMetrics(ctx); err != nil {
 				a.log.Error("metrics.failed", "err", err)
 			}

@@ -19,13 +19,13 @@ func (a *Agent) startSelfPing(ctx context.Context) {
 		return
 	}
 	a.self = &selfping.Pinger{URL: url, Draining: a.draining.Load, Record: a.recordSelfPing,
-		Go:     func(name string, fn func()) { a.goOnce(name, fn, nil) },
+		Go:     func(name string, fn func()) { a.net.GoOnce(name, fn, nil) },
 		Redact: func(s string) string { return a.logRed.Load().String(s) }}
 	if err := a.ledger.OpenErr; err != nil {
 		a.self.Failing("svc-ctl cannot open its ledger: " + err.Error())
 	}
 	a.self.Ping(notify.SignalStart, fmt.Sprintf("svc-ctl %s started (pid %d, %s)", a.o.Version, os.Getpid(), a.o.Mode))
-	a.goSafe(ctx, "agent-ping", func(ctx context.Context) {
+	a.net.GoSafe(ctx, "agent-ping", func(ctx context.Context) {
 		every(ctx, a.config().Agent.PingEvery, func(context.Context) {
 			cfg := a.config()
 			a.self.Periodic(fmt.Sprintf("svc-ctl %s: %d services, %d jobs", a.o.Version, len(cfg.Services), len(cfg.Jobs)))

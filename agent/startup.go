@@ -3,11 +3,8 @@ package agent
 import (
 	"context"
 	"os"
-	"runtime/debug"
-	"strings"
 	"time"
 
-	"svcctl/internal/fsutil"
 	"svcctl/runtrace"
 )
 
@@ -58,36 +55,6 @@ func (a *Agent) recordSlot(jobID string, trigger runtrace.Trigger, slot time.Tim
 	if err != nil {
 		a.log.Warn("ledger.write_failed", "job", jobID, "err", err)
 	}
-}
-
-// reportCrash reports, once, that the previous agent died of a fatal runtime
-// error, then installs crash.log for this process. The reported file moves to
-// crash.prev.log: crash.log with content means "not reported yet".
-func (a *Agent) reportCrash() (crashed bool) {
-	path := a.paths.CrashLog()
-	// Lstat and fsutil: a crash.log link would copy the tail of any file
-	// into agent.log; it is reported and replaced.
-	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-		tail, _ := fsutil.TailLines(path, 40, 64<<10)
-		a.log.Error("agent.previous_crash", "crash_log", path, "at", st.ModTime().UTC(), "tail", strings.Join(tail, "\n"))
-		a.record("agent", runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonPanic, map[string]any{
-			"previous_agent_crashed": true, "crash_log_at": st.ModTime().UTC(), "tail": tail,
-		})
-		if err := os.Rename(path, a.paths.CrashPrevLog()); err != nil {
-			a.log.Warn("crash_log.rotate_failed", "err", err)
-		}
-		crashed = true
-	}
-	f, err := fsutil.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fsutil.FilePerm)
-	if err != nil {
-		a.log.Warn("crash_log.open_failed", "err", err)
-		return crashed
-	}
-	if err := debug.SetCrashOutput(f, debug.CrashOptions{}); err != nil {
-		a.log.Warn("crash_log.set_failed", "err", err)
-	}
-	f.Close() // SetCrashOutput keeps its own duplicate
-	return crashed
 }
 
 // ReapEvery is how often the agent reaps runs that cannot finish any more:
