@@ -102,7 +102,7 @@ func TestNoFileOverMaxLines(t *testing.T) {
 // narrow interface of its own goes to a package under agent/. The aim is
 // 2,000; the figure is what the lifecycle holds today, and it only comes
 // down: lower it when a part leaves.
-const agentMaxLines = 2095
+const agentMaxLines = 2048
 
 // TestAgentHoldsItsLifecycleOnly counts the lines of agent/*.go, tests
 // excepted, on every OS (each OS's files included).

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -219,4 +220,53 @@ func runningRow(ctx context.Context, req RunNowRequest) int64 {
 // person who ran it, and the next agent's reaper judges the row it left.
 func goCommand(_ string, fn func(), _ func(p any, stack string)) {
 	go fn()
+}
+
+// HandleRun answers a run request (`svc-ctl run JOB`): it runs the job of
+// cfg, the config in force (loaded at loadedAt), now, as a person asked:
+// trigger manual, no slot.
+func (r *Runner) HandleRun(cfg *config.Config, loadedAt time.Time, req control.Request, reply func(control.Response)) {
+	var args control.RunArgs
+	if err := json.Unmarshal(req.Args, &args); err != nil || args.Job == "" {
+		reply(control.Response{Final: true, Code: control.CodeUsage, Refused: "a run request names no job"})
+		return
+	}
+	j := cfg.Job(args.Job)
+	switch {
+	case j == nil:
+		reply(control.Response{Final: true, Code: control.CodeUnknown, Refused: fmt.Sprintf(
+			"the running agent's config has no job named %s (it runs the file as loaded at %s: 'svc-ctl reload' applies the file on disk)",
+			args.Job, loadedAt.Format(time.RFC3339))})
+	case j.External:
+		reply(control.Response{Final: true, Code: control.CodeUsage, Refused: ExternalRefusal(j.Name)})
+	case r.h.Draining():
+		reply(control.Response{Final: true, Code: control.CodeStopping, Refused: "the agent is stopping (draining): run it after it is back"})
+	default:
+		r.RunManual(j, req, reply)
+	}
+}
+
+// ExternalRefusal is the one answer to `svc-ctl run` of an external job,
+// from the agent or from the command line when it runs the job itself.
+func ExternalRefusal(name string) string {
+	return fmt.Sprintf("%s is external = true: another scheduler runs it, through 'svc-ctl exec %s -- CMD...'; svc-ctl has no command of its own to run", name, name)
+}
+
+// HandleInterrupt answers an interrupt request: the person's run that the
+// request it names started ends failed/interrupted.
+func (r *Runner) HandleInterrupt(req control.Request, reply func(control.Response)) {
+	var args control.InterruptArgs
+	if err := json.Unmarshal(req.Args, &args); err != nil || args.Request == "" {
+		reply(control.Response{Final: true, Code: control.CodeUsage, Refused: "an interrupt request names no run"})
+		return
+	}
+	why := args.Why
+	if why == "" {
+		why = "interrupted by " + req.By
+	}
+	if !r.Interrupt(args.Request, why) {
+		reply(control.Response{Final: true, Code: control.CodeUnknown, Refused: "no run of that request is in flight (it has ended)"})
+		return
+	}
+	reply(control.Response{Final: true})
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"svcctl/agent"
 	"svcctl/agent/jobs"
 	"svcctl/config"
 	"svcctl/control"
@@ -80,7 +79,7 @@ func runRun(ctx context.Context, g *globals, o runOptions, args []string) error 
 		return unknownJob(cfg, name)
 	}
 	if j.External {
-		return usageError{errors.New(agent.ExternalRefusal(name))}
+		return usageError{errors.New(jobs.ExternalRefusal(name))}
 	}
 	err = runThroughAgent(ctx, g, o, state.PathsOf(cfg), name)
 	if errors.Is(err, control.ErrNoAgent) {
