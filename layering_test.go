@@ -41,6 +41,7 @@ var floors = map[string]int{
 	"svcctl/agent/ledger":     2, // the agent's recording path: the queue before run_trace, rows lost or spilled, agent.status
 	"svcctl/agent/sleep":      2, // the host slept: the wall clock and the monotonic clock disagree
 	"svcctl/agent/l2":         2, // the L2 safety net: every goroutine under one recover wrapper, crash.log
+	"svcctl/agent/startcheck": 2, // `svc-ctl verify` once at the agent's start; a FAIL is told
 
 	"svcctl/probe":    3,
 	"svcctl/proc":     3,

@@ -99,10 +99,10 @@ func TestNoFileOverMaxLines(t *testing.T) {
 // agentMaxLines is the most lines the production files of agent/ itself
 // (not its parts in agent/*/) may have together: the agent's lifecycle only
 // (docs/architecture.md, "Packages: one room per idea"). An idea with a
-// narrow interface of its own goes to a package under agent/. The aim is
-// 2,000; the figure is what the lifecycle holds today, and it only comes
+// narrow interface of its own goes to a package under agent/. The figure is
+// what the lifecycle holds today (the aim was 2,000), and it only comes
 // down: lower it when a part leaves.
-const agentMaxLines = 2048
+const agentMaxLines = 1995
 
 // TestAgentHoldsItsLifecycleOnly counts the lines of agent/*.go, tests
 // excepted, on every OS (each OS's files included).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -47,7 +46,7 @@ func (a *Agent) reload(ctx context.Context, req control.Request, args control.Re
 	old := a.config()
 	next, err := a.loadForReload(old)
 	if err == nil && !args.AllowMissingInclude {
-		err = missingIncludes(old, next)
+		err = reloadplan.MissingIncludes(old, next)
 	}
 	if err != nil {
 		return a.refuseReload(old, req, err)
@@ -115,38 +114,17 @@ func (a *Agent) loadForReload(old *config.Config) (*config.Config, error) {
 	if load == nil {
 		load = config.LoadToRun
 	}
-	if fi, err := os.Stat(old.Path); err == nil && fi.Size() == 0 && (len(old.Services) > 0 || len(old.Jobs) > 0) {
-		// An editor that truncates then writes, caught in between: read
-		// as a config, it would remove everything.
-		return nil, fmt.Errorf("%s is empty (a save in progress?): a reload never reads an empty file as \"every service and job removed\"; "+
-			"to remove them all, leave a comment line in the file", old.Path)
+	if err := reloadplan.EmptyFile(old); err != nil {
+		return nil, err
 	}
 	next, err := load(old.Path)
 	if err != nil {
 		return nil, err
 	}
-	if next.Agent.StateDir != old.Agent.StateDir {
-		return nil, fmt.Errorf("%s: agent.state_dir changed from %s to %s: an agent cannot move its state dir while it runs; "+
-			"put it back, or restart the agent to use the new one", old.Path, old.Agent.StateDir, next.Agent.StateDir)
+	if err := reloadplan.SameStateDir(old, next); err != nil {
+		return nil, err
 	}
 	return next, nil
-}
-
-// missingIncludes refuses a file whose include matched files when the
-// config in force was loaded and matches none now: a half-finished deploy
-// (conf.d emptied before its new files arrive) must not read as every one
-// of its services removed. `svc-ctl reload --allow-missing-include` takes it.
-func missingIncludes(old, next *config.Config) error {
-	gone := next.MissingIncludes(old)
-	if len(gone) == 0 {
-		return nil
-	}
-	var parts []string
-	for _, m := range gone {
-		parts = append(parts, fmt.Sprintf("include %q matched %d file(s) when the config in force was loaded and matches none now", m.Pattern, len(m.Files)))
-	}
-	return fmt.Errorf("%s: %s: finish the deploy, or run `svc-ctl reload --allow-missing-include` if their services and jobs are meant to go",
-		next.Path, strings.Join(parts, "; "))
 }
 
 // refuseReload records the refusal: failed/config-invalid with every error,
