@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
-	"strings"
 	"testing"
 
 	"svcctl/internal/redact"
@@ -16,11 +15,7 @@ import (
 // agent's other writer, runs it in agent/jobs.)
 func TestRedactCorpusWriters(t *testing.T) {
 	red := redact.New(redacttest.Values()...)
-	var lines []string
-	for _, c := range redacttest.Cases {
-		lines = append(lines, c.In)
-	}
-	in := strings.Join(lines, "\n")
+	lines, in := redacttest.Inputs()
 
 	var buf bytes.Buffer
 	log := New(&buf, slog.LevelDebug, red)

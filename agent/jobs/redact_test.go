@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"svcctl/internal/redact"
@@ -15,11 +14,7 @@ import (
 // keepTail. (agent.log, the agent's other writer, runs it in agent/agentlog.)
 func TestRedactCorpusOutputTail(t *testing.T) {
 	red := redact.New(redacttest.Values()...)
-	var lines []string
-	for _, c := range redacttest.Cases {
-		lines = append(lines, c.In)
-	}
-	in := strings.Join(lines, "\n")
+	lines, in := redacttest.Inputs()
 
 	res := Result{Outcome: runtrace.OutcomeFailed, Detail: map[string]any{}}
 	res.keepTail(lines, red)
