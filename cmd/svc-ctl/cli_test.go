@@ -126,6 +126,10 @@ func startAgentProcess(t *testing.T, cfg string) (*exec.Cmd, *strings.Builder) {
 	cmd := exec.Command(svcctlBin, "agent", "--config", cfg, "--max-stagger", "100ms")
 	var errb strings.Builder
 	cmd.Stderr = &errb
+	// A killed agent's Wait waits for its stderr copy, which a process that
+	// inherited the pipe could hold open: bounded, so a test reports that
+	// rather than hanging its binary.
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

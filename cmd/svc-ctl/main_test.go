@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -74,8 +75,37 @@ func svcctl(t *testing.T, args ...string) result {
 func writeConfig(t *testing.T, agentExtra, body string) (cfgPath, state string) {
 	t.Helper()
 	cfgPath, state = testutil.WriteConfig(t, agentExtra, body)
-	t.Cleanup(func() { stopAll(state) })
+	t.Cleanup(func() {
+		stopAll(state)
+		noLeakedServices(t, body)
+	})
 	return cfgPath, state
+}
+
+// addrRE is a service's --addr in a test's config.
+var addrRE = regexp.MustCompile(`"--addr", "(127\.0\.0\.1:[0-9]+)"`)
+
+// noLeakedServices fails the test when a service of its config still runs
+// once the test's agents are gone and stopAll has killed what the pid files
+// name: a service nothing records is one a user could not stop either. It
+// kills what it finds, by pid, so one leak does not spill into the next test.
+func noLeakedServices(t *testing.T, body string) {
+	var addrs []string
+	for _, m := range addrRE.FindAllStringSubmatch(body, -1) {
+		addrs = append(addrs, "--addr "+m[1])
+	}
+	var left map[int]string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if left = servicesOf(addrs); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for pid, line := range left {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+		t.Errorf("a service of this test still runs after its agents and the pid files' processes were stopped: pid %d: %s", pid, line)
+	}
 }
 
 // webService is a [[service]] block running testsvc on addr.

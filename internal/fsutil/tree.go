@@ -18,26 +18,15 @@ func CheckTree(root string, uid int) error {
 	var errs []error
 	more := 0
 	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		var fi fs.FileInfo
-		if err == nil {
-			fi, err = d.Info()
-		}
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && path != root:
-			// Gone between the listing and the look (SQLite's -journal, a
-			// temporary file renamed into place): nothing left to judge.
-			return nil
-		case err != nil:
-			return err
-		}
-		if perr := CheckPrivateInfo(path, fi, uid); perr != nil {
+		perr, err := checkEntry(root, path, d, err, uid)
+		if perr != nil {
 			if len(errs) < maxTreeProblems {
 				errs = append(errs, perr)
 			} else {
 				more++
 			}
 		}
-		return nil
+		return err
 	})
 	if walkErr != nil {
 		errs = append(errs, fmt.Errorf("check %s: %w", root, walkErr))
@@ -47,4 +36,27 @@ func CheckTree(root string, uid int) error {
 			more, root, ErrUntrusted, userName(uid), root, root))
 	}
 	return errors.Join(errs...)
+}
+
+// checkEntry judges one entry of CheckTree's walk: a problem with it, or an
+// error that ends the walk. An entry gone between the listing and the look
+// (SQLite's -journal, state.json's temporary file renamed into place) has
+// nothing left to judge: on Unix the look is the Lstat, on Windows also the
+// open that reads the access list, so both may find it gone.
+func checkEntry(root, path string, d fs.DirEntry, err error, uid int) (problem, walkErr error) {
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = d.Info()
+	}
+	gone := func(err error) bool { return errors.Is(err, fs.ErrNotExist) && path != root }
+	switch {
+	case gone(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	if perr := CheckPrivateInfo(path, fi, uid); perr != nil && !gone(perr) {
+		return perr, nil
+	}
+	return nil, nil
 }
