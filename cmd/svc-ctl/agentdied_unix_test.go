@@ -41,6 +41,7 @@ url = "http://`+testutil.FreeAddr(t)+`/hook"
 		hbs, _ := st.Heartbeats(context.Background())
 		return len(hbs) == 1
 	})
+	waitRecorded(t, state, "web")
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	startAgentProcess(t, cfg)
@@ -78,6 +79,7 @@ func TestHostDownIsNoAgentCrash(t *testing.T) {
 		hbs, _ := st.Heartbeats(context.Background())
 		return len(hbs) == 1
 	})
+	waitRecorded(t, state, "web")
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	// The previous agent ran in another boot: its agent.status names
@@ -145,8 +147,13 @@ func TestSetsidAgentIsForeground(t *testing.T) {
 			if json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) == 0 {
 				return false
 			}
+			// The startup row, once finished: begun, it has no detail yet.
+			start := rows[len(rows)-1]
+			if start.Outcome == runtrace.OutcomeRunning {
+				return false
+			}
 			var d struct{ Mode string }
-			json.Unmarshal(rows[len(rows)-1].Detail, &d)
+			json.Unmarshal(start.Detail, &d)
 			mode = d.Mode
 			var pid int
 			fmt.Sscan(string(b), &pid)

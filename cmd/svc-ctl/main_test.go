@@ -82,6 +82,18 @@ func writeConfig(t *testing.T, agentExtra, body string) (cfgPath, state string) 
 	return cfgPath, state
 }
 
+// waitRecorded waits until service name's instance is in its pid file.
+// A test that SIGKILLs its agent waits for this first: killed between the
+// spawn and that write, the agent leaves a process no record names (what the
+// next agent cannot stop either; noLeakedServices then fails the test).
+func waitRecorded(t *testing.T, state, name string) {
+	t.Helper()
+	testutil.WaitFor(t, 20*time.Second, name+"'s instance recorded", func() bool {
+		_, err := proc.ReadPidFile(filepath.Join(state, "services", name, "pid"))
+		return err == nil
+	})
+}
+
 // addrRE is a service's --addr in a test's config.
 var addrRE = regexp.MustCompile(`"--addr", "(127\.0\.0\.1:[0-9]+)"`)
 

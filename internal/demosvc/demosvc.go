@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,9 @@ func (s *Service) health(w http.ResponseWriter, r *http.Request) {
 	if s.hang.Load() {
 		select {} // alive, never answers
 	}
+	// Which process answered: a launcher waiting for its own server to be
+	// ready tells it from another process serving the same port.
+	w.Header().Set("X-Pid", strconv.Itoa(os.Getpid()))
 	w.WriteHeader(int(s.status.Load()))
 	io.WriteString(w, s.body.Load().(string))
 }

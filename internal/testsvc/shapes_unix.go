@@ -55,7 +55,10 @@ func launchServer(mode, ready string, args []string, stdout, stderr io.Writer) i
 		}
 		if resp, err := http.Get(ready); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			// Ready is its own server answering (as pg_ctl -w reads the
+			// postmaster's pid): another process on the port (an older
+			// instance) is not this start's success.
+			if resp.StatusCode == http.StatusOK && resp.Header.Get("X-Pid") == strconv.Itoa(c.Process.Pid) {
 				fmt.Fprintf(stdout, "launcher: server ready\n")
 				return 0
 			}
