@@ -26,6 +26,23 @@ var floors = map[string]int{
 	"svcctl/notify":   2,
 	"svcctl/control":  2, // the command line's requests to the running agent
 
+	// The agent's parts that are an idea of their own, each with a narrow
+	// interface; the agent (its lifecycle) drives them, they never call it.
+	"svcctl/agent/agentlog":   2, // where the agent's own log lines go, redacted once
+	"svcctl/agent/reloadplan": 2, // what a reload changes, key by key; the agent acts on it
+	"svcctl/agent/metrics":    2, // the agent's counters, for /metrics and an otlp channel
+	"svcctl/agent/logcap":     2, // every service's runtime log held to its log_max; the watchdog cuts
+	"svcctl/agent/jobs":       2, // the scheduled jobs: their loops, and the one definition of a run
+	"svcctl/agent/lean":       2, // an idle agent kept small: runtime settings, the trim
+	"svcctl/agent/scope":      2, // an agent started by hand moved into a delegated systemd scope
+	"svcctl/agent/selfping":   2, // the agent's own dead man's switch ([agent] ping)
+	"svcctl/agent/reaper":     2, // the ledger's rows that cannot finish any more judged; old ones pruned
+	"svcctl/agent/requests":   2, // the command line's requests taken at each wake, one handler per kind
+	"svcctl/agent/ledger":     2, // the agent's recording path: the queue before run_trace, rows lost or spilled, agent.status
+	"svcctl/agent/sleep":      2, // the host slept: the wall clock and the monotonic clock disagree
+	"svcctl/agent/l2":         2, // the L2 safety net: every goroutine under one recover wrapper, crash.log
+	"svcctl/agent/startcheck": 2, // `svc-ctl verify` once at the agent's start; a FAIL is told
+
 	// state is a floor of its own: the state directory's files record the
 	// values of the floor below (a probe's results, snapshot transitions,
 	// runtrace's verdict words and ledger health), so it sits above the
@@ -51,6 +68,11 @@ var sideways = map[[2]string]string{
 	{"svcctl/config", "svcctl/schedule"}:                   "config validates job schedules with the parser the agent uses, so `config check` and the agent never disagree",
 	{"svcctl/probe", "svcctl/config"}:                      "", // down a floor: listed only to say probe reads its specs from config
 	{"svcctl/internal/testsvc", "svcctl/internal/demosvc"}: "the tests' service is the demo service plus faults",
+	{"svcctl/agent/metrics", "svcctl/notify"}:              "an otlp channel takes the counters as notify's MetricPoint, the one type its exporter reads",
+	{"svcctl/agent/jobs", "svcctl/control"}:                "a person's run of a job answers the request it came with (control's Request, Response, its stream file)",
+	{"svcctl/agent/selfping", "svcctl/notify"}:             "the agent's own ping is sent as every ping is (notify.Ping: signals, retries, what is permanent)",
+	{"svcctl/agent/requests", "svcctl/control"}:            "the agent's side of control: it takes, answers and sweeps control's requests",
+	{"svcctl/agent/requests", "svcctl/watchdog"}:           "a person's verb handed to the agent is the watchdog's work, as from a shell",
 	{"svcctl/ui", "svcctl/report"}:                         "the page draws report's answers (status, why, missing, verify): one definition of each, printed or drawn",
 }
 

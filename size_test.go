@@ -21,11 +21,7 @@ const maxLines = 400
 // may not grow, a file under the limit must leave it, and no file may join
 // it. Split one (a package of its own, a file per idea), then lower or
 // remove its line here.
-var oversized = map[string]int{
-	"agent/loops.go":  512,
-	"agent/reload.go": 425,
-	"agent/run.go":    415,
-}
+var oversized = map[string]int{}
 
 // TestNoFileOverMaxLines holds every production file to maxLines: the Go
 // files of every package the svc-ctl binary links (on Linux, macOS and
@@ -79,5 +75,33 @@ func TestNoFileOverMaxLines(t *testing.T) {
 		if !seen[rel] {
 			t.Errorf("oversized lists %s, which is no production file now: remove its line", rel)
 		}
+	}
+}
+
+// agentMaxLines is the most lines the production files of agent/ itself
+// (not its parts in agent/*/) may have together: the agent's lifecycle only
+// (docs/architecture.md, "Packages: one room per idea"). An idea with a
+// narrow interface of its own goes to a package under agent/. The figure is
+// what the lifecycle holds today (the aim was 2,000), and it only comes
+// down: lower it when a part leaves.
+const agentMaxLines = 1999
+
+// TestAgentHoldsItsLifecycleOnly counts the lines of agent/*.go, tests
+// excepted, on every OS (each OS's files included).
+func TestAgentHoldsItsLifecycleOnly(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("agent", "*.go"))
+	total := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += bytes.Count(b, []byte("\n"))
+	}
+	if total > agentMaxLines {
+		t.Errorf("agent/*.go: %d lines, over %d: the agent holds its lifecycle only; move an idea of its own to a package under agent/", total, agentMaxLines)
 	}
 }

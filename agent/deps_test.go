@@ -34,7 +34,7 @@ func TestAgentLinksOnlyTheLoop(t *testing.T) {
 		"golang.org/x/sys/", "golang.org/x/net/", "golang.org/x/text/", "golang.org/x/term",
 		// notify's desktop channel: freedesktop notifications over D-Bus, Windows toasts
 		"github.com/godbus/dbus/v5", "git.sr.ht/~jackmordaunt/go-toast",
-		// Linux only: inotify, so a log written past log_max is cut at once (logwatch_linux.go)
+		// Linux only: inotify, so a log written past log_max is cut at once (agent/logcap/logwatch_linux.go)
 		"github.com/fsnotify/fsnotify",
 		// notify's otlp channel: OTLP's message types and their protobuf runtime
 		"google.golang.org/protobuf/", "go.opentelemetry.io/proto/otlp/common/", "go.opentelemetry.io/proto/otlp/logs/",

@@ -1,7 +1,11 @@
-// Package agent is svc-ctl's long-running process: one watchdog loop per
-// service, the fast path on exits, the sleep detector, the scheduled jobs
-// (and `svc-ctl exec`, which records a job run the same way), the L2 net
-// around every goroutine, the heartbeat, metrics, and the drain on stop.
+// Package agent is svc-ctl's long-running process, its lifecycle only: the
+// start (the lock, the log, the ledger, what a previous agent left), one
+// watchdog loop per service, the fast path on exits, the heartbeat, the
+// answer to a host's sleep, reload, the request handlers and the drain on
+// stop. Each part that is an idea of its own is a package under it, handed
+// what it needs: jobs (the scheduled jobs and `svc-ctl exec`/`run`), logcap,
+// metrics, l2 (the net around every goroutine), reaper, ledger, requests,
+// reloadplan, selfping, agentlog, scope, sleep, startcheck, lean.
 //
 // What this package must never do: let a panic end supervision (unless
 // on_panic = "exit" says so), start a cycle or a job while draining, leave a

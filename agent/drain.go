@@ -18,13 +18,13 @@ var errDrainTimeout = errors.New("agent stopping: drain_timeout reached")
 // the heartbeat is deleted. Supervised services are not stopped.
 func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	a.draining.Store(true)
-	a.writeReport()    // status says "draining" from now on
-	a.refuseRequests() // nobody will take them now
+	a.writeReport()               // status says "draining" from now on
+	a.requestServer().RefuseAll() // nobody will take them now
 	a.log.Info("agent.draining", "in_flight", len(a.sup.InFlight()), "drain_timeout", a.config().Agent.DrainTimeout.String())
 	done := make(chan struct{})
-	a.goOnce("drain-wait", func() {
-		a.loops.Wait()
-		a.waitJobs()
+	a.net.GoOnce("drain-wait", func() {
+		a.net.WaitLoops()
+		a.jobs.Wait()
 		close(done)
 	}, nil)
 	timer := time.NewTimer(a.config().Agent.DrainTimeout)
@@ -44,8 +44,8 @@ func (a *Agent) drain(cancelRuns context.CancelCauseFunc) error {
 	}
 	cancelRuns(nil)
 	a.waitPings()
-	if a.ledger.queue != nil {
-		if err := a.ledger.queue.DeleteHeartbeat(context.Background(), a.instance); err != nil {
+	if a.ledger.Queue != nil {
+		if err := a.ledger.Queue.DeleteHeartbeat(context.Background(), a.instance); err != nil {
 			errs = append(errs, fmt.Errorf("delete heartbeat: %w", err))
 		}
 	}
@@ -58,7 +58,7 @@ func (a *Agent) interruptInFlight() error {
 	var errs []error
 	now := time.Now().UTC()
 	ids := a.sup.InFlight()
-	for id, ref := range a.jobsInFlight() {
+	for id, ref := range a.jobs.InFlight() {
 		ids[id] = ref
 	}
 	for id, name := range ids {

@@ -25,7 +25,7 @@ func TestNoWatcherTouchesTheStateDirAfterTheAgentReturned(t *testing.T) {
 	testutil.WaitFor(t, 15*time.Second, "web started by the agent", func() bool {
 		return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr)
 	})
-	id := e.pid("web")
+	id := e.Pid("web")
 
 	lockPath := e.sup.Paths.Lock("web")
 	held, ok, err := state.TryLock(lockPath)

@@ -15,7 +15,7 @@ import (
 // service's is), so status and verify no longer show a pause.
 func TestExpiredJobPauseRemoved(t *testing.T) {
 	e := jobEnv(t, quickJob("tick", "@every 1s"))
-	p := state.PathsOf(e.cfg)
+	p := state.PathsOf(e.Cfg)
 	if err := os.MkdirAll(p.JobDir("tick"), 0o700); err != nil {
 		t.Fatal(err)
 	}

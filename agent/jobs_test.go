@@ -3,33 +3,28 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"svcctl/config"
-	"svcctl/internal/redact"
 	"svcctl/internal/testutil"
 	"svcctl/report"
 	"svcctl/runtrace"
-	"svcctl/state"
 )
 
 func jobRuns(e *testEnv, name string) []runtrace.Run {
-	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.JobID(name)})
+	rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.JobID(name)})
 	return rs
 }
 
 // register backdates a job's registration, as if an agent had loaded it then
 // and has been down since: the gap is real rows that are not there.
 func (e *testEnv) register(name string, at time.Time) {
-	e.t.Helper()
-	j := e.cfg.Job(name)
-	if _, err := e.store.Register(context.Background(), runtrace.JobID(name), j.Registration(), at); err != nil {
-		e.t.Fatal(err)
+	e.T.Helper()
+	j := e.Cfg.Job(name)
+	if _, err := e.Store.Register(context.Background(), runtrace.JobID(name), j.Registration(), at); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
@@ -58,7 +53,7 @@ func waitJobSleeping(t *testing.T, ra *runningAgent, job string) {
 
 func TestCatchUpAfterThreeHourGapIsOneRun(t *testing.T) {
 	e := jobEnv(t, hourlyJob("pull", true))
-	e.cfg.Agent.LogLevel = "debug"
+	e.Cfg.Agent.LogLevel = "debug"
 	reg := time.Now().Add(-3*time.Hour - 30*time.Minute).UTC()
 	e.register("pull", reg)
 	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
@@ -82,14 +77,14 @@ func TestNoCatchUpReportsMissing(t *testing.T) {
 	e := jobEnv(t, hourlyJob("pull", false))
 	reg := time.Now().Add(-3*time.Hour - 30*time.Minute).UTC()
 	e.register("pull", reg)
-	e.cfg.Agent.LogLevel = "debug"
+	e.Cfg.Agent.LogLevel = "debug"
 	ra := startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
 	waitJobSleeping(t, ra, "pull") // past the start: a wrong catch-up would have its row
 	ra.stop(t)
 	if rs := jobRuns(e, "pull"); len(rs) != 0 {
 		t.Fatalf("catch_up = false ran %d times", len(rs))
 	}
-	ms, err := report.Missing(context.Background(), e.store, e.cfg, nil, time.Now().Add(-24*time.Hour), time.Now())
+	ms, err := report.Missing(context.Background(), e.Store, e.Cfg, nil, time.Now().Add(-24*time.Hour), time.Now())
 	if err != nil || len(ms) != 3 {
 		t.Fatalf("missing = %v, %v; want 3 slots", ms, err)
 	}
@@ -115,28 +110,6 @@ timeout = "10s"
 	})
 }
 
-func TestExitNonzeroKeepsOutputTail(t *testing.T) {
-	e := jobEnv(t, `
-[[job]]
-name = "fails"
-schedule = "@daily"
-timezone = "Asia/Shanghai"
-command = `+jobCommand(7, "", "upstream said 503")+`
-`)
-	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
-	if res.Reason != runtrace.ReasonExitNonzero || res.Detail["exit_code"] != 7 {
-		t.Fatalf("%+v", res)
-	}
-	if tail := fmt.Sprint(res.Detail["output_tail"]); !strings.Contains(tail, "upstream said 503") {
-		t.Fatalf("output tail %q", tail)
-	}
-	// The previous run's output is kept as last.prev.log.
-	runJobT(context.Background(), e.sup.Paths, e.cfg.Job("fails"), redact.New(e.cfg.SecretValues()...))
-	if _, err := os.Stat(filepath.Join(e.sup.Paths.JobDir("fails"), "last.prev.log")); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Across an agent restart no slot goes missing but those of the gap itself:
 // the new agent keeps the job's registration and serves every slot after it
 // is up. The window checked holds real slots (at least 4 past grace), so the
@@ -158,22 +131,22 @@ grace = "1s"
 	ra.stop(t)
 	startAgent(t, e, Options{CatchUpSpread: 10 * time.Millisecond})
 	up := time.Now()
-	reg1, _, _ := e.store.Registered(ctx, runtrace.JobID("tick"))
+	reg1, _, _ := e.Store.Registered(ctx, runtrace.JobID("tick"))
 	first := len(jobRuns(e, "tick"))
 	testutil.WaitFor(t, 15*time.Second, "three more runs", func() bool { return len(jobRuns(e, "tick")) >= first+3 })
-	reg, _, _ := e.store.Registered(ctx, runtrace.JobID("tick"))
+	reg, _, _ := e.Store.Registered(ctx, runtrace.JobID("tick"))
 	if !reg.Equal(reg1) {
 		t.Fatalf("the restart re-registered the job: %s -> %s", reg1, reg)
 	}
 	now := time.Now()
-	s, err := e.cfg.Job("tick").Cron(reg)
+	s, err := e.Cfg.Job("tick").Cron(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(s.Slots(reg, now.Add(-time.Second), 0)); n < 4 {
 		t.Fatalf("only %d slots in the window: the test would check nothing", n)
 	}
-	ms, err := report.Missing(ctx, e.store, e.cfg, nil, reg, now)
+	ms, err := report.Missing(ctx, e.Store, e.Cfg, nil, reg, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,10 +155,4 @@ grace = "1s"
 			t.Errorf("slot %s missing outside the restart gap %s..%s", m.Slot.Format(time.StampMilli), down.Format(time.StampMilli), up.Format(time.StampMilli))
 		}
 	}
-}
-
-// runJobT runs a job as the agent does, its output reader on a plain
-// goroutine (the agent's own runs start it under L2).
-func runJobT(ctx context.Context, p state.Paths, j *config.Job, red *redact.Redactor) JobResult {
-	return runJob(ctx, p, j, red, func(_ string, fn func(), _ func(any, string)) { go fn() }, runHooks{})
 }

@@ -2,81 +2,22 @@ package agent
 
 import (
 	"context"
-	"os"
-	"runtime"
-	"runtime/debug"
 	"time"
+
+	"svcctl/agent/lean"
 )
 
-// An agent sits idle almost all the time, on a workstation whose owner
-// reads its memory in `ps`/`top` (RSS). Two things make that figure larger
-// than what the agent uses:
-//
-//   - the Go heap grows to its goal before the first collection (4 MiB at
-//     GOGC=100) and keeps freed pages a while before returning them;
-//   - start-up (config, SQLite open and migrations, first cycles, package
-//     inits of the whole binary) touches pages of the executable that the
-//     loop never touches again; they stay mapped, counted in RSS.
-//
-// With Options.Lean (what `svc-ctl agent` sets: the process is the agent's
-// own), once start-up is over and then hourly, the agent returns freed heap
-// to the OS and unmaps the executable's read-only pages (trimExecutable):
-// the ones the loop uses come back on their next touch, from the page
-// cache, the others stay out. Tests that run agents in-process leave it off.
-//
-// Lean also runs the Go scheduler on one processor (GOMAXPROCS 1): the
-// agent's work is a few milliseconds a cycle, mostly waiting on I/O, and
-// with two processors every wake-up of an idle agent also woke a second
-// thread to look for work (measured: −18 % CPU at a 1 s interval,
-// docs/benchmarks.md). And it sets the GC percentage to gcPercent. Either
-// is left alone when its variable (GOMAXPROCS, GOGC) is set in the
-// environment: a person's choice wins. An idle agent's live heap is under
-// 1 MiB, and at the default 100 the heap fills to the 4 MiB minimum goal
-// before each collection; at 20 the goal is a fifth of that and the
-// collections, of a heap this small, cost no CPU that measures
-// (docs/benchmarks.md). No memory limit is set: a limit near the heap made
-// the runtime collect continuously and trebled the agent's CPU.
-
-const (
-	// gcPercent is the agent's GOGC (see above).
-	gcPercent = 20
-	// trimAfter is when start-up is over: every service had its first
-	// cycle (the stagger is at most 30 s) and the first spawns settled.
-	trimAfter = 45 * time.Second
-	trimEvery = time.Hour
-)
-
-// setRuntime applies gcPercent and one processor, unless the environment
-// sets GOGC or GOMAXPROCS.
-func setRuntime() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
-}
-
-// trimLoop trims once start-up is over, then hourly (a restart or a burst of
-// work touches pages that then stay mapped).
+// trimLoop trims (lean.Trim) once start-up is over, then every
+// lean.TrimEvery.
 func (a *Agent) trimLoop(ctx context.Context) {
-	t := time.NewTimer(trimAfter)
+	t := time.NewTimer(lean.TrimAfter)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return
 	case <-t.C:
 	}
-	a.trim(ctx)
-	every(ctx, trimEvery, a.trim)
-}
-
-func (a *Agent) trim(context.Context) {
-	debug.FreeOSMemory()
-	n, err := trimExecutable()
-	if err != nil {
-		a.log.Debug("memory.trim_failed", "err", err)
-		return
-	}
-	a.log.Debug("memory.trimmed", "unmapped_bytes", n)
+	trim := func(context.Context) { lean.Trim(a.log) }
+	trim(ctx)
+	every(ctx, lean.TrimEvery, trim)
 }

@@ -31,7 +31,7 @@ func TestLimitRestartsGrowingTree(t *testing.T) {
 		first = latestStarted(e, "leaky", time.Time{})
 		return first != nil
 	})
-	old, err := proc.ReadInstance(state.PathsOf(e.cfg).Pid("leaky"))
+	old, err := proc.ReadInstance(state.PathsOf(e.Cfg).Pid("leaky"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestLimitRestartsGrowingTree(t *testing.T) {
 			t.Errorf("pid %d of the old tree still runs", m.PID)
 		}
 	}
-	st, _ := state.LoadService(state.PathsOf(e.cfg).StateFile("leaky"))
+	st, _ := state.LoadService(state.PathsOf(e.Cfg).StateFile("leaky"))
 	if st.LimitRestarts != 1 {
 		t.Fatalf("limit restarts %d, want 1 (counted for backoff)", st.LimitRestarts)
 	}
@@ -78,6 +78,6 @@ func TestLimitRestartsGrowingTree(t *testing.T) {
 }
 
 func countStarted(e *testEnv, name string) int {
-	n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: runtrace.ReasonStarted})
+	n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: runtrace.ReasonStarted})
 	return n
 }

@@ -3,16 +3,12 @@ package agent
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"svcctl/internal/redact"
 	"svcctl/internal/testutil"
 	"svcctl/runtrace"
 	"svcctl/snapshot"
@@ -42,7 +38,7 @@ func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
 	testutil.WaitFor(t, 15*time.Second, "loud started", func() bool {
 		return latestStarted(e, "loud", time.Time{}) != nil && testutil.Healthy(addr)
 	})
-	log := e.cfg.Services[0].Log
+	log := e.Cfg.Services[0].Log
 	const logMax = 1 << 20
 	var peak int64
 	done := make(chan struct{})
@@ -67,7 +63,7 @@ func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
 	if rot, _ := os.ReadFile(snapshot.RotatedPath(log)); len(rot) < logMax/2 || len(rot) > logMax || !bytes.Contains(rot, []byte("\nflood ")) {
 		t.Fatalf("runtime.log.1 is %d bytes without flood lines, want the newest %d to %d bytes of the flood", len(rot), logMax/2, logMax)
 	}
-	if n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("loud"), Reason: runtrace.ReasonStarted}); n != 1 {
+	if n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("loud"), Reason: runtrace.ReasonStarted}); n != 1 {
 		t.Fatalf("%d starts: the flood cost a restart", n)
 	}
 
@@ -76,7 +72,7 @@ func TestFloodedLogStaysUnderThreeTimesLogMax(t *testing.T) {
 	if _, err := os.Stat(snapshot.RotatedPath(log)); err != nil {
 		t.Fatal(err)
 	}
-	old := e.pid("loud")
+	old := e.Pid("loud")
 	syscall.Kill(int(old.PID), syscall.SIGKILL)
 	testutil.WaitFor(t, 15*time.Second, "restarted with a snapshot", func() bool {
 		es, _, _ := snapshot.Read(e.sup.Paths.Snapshots("loud"), 0)
@@ -99,7 +95,7 @@ func TestLogIsCutWhenWrittenNotAtThePoll(t *testing.T) {
 	testutil.WaitFor(t, 15*time.Second, "loud started", func() bool {
 		return latestStarted(e, "loud", time.Time{}) != nil && testutil.Healthy(addr)
 	})
-	log := e.cfg.Services[0].Log
+	log := e.Cfg.Services[0].Log
 	rotated := snapshot.RotatedPath(log)
 	if _, err := os.Stat(rotated); !os.IsNotExist(err) {
 		t.Fatalf("runtime.log.1 before the flood: %v", err)
@@ -110,93 +106,4 @@ func TestLogIsCutWhenWrittenNotAtThePoll(t *testing.T) {
 		_, rerr := os.Stat(rotated)
 		return rerr == nil && err == nil && fi.Size() <= 1<<20
 	})
-}
-
-// nextLook schedules the next look at a log by how fast it grows: before
-// it could reach its cap, never sooner than capReactMin nor later than the
-// poll.
-func TestNextLookFollowsTheGrowth(t *testing.T) {
-	const mib = 1 << 20
-	every := 500 * time.Millisecond
-	for _, c := range []struct {
-		headroom int64
-		rate     float64
-		want     time.Duration
-	}{
-		{mib, 0, every},                        // quiet: the poll
-		{mib, 1 * mib, every},                  // 1 s to fill: look in 0.5 s
-		{mib, 4 * mib, 125 * time.Millisecond}, // 0.25 s to fill
-		{mib, 500e6, capReactMin},              // `yes`: as soon as allowed
-		{0, 1, capReactMin},                    // at the cap already
-		{-mib, 1 * mib, capReactMin},           // past it (the cut failed)
-		{40 * mib, 10 * mib, every},            // 4 s to fill
-	} {
-		if got := nextLook(c.headroom, c.rate, every); got != c.want {
-			t.Errorf("nextLook(%d, %.0f/s) = %v, want %v", c.headroom, c.rate, got, c.want)
-		}
-	}
-}
-
-// A job's output is kept within log_max: the first and the last half, with
-// a line saying how much was left out, and nothing else on disk.
-func TestJobOutputKeepsHeadAndTailWithinLogMax(t *testing.T) {
-	e := jobEnv(t, `
-[[job]]
-name = "chatty"
-schedule = "@daily"
-timezone = "UTC"
-command = ["/usr/bin/seq", "1", "300000"]
-log_max = "64KiB"
-`)
-	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("chatty"), redact.New())
-	if res.Outcome != runtrace.OutcomeOK {
-		t.Fatalf("%+v", res)
-	}
-	b, err := os.ReadFile(e.sup.Paths.JobLog("chatty"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) > 64<<10+200 {
-		t.Fatalf("last.log is %d bytes, past log_max 64 KiB", len(b))
-	}
-	if !bytes.HasPrefix(b, []byte("1\n2\n3\n")) || !bytes.HasSuffix(b, []byte("299999\n300000\n")) || !bytes.Contains(b, []byte("bytes of output left out here")) {
-		t.Fatalf("last.log does not keep the head, the tail and the note: %q ... %q", b[:40], b[len(b)-40:])
-	}
-	if _, err := os.Stat(e.sup.Paths.JobLogTail("chatty")); !os.IsNotExist(err) {
-		t.Fatalf("last.log.tail left behind: %v", err)
-	}
-}
-
-// jobOutput in isolation: whatever the write sizes, last.log is exactly the
-// first half, the note, and the last half of what was written.
-func TestJobOutputHeadAndTailExact(t *testing.T) {
-	dir := t.TempDir()
-	for _, total := range []int{0, 100, 1000, 1001, 5000, 123457} {
-		path := filepath.Join(dir, fmt.Sprint("out", total))
-		o, err := openJobOutput(path, path+".tail", 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all := make([]byte, total)
-		for i := range all {
-			all[i] = byte('a' + i%26)
-		}
-		for p := all; len(p) > 0; {
-			k := min(len(p), 1+rand.IntN(700))
-			o.Write(p[:k])
-			p = p[k:]
-		}
-		if err := o.Close(); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := os.ReadFile(path)
-		want := all
-		if total > 1000 {
-			note := fmt.Sprintf("\n[svc-ctl: %d bytes of output left out here: log_max keeps the first and the last 500 bytes]\n", total-1000)
-			want = append(append(append([]byte{}, all[:500]...), note...), all[total-500:]...)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("%d bytes written: last.log is %d bytes, want %d:\n%q", total, len(got), len(want), got)
-		}
-	}
 }

@@ -2,18 +2,12 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"strings"
 	"testing"
 
-	"svcctl/config"
 	"svcctl/internal/testenv"
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
-	"svcctl/proc"
 	"svcctl/runtrace"
 	"svcctl/watchdog"
 )
@@ -30,23 +24,18 @@ func TestMain(m *testing.M) {
 	os.Exit(testsvc.RunTests(m, &testsvcBin))
 }
 
-// testEnv is one state dir and config with the given services and jobs,
-// loaded through the real config loader, and a supervisor on its ledger (to
-// act as `svc-ctl start` would beside the agent).
+// testEnv is the supervisor tests' fixture (testenv.Env: a state dir, a
+// config with the given services and jobs loaded through the real loader, a
+// real ledger) and a supervisor on its ledger (to act as `svc-ctl start`
+// would beside the agent).
 type testEnv struct {
-	t     testing.TB
-	cfg   *config.Config
-	store *runtrace.Store
-	sup   *watchdog.Supervisor
+	*testenv.Env
+	sup *watchdog.Supervisor
 }
 
 func newEnv(t testing.TB, svcs ...testutil.Service) *testEnv {
 	t.Helper()
-	var b strings.Builder
-	for _, s := range svcs {
-		b.WriteString(s.TOML(testsvcBin))
-	}
-	return envOf(t, b.String())
+	return envOf(t, testenv.Services(testsvcBin, svcs...))
 }
 
 // jobEnv is a state dir with jobs only.
@@ -54,31 +43,20 @@ func jobEnv(t testing.TB, jobsToml string) *testEnv { return envOf(t, jobsToml) 
 
 func envOf(t testing.TB, body string) *testEnv {
 	t.Helper()
-	cfg := testutil.Config(t, `drain_timeout = "3s"`, body)
-	e := &testEnv{t: t, cfg: cfg, store: testenv.Ledger(t, cfg)}
-	e.sup = watchdog.NewSupervisor(cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return e
+	e := testenv.Supervised(t, body)
+	return &testEnv{Env: e, sup: watchdog.NewSupervisor(e.Cfg, e.Store, testenv.Quiet())}
 }
 
 func (e *testEnv) ensure(name string, req watchdog.Request) watchdog.Result {
-	e.t.Helper()
+	e.T.Helper()
 	if req.Trigger == "" {
 		req.Trigger = runtrace.TriggerManual
 	}
 	r, err := e.sup.Ensure(context.Background(), name, req)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return r
-}
-
-func (e *testEnv) pid(name string) proc.Identity {
-	e.t.Helper()
-	id, err := proc.ReadPidFile(e.sup.Paths.Pid(name))
-	if err != nil {
-		e.t.Fatalf("pid file of %s: %v", name, err)
-	}
-	return id
 }
 
 func wantResult(t *testing.T, r watchdog.Result, outcome runtrace.Outcome, reason runtrace.Reason) {
@@ -88,16 +66,6 @@ func wantResult(t *testing.T, r watchdog.Result, outcome runtrace.Outcome, reaso
 	}
 }
 
-// jobCommand is a job's command as TOML: testsvc standing in for a program
-// that exits with code after sleeping for sleep (and saying say), so no test
-// needs /bin/sh, /bin/true or /bin/sleep.
 func jobCommand(code int, sleep, say string) string {
-	args := []string{fmt.Sprintf("%q", testsvcBin), `"--exit-now"`, fmt.Sprintf(`"%d"`, code)}
-	if sleep != "" {
-		args = append(args, `"--sleep"`, fmt.Sprintf("%q", sleep))
-	}
-	if say != "" {
-		args = append(args, `"--say"`, fmt.Sprintf("%q", say))
-	}
-	return "[" + strings.Join(args, ", ") + "]"
+	return testenv.JobCommand(testsvcBin, code, sleep, say)
 }

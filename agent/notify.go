@@ -23,10 +23,10 @@ func (a *Agent) startNotify(loopCtx context.Context) {
 		return
 	}
 	for _, l := range a.sender.Loops(loopCtx) {
-		a.goSafe(loopCtx, l.Name, l.Run)
+		a.net.GoSafe(loopCtx, l.Name, l.Run)
 	}
 	// Even with no job yet: a reload may add some.
-	a.goSafe(loopCtx, "missing-check", a.missingLoop)
+	a.net.GoSafe(loopCtx, "missing-check", a.missingLoop)
 }
 
 // missingLoop raises job.missing for slots past their grace with no row,
@@ -102,7 +102,7 @@ func (a *Agent) sendDirect(e *notify.Event) {
 	if len(a.config().Notify) == 0 {
 		return
 	}
-	a.goOnce("notify:direct", func() {
+	a.net.GoOnce("notify:direct", func() {
 		for _, at := range notify.SendDirect(context.Background(), a.config(), e) {
 			if at.Err != nil {
 				a.log.Warn("notify.direct_failed", "channel", at.Channel, "err", at.Err)

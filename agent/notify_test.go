@@ -112,7 +112,7 @@ func TestServiceDownDelivered(t *testing.T) {
 		t.Fatalf("the first start raised %d service.down", n)
 	}
 	killedAt := time.Now()
-	testutil.KillPID(t, int(e.pid("web").PID))
+	testutil.KillPID(t, int(e.Pid("web").PID))
 	testutil.WaitFor(t, 15*time.Second, "service.down for the kill", func() bool { return len(h.kinds(notify.KindServiceDown)) > 0 })
 	ev := h.kinds(notify.KindServiceDown)[0]
 	if ev.Service != "web" || !strings.Contains(ev.Message, "was restarted") || ev.RunID == 0 || ev.Time.Before(killedAt) ||

@@ -16,7 +16,7 @@ import (
 // runByID reads one row of the ledger.
 func runByID(t *testing.T, e *testEnv, id int64) *runtrace.Run {
 	t.Helper()
-	rs, err := e.store.Runs(context.Background(), runtrace.Filter{Limit: 1000})
+	rs, err := e.Store.Runs(context.Background(), runtrace.Filter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func orphanRun(t *testing.T, e *testEnv) (int64, *proc.Child) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC()
-	if err := e.store.Beat(ctx, runtrace.Heartbeat{InstanceID: "killed", PID: 4242, Version: "test",
+	if err := e.Store.Beat(ctx, runtrace.Heartbeat{InstanceID: "killed", PID: 4242, Version: "test",
 		StartedAt: now.Add(-time.Hour), BeatAt: now, Mode: "service"}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +99,10 @@ timeout = "1h"
 	}
 	// The next slot runs one copy, begun after the orphan's row was finished.
 	testutil.WaitFor(t, 20*time.Second, "the next slot's run", func() bool {
-		n, _ := e.store.Count(ctx, runtrace.Filter{JobID: runtrace.JobID("slow"), Outcome: runtrace.OutcomeRunning})
+		n, _ := e.Store.Count(ctx, runtrace.Filter{JobID: runtrace.JobID("slow"), Outcome: runtrace.OutcomeRunning})
 		return n == 1
 	})
-	rs, _ := e.store.Runs(ctx, runtrace.Filter{JobID: runtrace.JobID("slow"), Outcome: runtrace.OutcomeRunning})
+	rs, _ := e.Store.Runs(ctx, runtrace.Filter{JobID: runtrace.JobID("slow"), Outcome: runtrace.OutcomeRunning})
 	if len(rs) != 1 || rs[0].ID == id || rs[0].StartedAt.Before(r.FinishedAt) {
 		t.Fatalf("running rows %+v; want one, begun at or after %s", rs, r.FinishedAt)
 	}

@@ -33,15 +33,15 @@ func TestReaperRunsPeriodically(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, "the ghost's run reaped and the stale heartbeat pruned", func() bool {
-		r, _ := e.store.Latest(ctx, runtrace.JobID("pull"))
-		hb, _ := e.store.Heartbeats(ctx)
+		r, _ := e.Store.Latest(ctx, runtrace.JobID("pull"))
+		hb, _ := e.Store.Heartbeats(ctx)
 		return r != nil && r.Reason == runtrace.ReasonAbandoned && len(hb) == 1 && hb[0].InstanceID == ag.instance
 	})
-	r, _ := e.store.Latest(ctx, runtrace.JobID("pull"))
+	r, _ := e.Store.Latest(ctx, runtrace.JobID("pull"))
 	if !strings.Contains(string(r.Detail), "ghost") || !strings.Contains(string(r.Detail), "no heartbeat any more") {
 		t.Fatalf("abandoned row does not name its gone writer: %s", r.Detail)
 	}
-	if n, _ := e.store.Count(ctx, runtrace.Filter{Reason: runtrace.ReasonAbandoned}); n != 1 {
+	if n, _ := e.Store.Count(ctx, runtrace.Filter{Reason: runtrace.ReasonAbandoned}); n != 1 {
 		t.Fatalf("%d rows abandoned, want only the ghost's", n)
 	}
 }

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,66 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"svcctl/internal/redact"
 	"svcctl/internal/testutil"
 	"svcctl/report"
 	"svcctl/runtrace"
 )
-
-// A job whose dependency is down is failed/dependency-failed naming the
-// target, and its command is not started; once the dependency is up the
-// job runs and completes.
-func TestJobDependencyDownThenUp(t *testing.T) {
-	dep := testutil.FreeAddr(t)
-	ran := filepath.Join(t.TempDir(), "ran")
-	e := jobEnv(t, fmt.Sprintf(`
-[[job]]
-name = "pull"
-schedule = "@daily"
-timezone = "UTC"
-command = ["/usr/bin/touch", %q]
-  [[job.depends]]
-  kind = "tcp"
-  address = %q
-  timeout = "500ms"
-`, ran, dep))
-	j := e.cfg.Job("pull")
-	res := runJobT(context.Background(), e.sup.Paths, j, redact.New())
-	if res.Outcome != runtrace.OutcomeFailed || res.Reason != runtrace.ReasonDependencyFailed || !strings.Contains(fmt.Sprint(res.Detail["why"]), dep) {
-		t.Fatalf("%s/%s %v; want failed/dependency-failed naming %s", res.Outcome, res.Reason, res.Detail, dep)
-	}
-	if _, err := os.Stat(ran); !os.IsNotExist(err) {
-		t.Fatal("the command ran though its dependency was down")
-	}
-	ln, err := net.Listen("tcp", dep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	res = runJobT(context.Background(), e.sup.Paths, j, redact.New())
-	if res.Outcome != runtrace.OutcomeOK || res.Reason != runtrace.ReasonCompleted {
-		t.Fatalf("%s/%s %v; want ok/completed with the dependency up", res.Outcome, res.Reason, res.Detail)
-	}
-	if _, err := os.Stat(ran); err != nil {
-		t.Fatal("the command did not run")
-	}
-}
-
-// A job whose program is missing is failed/spawn-error naming it.
-func TestJobSpawnError(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no-such-program")
-	e := jobEnv(t, fmt.Sprintf(`
-[[job]]
-name = "gone"
-schedule = "@daily"
-timezone = "UTC"
-command = [%q]
-`, missing))
-	res := runJobT(context.Background(), e.sup.Paths, e.cfg.Job("gone"), redact.New())
-	if res.Reason != runtrace.ReasonSpawnError || !strings.Contains(fmt.Sprint(res.Detail["error"]), missing) {
-		t.Fatalf("%s/%s %v; want failed/spawn-error naming %s", res.Outcome, res.Reason, res.Detail, missing)
-	}
-}
 
 // A paused job's slots are skipped/paused, the command never starts, and
 // `why` answers from the skipped branch naming the pause.
@@ -89,7 +32,7 @@ command = ["/usr/bin/touch", %q]
 	}
 	startAgent(t, e, Options{})
 	testutil.WaitFor(t, 10*time.Second, "two skipped/paused slots", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.JobID("tick"), Reason: runtrace.ReasonPaused})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.JobID("tick"), Reason: runtrace.ReasonPaused})
 		return n >= 2
 	})
 	for _, r := range jobRuns(e, "tick") {
@@ -101,7 +44,7 @@ command = ["/usr/bin/touch", %q]
 		t.Fatal("the paused job's command ran")
 	}
 	last := jobRuns(e, "tick")[0]
-	d, err := report.Why(context.Background(), e.store, e.cfg, "tick", last.ScheduledAt, time.Now())
+	d, err := report.Why(context.Background(), e.Store, e.Cfg, "tick", last.ScheduledAt, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,21 +70,21 @@ interval = "1h"
 	var ag *Agent
 	ra := startAgentWith(t, e, Options{}, func(a *Agent) { ag = a })
 	testutil.WaitFor(t, 20*time.Second, "web started and slow's cycle in flight", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("slow"), Outcome: runtrace.OutcomeRunning})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("slow"), Outcome: runtrace.OutcomeRunning})
 		return latestStarted(e, "web", time.Time{}) != nil && n == 1
 	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- ra.stop(t) }()
 	testutil.WaitFor(t, 10*time.Second, "the agent draining", func() bool { return ag.draining.Load() })
-	syscall.Kill(int(e.pid("web").PID), syscall.SIGKILL)
+	syscall.Kill(int(e.Pid("web").PID), syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "skipped/draining for web", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonDraining})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonDraining})
 		return n == 1
 	})
 	if err := <-stopped; err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	if n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonStarted}); n != 1 {
+	if n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Reason: runtrace.ReasonStarted}); n != 1 {
 		t.Fatalf("%d starts of web: a cycle ran while draining", n)
 	}
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"reflect"
-	"sort"
 	"strings"
 	"time"
 
+	"svcctl/agent/agentlog"
+	"svcctl/agent/reloadplan"
 	"svcctl/config"
 	"svcctl/control"
 	"svcctl/proc"
@@ -41,41 +40,18 @@ import (
 //
 // One ok/reloaded agent row says what was done, with the request's id.
 
-// instanceKeys are the keys of a service whose change needs a new
-// instance: what the running one was started with.
-var instanceKeys = map[string]bool{"command": true, "env": true, "env_file": true, "dir": true, "search_path": true, "user": true,
-	"group": true, "log": true, "limits": true}
-
-// reloadPlan is what a new config changes.
-type reloadPlan struct {
-	AddedServices   []string            `json:"added_services,omitempty"`
-	RemovedServices []string            `json:"removed_services,omitempty"`
-	ChangedServices map[string][]string `json:"changed_services,omitempty"` // name -> keys
-	Replaced        []string            `json:"replaced,omitempty"`         // changed services whose instance is replaced
-	AddedJobs       []string            `json:"added_jobs,omitempty"`
-	RemovedJobs     []string            `json:"removed_jobs,omitempty"`
-	ChangedJobs     map[string][]string `json:"changed_jobs,omitempty"`
-	Unchanged       int                 `json:"unchanged"`
-	NeedsRestart    []string            `json:"needs_restart,omitempty"`
-}
-
-func (p *reloadPlan) empty() bool {
-	return len(p.AddedServices)+len(p.RemovedServices)+len(p.ChangedServices)+len(p.AddedJobs)+
-		len(p.RemovedJobs)+len(p.ChangedJobs) == 0
-}
-
 // reload re-reads the config once, as req asks (the zero request: a bare
 // SIGHUP, the defaults), and returns its row as recorded.
 func (a *Agent) reload(ctx context.Context, req control.Request, args control.ReloadArgs) control.ReloadDone {
 	old := a.config()
 	next, err := a.loadForReload(old)
 	if err == nil && !args.AllowMissingInclude {
-		err = missingIncludes(old, next)
+		err = reloadplan.MissingIncludes(old, next)
 	}
 	if err != nil {
 		return a.refuseReload(old, req, err)
 	}
-	plan, eff := planReload(old, next)
+	plan, eff := reloadplan.Compare(old, next)
 	a.log.Info("agent.reloading", "config", old.Path, "request_id", req.ID)
 	detail := map[string]any{"config": old.Path, "plan": plan}
 	if req.ID != "" {
@@ -88,10 +64,10 @@ func (a *Agent) reload(ctx context.Context, req control.Request, args control.Re
 		a.stopService(name, false)
 	}
 	for _, name := range plan.RemovedJobs {
-		a.jobs.stop(name, true)
+		a.jobs.Stop(name, true)
 	}
 	for name := range plan.ChangedJobs {
-		a.jobs.stop(name, false)
+		a.jobs.Stop(name, false)
 	}
 	if len(plan.RemovedServices) > 0 {
 		if args.KeepRemoved {
@@ -107,23 +83,23 @@ func (a *Agent) reload(ctx context.Context, req control.Request, args control.Re
 	}
 	for name, keys := range plan.ChangedServices {
 		var first *watchdog.Request
-		if replaced(keys) {
+		if reloadplan.Replaces(keys) {
 			first = &watchdog.Request{Trigger: runtrace.TriggerManual, Replace: true, Reload: true, Cause: watchdog.CauseManual,
 				Why: "config reloaded: " + strings.Join(keys, ", ") + " changed"}
 		}
 		a.startService(eff.Service(name), first)
 	}
 	for _, name := range plan.AddedJobs {
-		a.jobs.start(eff.Job(name))
+		a.jobs.Start(eff.Job(name))
 	}
 	for name := range plan.ChangedJobs {
-		a.jobs.start(eff.Job(name))
+		a.jobs.Start(eff.Job(name))
 	}
 	a.writeReport()
 	a.log.Info("agent.reloaded", "config", old.Path, "request_id", req.ID, "added", len(plan.AddedServices)+len(plan.AddedJobs),
 		"removed", len(plan.RemovedServices)+len(plan.RemovedJobs), "changed", len(plan.ChangedServices)+len(plan.ChangedJobs),
 		"replaced", plan.Replaced, "unchanged", plan.Unchanged, "needs_restart", plan.NeedsRestart)
-	detail["message"] = plan.summary()
+	detail["message"] = plan.Summary()
 	a.record(runtrace.AgentID, runtrace.TriggerManual, runtrace.OutcomeOK, runtrace.ReasonReloaded, detail)
 	return reloadDone(runtrace.OutcomeOK, runtrace.ReasonReloaded, detail)
 }
@@ -138,38 +114,17 @@ func (a *Agent) loadForReload(old *config.Config) (*config.Config, error) {
 	if load == nil {
 		load = config.LoadToRun
 	}
-	if fi, err := os.Stat(old.Path); err == nil && fi.Size() == 0 && (len(old.Services) > 0 || len(old.Jobs) > 0) {
-		// An editor that truncates then writes, caught in between: read
-		// as a config, it would remove everything.
-		return nil, fmt.Errorf("%s is empty (a save in progress?): a reload never reads an empty file as \"every service and job removed\"; "+
-			"to remove them all, leave a comment line in the file", old.Path)
+	if err := reloadplan.EmptyFile(old); err != nil {
+		return nil, err
 	}
 	next, err := load(old.Path)
 	if err != nil {
 		return nil, err
 	}
-	if next.Agent.StateDir != old.Agent.StateDir {
-		return nil, fmt.Errorf("%s: agent.state_dir changed from %s to %s: an agent cannot move its state dir while it runs; "+
-			"put it back, or restart the agent to use the new one", old.Path, old.Agent.StateDir, next.Agent.StateDir)
+	if err := reloadplan.SameStateDir(old, next); err != nil {
+		return nil, err
 	}
 	return next, nil
-}
-
-// missingIncludes refuses a file whose include matched files when the
-// config in force was loaded and matches none now: a half-finished deploy
-// (conf.d emptied before its new files arrive) must not read as every one
-// of its services removed. `svc-ctl reload --allow-missing-include` takes it.
-func missingIncludes(old, next *config.Config) error {
-	gone := next.MissingIncludes(old)
-	if len(gone) == 0 {
-		return nil
-	}
-	var parts []string
-	for _, m := range gone {
-		parts = append(parts, fmt.Sprintf("include %q matched %d file(s) when the config in force was loaded and matches none now", m.Pattern, len(m.Files)))
-	}
-	return fmt.Errorf("%s: %s: finish the deploy, or run `svc-ctl reload --allow-missing-include` if their services and jobs are meant to go",
-		next.Path, strings.Join(parts, "; "))
 }
 
 // refuseReload records the refusal: failed/config-invalid with every error,
@@ -243,7 +198,7 @@ func (a *Agent) keepRemoved(old *config.Config, names []string) map[string]strin
 // putInForce makes eff the config in force everywhere it is read: the
 // agent, the watchdog, the events and pings, the log's level and redactor,
 // and agent.status.
-func (a *Agent) putInForce(old, eff *config.Config, plan reloadPlan) {
+func (a *Agent) putInForce(old, eff *config.Config, plan reloadplan.Plan) {
 	a.cur.Store(eff)
 	a.sup.SetConfig(eff)
 	if a.deriver != nil {
@@ -252,174 +207,8 @@ func (a *Agent) putInForce(old, eff *config.Config, plan reloadPlan) {
 	if a.pinger != nil {
 		a.pinger.SetConfig(old, eff)
 	}
-	a.logLevel.Set(LogLevel(eff.Agent.LogLevel))
+	a.logLevel.Set(agentlog.Level(eff.Agent.LogLevel))
 	a.logRed.Store(a.sup.Redactor())
 	a.loaded.Store(&state.LoadedConfig{Path: eff.Path, Digest: eff.Digest, ModTime: eff.ModTime, LoadedAt: time.Now().UTC(),
 		NeedsRestart: plan.NeedsRestart})
-}
-
-// planReload compares the config in force with the file's new one, and
-// returns what changes and the config to put in force: the new services
-// and jobs, the new [agent] values that apply while running, and the
-// [agent] values and [[notify]] channels the agent started with where
-// they need a restart.
-func planReload(old, next *config.Config) (reloadPlan, *config.Config) {
-	eff := *next
-	p := reloadPlan{ChangedServices: map[string][]string{}, ChangedJobs: map[string][]string{}}
-	for i := range next.Services {
-		s := &next.Services[i]
-		o := old.Service(s.Name)
-		switch keys := serviceChanges(o, s); {
-		case o == nil:
-			p.AddedServices = append(p.AddedServices, s.Name)
-		case len(keys) > 0:
-			p.ChangedServices[s.Name] = keys
-			if replaced(keys) {
-				p.Replaced = append(p.Replaced, s.Name)
-			}
-		default:
-			p.Unchanged++
-		}
-	}
-	for i := range old.Services {
-		if next.Service(old.Services[i].Name) == nil {
-			p.RemovedServices = append(p.RemovedServices, old.Services[i].Name)
-		}
-	}
-	for i := range next.Jobs {
-		j := &next.Jobs[i]
-		o := old.Job(j.Name)
-		switch keys := jobChanges(o, j); {
-		case o == nil:
-			p.AddedJobs = append(p.AddedJobs, j.Name)
-		case len(keys) > 0:
-			p.ChangedJobs[j.Name] = keys
-		default:
-			p.Unchanged++
-		}
-	}
-	for i := range old.Jobs {
-		if next.Job(old.Jobs[i].Name) == nil {
-			p.RemovedJobs = append(p.RemovedJobs, old.Jobs[i].Name)
-		}
-	}
-	// What only a restart applies keeps its old value, and is listed.
-	if next.Agent.Heartbeat != old.Agent.Heartbeat {
-		p.NeedsRestart = append(p.NeedsRestart, "agent.heartbeat")
-		eff.Agent.Heartbeat = old.Agent.Heartbeat
-	}
-	if next.Agent.MetricsListen != old.Agent.MetricsListen {
-		p.NeedsRestart = append(p.NeedsRestart, "agent.metrics_listen")
-		eff.Agent.MetricsListen = old.Agent.MetricsListen
-	}
-	// The agent's own ping and its log's destinations are set up at start.
-	if next.Agent.Ping != old.Agent.Ping || next.Agent.PingEvery != old.Agent.PingEvery {
-		p.NeedsRestart = append(p.NeedsRestart, "agent.ping")
-		eff.Agent.Ping, eff.Agent.PingFile, eff.Agent.PingEvery = old.Agent.Ping, old.Agent.PingFile, old.Agent.PingEvery
-	}
-	if !reflect.DeepEqual(next.Agent.LogDestinations, old.Agent.LogDestinations) {
-		p.NeedsRestart = append(p.NeedsRestart, "agent.log_destinations")
-		eff.Agent.LogDestinations = old.Agent.LogDestinations
-	}
-	if !reflect.DeepEqual(next.Notify, old.Notify) {
-		p.NeedsRestart = append(p.NeedsRestart, "[[notify]]")
-		eff.Notify = old.Notify
-	}
-	sort.Strings(p.Replaced)
-	return p, &eff
-}
-
-func replaced(keys []string) bool {
-	for _, k := range keys {
-		if instanceKeys[k] {
-			return true
-		}
-	}
-	return false
-}
-
-// serviceChanges lists the keys (as the file names them) in which two
-// definitions of a service differ; nil when o is nil or they are equal.
-func serviceChanges(o, n *config.Service) []string {
-	if o == nil {
-		return nil
-	}
-	return changedKeys([]keyEq{
-		{"command", eq(o.Command, n.Command)}, {"env", eq(o.Env, n.Env)}, {"env_file", o.EnvFile == n.EnvFile},
-		{"dir", o.Dir == n.Dir}, {"search_path", eq(o.SearchPath, n.SearchPath)},
-		{"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log", o.Log == n.Log}, {"log_max", o.LogMax == n.LogMax}, {"interval", o.Interval == n.Interval},
-		{"start_timeout", o.StartTimeout == n.StartTimeout}, {"stop_timeout", o.StopTimeout == n.StopTimeout},
-		{"health", eq(o.Health, n.Health)}, {"depends", eq(o.Depends, n.Depends)}, {"restart", eq(o.Restart, n.Restart)},
-		{"limits", o.Limits == n.Limits}, {"ping", o.Ping == n.Ping},
-		// How the instance is stopped applies to its next stop, and
-		// pid_file to the next look at it: none needs a new instance.
-		{"stop_signal", o.StopSignal == n.StopSignal}, {"kill_mode", o.KillMode == n.KillMode},
-		{"stop_command", eq(o.StopCommand, n.StopCommand)}, {"pid_file", o.PidFile == n.PidFile},
-	})
-}
-
-// jobChanges is serviceChanges for jobs. The zone is compared by name (a
-// *time.Location caches what it looked up).
-func jobChanges(o, n *config.Job) []string {
-	if o == nil {
-		return nil
-	}
-	return changedKeys([]keyEq{
-		{"schedule", o.Schedule == n.Schedule}, {"timezone", o.Timezone == n.Timezone}, {"command", eq(o.Command, n.Command)},
-		{"dir", o.Dir == n.Dir}, {"search_path", eq(o.SearchPath, n.SearchPath)}, {"env", eq(o.Env, n.Env)},
-		{"env_file", o.EnvFile == n.EnvFile}, {"user", o.RunAs.User == n.RunAs.User}, {"group", o.RunAs.Group == n.RunAs.Group}, {"log_max", o.LogMax == n.LogMax},
-		{"timeout", o.Timeout == n.Timeout}, {"catch_up", o.CatchUp == n.CatchUp}, {"grace", o.Grace == n.Grace},
-		{"external", o.External == n.External}, {"depends", eq(o.Depends, n.Depends)}, {"ping", o.Ping == n.Ping},
-	})
-}
-
-type keyEq struct {
-	key   string
-	equal bool
-}
-
-func changedKeys(ks []keyEq) []string {
-	var out []string
-	for _, k := range ks {
-		if !k.equal {
-			out = append(out, k.key)
-		}
-	}
-	return out
-}
-
-func eq(a, b any) bool { return reflect.DeepEqual(a, b) }
-
-// summary is the reloaded row's message: what changed, in a line.
-func (p reloadPlan) summary() string {
-	var parts []string
-	add := func(what string, names []string) {
-		if len(names) > 0 {
-			sort.Strings(names)
-			parts = append(parts, what+" "+strings.Join(names, ", "))
-		}
-	}
-	add("services added:", p.AddedServices)
-	add("services removed:", p.RemovedServices)
-	add("services changed:", keysOf(p.ChangedServices))
-	add("replaced:", p.Replaced)
-	add("jobs added:", p.AddedJobs)
-	add("jobs removed:", p.RemovedJobs)
-	add("jobs changed:", keysOf(p.ChangedJobs))
-	if p.empty() {
-		parts = append(parts, "no service or job changed")
-	}
-	parts = append(parts, fmt.Sprintf("%d unchanged", p.Unchanged))
-	if len(p.NeedsRestart) > 0 {
-		parts = append(parts, "needs an agent restart: "+strings.Join(p.NeedsRestart, ", "))
-	}
-	return "reloaded: " + strings.Join(parts, "; ")
-}
-
-func keysOf(m map[string][]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

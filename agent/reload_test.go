@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"svcctl/agent/reloadplan"
 	"svcctl/config"
 	"svcctl/control"
 	"svcctl/internal/testutil"
@@ -31,7 +32,7 @@ type reloadEnv struct {
 
 func (r *reloadEnv) write(body string) {
 	r.t.Helper()
-	if err := os.WriteFile(r.cfg.Path, []byte(r.head+body), 0o600); err != nil {
+	if err := os.WriteFile(r.Cfg.Path, []byte(r.head+body), 0o600); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -42,7 +43,7 @@ func (r *reloadEnv) reloadNow(after time.Time) runtrace.Run {
 	r.reload <- struct{}{}
 	var row *runtrace.Run
 	testutil.WaitFor(r.t, 30*time.Second, "the reload's row", func() bool {
-		rs, _ := r.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Since: after})
+		rs, _ := r.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Since: after})
 		for i := range rs {
 			if rs[i].Reason == runtrace.ReasonReloaded || rs[i].Reason == runtrace.ReasonConfigInvalid {
 				row = &rs[i]
@@ -54,7 +55,7 @@ func (r *reloadEnv) reloadNow(after time.Time) runtrace.Run {
 }
 
 func (r *reloadEnv) pid(name string) int32 {
-	id, err := proc.ReadPidFile(state.PathsOf(r.cfg).Pid(name))
+	id, err := proc.ReadPidFile(state.PathsOf(r.Cfg).Pid(name))
 	if err != nil {
 		return 0
 	}
@@ -96,13 +97,13 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 		quickJob("stays", "@every 1h") + quickJob("leaves", "@every 1s")
 	e := newEnv(t)
 	r := &reloadEnv{testEnv: e, t: t, reload: make(chan struct{}, 1)}
-	r.head = fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.cfg.Agent.StateDir)
+	r.head = fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.Cfg.Agent.StateDir)
 	r.write(before)
-	cfg, err := config.Load(e.cfg.Path)
+	cfg, err := config.Load(e.Cfg.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.cfg = cfg
+	e.Cfg = cfg
 	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
 	for _, n := range []string{"keep", "retime", "rerun", "gone"} {
 		testutil.WaitFor(t, 20*time.Second, n+" started", func() bool { return latestStarted(e, n, time.Time{}) != nil })
@@ -121,8 +122,8 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 		t.Fatalf("reload: %s %s", row.Verdict(), row.Detail)
 	}
 	var d struct {
-		Message string     `json:"message"`
-		Plan    reloadPlan `json:"plan"`
+		Message string          `json:"message"`
+		Plan    reloadplan.Plan `json:"plan"`
 	}
 	json.Unmarshal(row.Detail, &d)
 	if d.Plan.Unchanged != 2 || len(d.Plan.Replaced) != 1 || d.Plan.Replaced[0] != "rerun" ||
@@ -140,7 +141,7 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 	}
 	var restarted []runtrace.Run
 	testutil.WaitFor(t, 20*time.Second, "rerun's restarted row", func() bool {
-		restarted, _ = e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:rerun", Since: at, Reason: runtrace.ReasonRestarted})
+		restarted, _ = e.Store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:rerun", Since: at, Reason: runtrace.ReasonRestarted})
 		return len(restarted) > 0
 	})
 	if len(restarted) != 1 || restarted[0].Trigger != runtrace.TriggerManual ||
@@ -152,7 +153,7 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 	}
 	var stopped []runtrace.Run
 	testutil.WaitFor(t, 10*time.Second, "gone's stopped row", func() bool {
-		stopped, _ = e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at, Reason: runtrace.ReasonStopped})
+		stopped, _ = e.Store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at, Reason: runtrace.ReasonStopped})
 		return len(stopped) > 0
 	})
 	if !strings.Contains(string(stopped[0].Detail), fmt.Sprintf(`"pid":%d`, pids["gone"])) || stopped[0].Outcome != runtrace.OutcomeOK {
@@ -165,21 +166,21 @@ func TestReloadAddsChangesRemoves(t *testing.T) {
 	// written. The job that arrived has the same schedule: two of its runs
 	// after that row are two slots the removed one would have run too.
 	testutil.WaitFor(t, 10*time.Second, "two slots of the arrived job after the reload", func() bool {
-		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:arrives", Since: row.StartedAt})
+		rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: "job:arrives", Since: row.StartedAt})
 		return len(rs) >= 2
 	})
-	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "job:leaves", Since: row.StartedAt}); len(rs) > 0 {
+	if rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: "job:leaves", Since: row.StartedAt}); len(rs) > 0 {
 		t.Fatalf("the removed job still runs: %d runs after the reload", len(rs))
 	}
 	// gone is no longer supervised: nobody brings it back.
-	if rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at}); len(rs) != 1 {
+	if rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:gone", Since: at}); len(rs) != 1 {
 		t.Fatalf("the removed service has cycles after its stop: %+v", rs)
 	}
 }
 
 func mustIdentity(t *testing.T, e *testEnv, name string) proc.Identity {
 	t.Helper()
-	id, err := proc.ReadPidFile(state.PathsOf(e.cfg).Pid(name))
+	id, err := proc.ReadPidFile(state.PathsOf(e.Cfg).Pid(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,15 +195,15 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 	a, b := testutil.FreeAddr(t), testutil.FreeAddr(t)
 	e := newEnv(t)
 	r := &reloadEnv{testEnv: e, t: t, reload: make(chan struct{}, 1)}
-	r.head = fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.cfg.Agent.StateDir)
+	r.head = fmt.Sprintf("[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.Cfg.Agent.StateDir)
 	web := testutil.Service{Name: "web", Addr: a, Interval: "1h"}.TOML(testsvcBin)
 	old := testutil.Service{Name: "old", Addr: b, Interval: "1h"}.TOML(testsvcBin)
 	r.write(web + old)
-	cfg, err := config.Load(e.cfg.Path)
+	cfg, err := config.Load(e.Cfg.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.cfg = cfg
+	e.Cfg = cfg
 	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
 	testutil.WaitFor(t, 20*time.Second, "web and old started", func() bool {
 		return latestStarted(e, "web", time.Time{}) != nil && latestStarted(e, "old", time.Time{}) != nil
@@ -224,7 +225,7 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 	// Remove "old", asking for its processes to be kept.
 	r.write(web)
 	oldPID := r.pid("old")
-	if _, err := control.Post(state.PathsOf(e.cfg), control.KindReload, control.ReloadArgs{KeepRemoved: true}); err != nil {
+	if _, err := control.Post(state.PathsOf(e.Cfg), control.KindReload, control.ReloadArgs{KeepRemoved: true}); err != nil {
 		t.Fatal(err)
 	}
 	at = time.Now().UTC()
@@ -236,7 +237,7 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 	if !testutil.Healthy(b) {
 		t.Fatal("the removed service was stopped though the reload asked to keep it")
 	}
-	if rec, err := state.ReadRemoved(state.PathsOf(e.cfg), "old"); err != nil || rec == nil || rec.PID != oldPID || rec.StopTimeout != "2s" {
+	if rec, err := state.ReadRemoved(state.PathsOf(e.Cfg), "old"); err != nil || rec == nil || rec.PID != oldPID || rec.StopTimeout != "2s" {
 		t.Fatalf("the record that lets 'svc-ctl stop old' stop it later: %+v, %v", rec, err)
 	}
 }
@@ -247,19 +248,19 @@ func TestReloadRefusesInvalidFile(t *testing.T) {
 func TestReloadRefusesAnIncludeThatEmptied(t *testing.T) {
 	e := jobEnv(t, "")
 	r := &reloadEnv{testEnv: e, t: t, reload: make(chan struct{}, 1)}
-	r.head = fmt.Sprintf("include = [\"conf.d/*.toml\"]\n[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.cfg.Agent.StateDir)
-	confd := filepath.Join(filepath.Dir(e.cfg.Path), "conf.d")
+	r.head = fmt.Sprintf("include = [\"conf.d/*.toml\"]\n[agent]\nstate_dir = %q\nheartbeat = \"1s\"\ndrain_timeout = \"3s\"\n", e.Cfg.Agent.StateDir)
+	confd := filepath.Join(filepath.Dir(e.Cfg.Path), "conf.d")
 	os.MkdirAll(confd, 0o700)
 	inc := filepath.Join(confd, "pull.toml")
 	if err := os.WriteFile(inc, []byte(quickJob("pull", "@every 1h")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r.write("")
-	cfg, err := config.Load(e.cfg.Path)
+	cfg, err := config.Load(e.Cfg.Path)
 	if err != nil || cfg.Job("pull") == nil {
 		t.Fatalf("load: %v", err)
 	}
-	e.cfg = cfg
+	e.Cfg = cfg
 	r.agent = startAgent(t, e, Options{Reload: r.reload, Load: config.Load})
 
 	os.Remove(inc)
@@ -268,7 +269,7 @@ func TestReloadRefusesAnIncludeThatEmptied(t *testing.T) {
 		!strings.Contains(string(row.Detail), "--allow-missing-include") {
 		t.Fatalf("reload with an emptied include: %s %s", row.Verdict(), row.Detail)
 	}
-	if _, err := control.Post(state.PathsOf(e.cfg), control.KindReload, control.ReloadArgs{AllowMissingInclude: true}); err != nil {
+	if _, err := control.Post(state.PathsOf(e.Cfg), control.KindReload, control.ReloadArgs{AllowMissingInclude: true}); err != nil {
 		t.Fatal(err)
 	}
 	row = r.reloadNow(time.Now().UTC())

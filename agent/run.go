@@ -16,6 +16,14 @@ import (
 
 	"github.com/shirou/gopsutil/v4/host"
 
+	"svcctl/agent/agentlog"
+	"svcctl/agent/jobs"
+	"svcctl/agent/l2"
+	"svcctl/agent/lean"
+	"svcctl/agent/ledger"
+	"svcctl/agent/metrics"
+	"svcctl/agent/selfping"
+	"svcctl/agent/sleep"
 	"svcctl/config"
 	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
@@ -40,7 +48,7 @@ type Options struct {
 	// LogWriter replaces the log's destinations (tests, demo); nil = the
 	// config's log_destinations (agent.log via lumberjack by default).
 	LogWriter io.Writer
-	Clock     Clock
+	Clock     sleep.Clock
 	// SleepTick is the period of the sleep detector (default 5s).
 	SleepTick time.Duration
 	// MaxStagger caps the random delay before each service's first cycle
@@ -52,7 +60,7 @@ type Options struct {
 	Ready chan<- struct{}
 	// LogCheckEvery is how often every service's runtime log is held to
 	// its log_max between cycles (default: 5s for a log inotify
-	// watches, 500ms for one nothing tells the agent of a write to; logcap.go).
+	// watches, 500ms for one nothing tells the agent of a write to; agent/logcap).
 	LogCheckEvery time.Duration
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
@@ -72,7 +80,7 @@ type Options struct {
 	Cgroup string
 	// Scope: where no cgroup is delegated to the agent, ask a reachable
 	// systemd manager for a transient scope with Delegate=yes around the
-	// agent (scope_linux.go). `svc-ctl agent` sets it when started by hand.
+	// agent (agent/scope). `svc-ctl agent` sets it when started by hand.
 	Scope bool
 	// NoSubreaper: the agent does not make itself a child subreaper even
 	// where the OS can (Linux), so a daemon that double-forks out of a
@@ -105,13 +113,13 @@ type Agent struct {
 	logRed   atomic.Pointer[redact.Redactor]
 	sup      *watchdog.Supervisor
 	// logSpawned tells the log cap loop that a service got a new instance,
-	// and so a new log file to watch (logcap.go).
+	// and so a new log file to watch (agent/logcap).
 	logSpawned chan string
 	store      *runtrace.Store // nil when the ledger is unavailable
 	rec        watchdog.Recorder
 	// ledger is the queue in front of store (rows a full disk refuses wait
-	// there) and agent.status (ledger.go).
-	ledger ledgerState
+	// there) and agent.status (agent/ledger).
+	ledger ledger.Ledger
 	// funnel is where every run result passes (rec, when the ledger is
 	// usable); sender delivers the events it queues, pinger sends pings.
 	funnel  *notify.Funnel
@@ -119,7 +127,7 @@ type Agent struct {
 	sender  *notify.Sender
 	pinger  *notify.Pinger
 	// self is the agent's own ping ([agent] ping); nil when none.
-	self *selfPinger
+	self *selfping.Pinger
 	// missingEvery is the period of the job.missing check (a minute; tests
 	// shorten it through startAgentWith's tweak).
 	missingEvery time.Duration
@@ -146,19 +154,16 @@ type Agent struct {
 	triggers map[string]chan watchdog.Request
 	watched  sync.Map // service -> proc identity key being watched
 	replaced sync.Map // identity keys a cycle stopped on purpose
-	loops    sync.WaitGroup
 	fatal    chan error
-	jobs     *jobRunner
-	metrics  *metrics
+	jobs     *jobs.Runner
+	metrics  *metrics.Counters
 	// metricsHandler serves /metrics and /healthz; onExit is told when a
 	// watched instance exits. Both are set in newAgent; a test may replace
 	// them (before the loops start) to plant a fault.
 	metricsHandler http.Handler
 	onExit         func(name string, id proc.Identity, how string, gone bool)
-	// guarded counts the goroutines started under L2; panics the panics it
-	// recovered.
-	guarded atomic.Int64
-	panics  atomic.Int64
+	// net is the L2 net every goroutine of the agent starts under.
+	net l2.Net
 	// recMu guards the ledger against late writers: exit watchers outlive the
 	// loops, and a process that exits after the agent stopped must not write
 	// to a closed store.
@@ -174,7 +179,7 @@ type Agent struct {
 // error means a clean stop; anything else must end the process non-zero.
 func Run(ctx context.Context, o Options) error {
 	if o.Lean {
-		setRuntime()
+		lean.SetRuntime()
 	}
 	a, err := newAgent(o)
 	if err != nil {
@@ -186,7 +191,7 @@ func Run(ctx context.Context, o Options) error {
 
 func newAgent(o Options) (*Agent, error) {
 	if o.Clock == nil {
-		o.Clock = realClock{start: time.Now()}
+		o.Clock = sleep.RealClock{Start: time.Now()}
 	}
 	if o.SleepTick <= 0 {
 		o.SleepTick = 5 * time.Second
@@ -215,10 +220,11 @@ func newAgent(o Options) (*Agent, error) {
 	}
 	a.lock = lock
 	a.setupLog()
+	a.net = l2.Net{Log: a.log, Fatal: a.fatal, Exit: func() bool { return a.config().Agent.OnPanic == "exit" }}
+	a.ledger.Paths, a.ledger.Log = a.paths, a.log
 	a.setIdentity()
-	a.metrics = newMetrics(a.started)
-	a.metrics.ledger = a.ledgerHealth
-	a.openStatus()
+	a.metrics = metrics.New(a.started, a.ledger.Health)
+	a.ledger.OpenStatus()
 	a.openLedger()
 	a.writeReport()
 	a.sup = watchdog.NewSupervisor(cfg, a.rec, a.log)
@@ -227,9 +233,9 @@ func newAgent(o Options) (*Agent, error) {
 	a.sup.Cgroup = a.cgroup()
 	a.sup.Scope = a.scope != "" && a.scope == a.sup.Cgroup
 	a.subreaper = a.becomeSubreaper()
-	a.metricsHandler = a.newMetricsHandler()
+	a.metricsHandler = metrics.Handler(a.metrics, a.draining.Load)
 	a.onExit = a.exited
-	a.jobs = newJobRunner(a)
+	a.jobs = a.newJobs()
 	if bt, err := host.BootTime(); err == nil {
 		a.boot = time.Unix(int64(bt), 0).UTC()
 	}
@@ -256,14 +262,13 @@ func (a *Agent) setupLog() {
 	w := a.o.LogWriter
 	var unavailable []error
 	if w == nil {
-		ds, errs := openLogDestinations(a.config().Agent, a.paths.AgentLog())
-		f := newFanout(ds, a.o.Stderr, a.o.Console)
+		f, errs := agentlog.Open(a.config().Agent, a.paths.AgentLog(), a.o.Stderr, a.o.Console)
 		w, unavailable = f, errs
 		a.closers = append(a.closers, f)
 	}
-	a.logLevel.Set(LogLevel(a.config().Agent.LogLevel))
+	a.logLevel.Set(agentlog.Level(a.config().Agent.LogLevel))
 	a.logRed.Store(redact.New(a.config().SecretValues()...))
-	a.log = newLiveLogger(w, &a.logLevel, &a.logRed)
+	a.log = agentlog.NewLive(w, &a.logLevel, &a.logRed)
 	for _, err := range unavailable {
 		a.log.Error("log.destination_unavailable", "err", err, "destinations", a.config().Agent.LogDestinations)
 	}
@@ -275,8 +280,8 @@ func (a *Agent) closeAll() {
 	a.recMu.Unlock()
 	a.acts.Wait()
 	a.closeLedger()
-	if a.ledger.status != nil {
-		a.ledger.status.Close()
+	if a.ledger.Status != nil {
+		a.ledger.Status.Close()
 	}
 	if a.store != nil {
 		if err := a.store.Close(); err != nil {
@@ -296,12 +301,20 @@ func randomID() string {
 }
 
 func (a *Agent) run(ctx context.Context) error {
-	a.importSpills(ctx)
+	a.ledger.ImportSpills(ctx)
 	a.recordStartup()
-	a.recordPreviousLoss()
-	crashed := a.reportCrash()
-	a.reportDeadAgents(ctx, crashed)
-	a.forgetDeadAgents(ctx)
+	a.ledger.RecordPreviousLoss()
+	crashed := a.net.OpenCrashLog(a.paths, func(at time.Time, tail []string) {
+		a.record(runtrace.AgentID, runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonPanic, map[string]any{
+			"previous_agent_crashed": true, "crash_log_at": at, "tail": tail,
+		})
+	})
+	if r := a.reaper(); r != nil {
+		r.DeadAgents(ctx, a.ledger.Prev, a.boot, crashed, func(detail map[string]any) {
+			a.record(runtrace.AgentID, runtrace.TriggerStartup, runtrace.OutcomeFailed, runtrace.ReasonAgentDied, detail)
+		})
+		r.ForgetDeadAgents(ctx)
+	}
 	a.housekeeping(ctx)
 	loopCtx, stopLoops := context.WithCancel(ctx)
 	defer stopLoops()
@@ -324,92 +337,45 @@ func (a *Agent) run(ctx context.Context) error {
 
 func (a *Agent) startLoops(loopCtx, runCtx context.Context) {
 	a.loopCtx, a.runCtx = loopCtx, runCtx
+	a.jobs.Bind(loopCtx, runCtx)
 	cfg := a.config()
 	for i := range cfg.Services {
 		a.startService(&cfg.Services[i], nil)
 	}
-	a.goSafe(loopCtx, "heartbeat", a.heartbeatLoop)
-	if q := a.ledger.queue; q != nil {
-		a.goSafe(loopCtx, "ledger-retry", q.Run)
+	a.net.GoSafe(loopCtx, "heartbeat", a.heartbeatLoop)
+	if q := a.ledger.Queue; q != nil {
+		a.net.GoSafe(loopCtx, "ledger-retry", q.Run)
 		// what a command (svc-ctl start, exec) spilled while the disk was full
-		a.goSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.importSpills) })
+		a.net.GoSafe(loopCtx, "ledger-spills", func(ctx context.Context) { every(ctx, time.Minute, a.ledger.ImportSpills) })
 	}
 	// The detector reads the clocks now, before Ready: a jump after Ready is seen.
-	det := newSleepDetector(a.o.Clock, a.o.SleepTick)
-	a.goSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, runCtx, det) })
-	a.goSafe(loopCtx, "reaper", a.reapLoop)
+	det := sleep.NewDetector(a.o.Clock, a.o.SleepTick)
+	a.net.GoSafe(loopCtx, "sleep-detector", func(ctx context.Context) { a.sleepLoop(ctx, det) })
+	a.net.GoSafe(loopCtx, "reaper", a.reapLoop)
 	if a.subreaper {
-		a.goSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
+		a.net.GoSafe(loopCtx, "orphans", func(ctx context.Context) { child.Reap(ctx, a.orphanReaped) })
 	}
 	// The log cap and the coverage run even with no service or job yet: a
 	// reload may add some.
-	a.goSafe(loopCtx, "log-cap", a.logCapLoop)
-	a.goSafe(loopCtx, "prune", a.pruneLoop)
-	a.goSafe(loopCtx, "requests", a.requestLoop)
+	a.net.GoSafe(loopCtx, "log-cap", a.logCap().Run)
+	a.net.GoSafe(loopCtx, "prune", a.pruneLoop)
+	a.net.GoSafe(loopCtx, "requests", a.requestServer().Run)
 	if a.o.Lean {
-		a.goSafe(loopCtx, "trim", a.trimLoop)
+		a.net.GoSafe(loopCtx, "trim", a.trimLoop)
 	}
-	a.goSafe(loopCtx, "coverage", a.coverageLoop)
+	a.net.GoSafe(loopCtx, "coverage", a.coverageLoop)
 	if a.o.StartChecks != nil {
-		a.goSafe(loopCtx, "verify-at-start", a.verifyAtStart)
+		a.net.GoSafe(loopCtx, "verify-at-start", a.verifyAtStart)
 	}
 	a.startNotify(loopCtx)
 	a.startSelfPing(loopCtx)
-	a.startJobs()
+	a.jobs.StartAll(a.config().Jobs)
 	if a.config().Agent.MetricsListen != "" {
-		a.goSafe(loopCtx, "metrics", func(ctx context.Context) {
+		a.net.GoSafe(loopCtx, "metrics", func(ctx context.Context) {
 			if err := a.serveMetrics(ctx); err != nil {
 				a.log.Error("metrics.failed", "err", err)
 			}
 		})
 	}
 	a.log.Info("agent.running", "services", len(a.config().Services), "jobs", len(a.config().Jobs), "instance", a.instance)
-}
-
-// cgroup is where instances get cgroups of their own: the option, else the
-// agent's own cgroup when systemd delegated it (Delegate=yes in the unit
-// svc-ctl installs). Without one a tree is owned by its session only, and a
-// service that daemonizes out of it cannot be stopped: the log says so once.
-func (a *Agent) cgroup() string {
-	switch a.o.Cgroup {
-	case "-":
-		return ""
-	case "":
-	default:
-		return a.o.Cgroup
-	}
-	dir, ok, why := proc.DelegatedCgroup()
-	if ok {
-		a.log.Info("cgroup.delegated", "cgroup", dir)
-		return dir
-	}
-	if a.o.Scope && a.scope == "" {
-		sdir, err := moveToScope(context.Background())
-		if err == nil {
-			a.scope = sdir
-			a.log.Info("cgroup.scope", "cgroup", sdir, "why", why)
-			return sdir
-		}
-		a.log.Info("cgroup.no_scope", "why", err.Error())
-	}
-	a.log.Info("cgroup.none", "why", why)
-	return ""
-}
-
-// becomeSubreaper makes the agent a child subreaper where the OS has them
-// (Linux) and the options allow: a daemon that double-forks out of a
-// service's tree is then re-parented to the agent, not to init, so its exit
-// reaches the agent and its zombie is the agent's to reap (the orphans
-// loop). Elsewhere instances are owned without it ("plain").
-func (a *Agent) becomeSubreaper() bool {
-	if a.o.NoSubreaper {
-		a.log.Info("subreaper.off", "why", "the agent's options")
-		return false
-	}
-	if err := child.Subreaper(); err != nil {
-		a.log.Info("subreaper.none", "why", err.Error())
-		return false
-	}
-	a.log.Info("subreaper.on")
-	return true
 }

@@ -57,7 +57,7 @@ func startAgentWith(t *testing.T, e *testEnv, o Options, tweak func(*Agent)) *ru
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
-	o.Config, o.Ready = e.cfg, ready
+	o.Config, o.Ready = e.Cfg, ready
 	if o.Version == "" {
 		o.Version = "test"
 	}
@@ -111,7 +111,7 @@ func (ra *runningAgent) stop(t *testing.T) error {
 }
 
 func latestStarted(e *testEnv, name string, after time.Time) *runtrace.Run {
-	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: runtrace.ReasonStarted, Since: after, Limit: 1})
+	rs, err := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID(name), Reason: runtrace.ReasonStarted, Since: after, Limit: 1})
 	if err != nil || len(rs) == 0 {
 		return nil
 	}
@@ -133,14 +133,14 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	})
 
 	// SIGKILL one: the exit itself triggers the cycle (trigger event).
-	old := e.pid("killed")
+	old := e.Pid("killed")
 	killedAt := time.Now()
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 10*time.Second, "killed service restarted by the fast path", func() bool {
 		r := latestStarted(e, "killed", killedAt.Add(-time.Second))
 		return r != nil && r.Trigger == runtrace.TriggerEvent && testutil.Healthy(a)
 	})
-	if _, err := os.Stat(e.cfg.Services[0].Log[:len(e.cfg.Services[0].Log)-len(".log")] + ".prev.log"); err != nil {
+	if _, err := os.Stat(e.Cfg.Services[0].Log[:len(e.Cfg.Services[0].Log)-len(".log")] + ".prev.log"); err != nil {
 		t.Fatalf("no runtime.prev.log after the restart: %v", err)
 	}
 	if b, _ := os.ReadFile(e.sup.Paths.Snapshots("killed")); !strings.Contains(string(b), "exited") {
@@ -148,7 +148,7 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	}
 
 	// Hang the other's /health: replaced within one interval plus the probe timeout.
-	oldHung := e.pid("hung")
+	oldHung := e.Pid("hung")
 	hungAt := time.Now()
 	testutil.Get("http://" + b + "/control/hang")
 	testutil.WaitFor(t, 10*time.Second, "hung service replaced", func() bool {
@@ -167,10 +167,10 @@ func TestAgentFastPathAndHungService(t *testing.T) {
 	})
 	judged := time.Now()
 	testutil.WaitFor(t, 10*time.Second, "the next cycle of hung", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("hung"), Since: judged})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("hung"), Since: judged})
 		return n >= 1
 	})
-	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("hung"), Since: hungAt})
+	rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("hung"), Since: hungAt})
 	for _, r := range rs {
 		if r.Trigger == runtrace.TriggerEvent {
 			t.Fatalf("the replaced instance's exit triggered cycle #%d", r.ID)
@@ -198,13 +198,13 @@ func TestAgentPanicIsContained(t *testing.T) {
 		}
 	})
 	testutil.WaitFor(t, 15*time.Second, "two failed/panic rows and calm healthy", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("boom"), Reason: runtrace.ReasonPanic})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("boom"), Reason: runtrace.ReasonPanic})
 		return n >= 2 && testutil.Healthy(b)
 	})
 	if !strings.Contains(ra.log.String(), "panic.recovered") || !strings.Contains(ra.log.String(), "goroutine") {
 		t.Fatalf("no stack in the log:\n%s", ra.log.String())
 	}
-	calm, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("calm"), Outcome: runtrace.OutcomeOK})
+	calm, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("calm"), Outcome: runtrace.OutcomeOK})
 	if calm == 0 {
 		t.Fatal("the other service was not cycled")
 	}
@@ -213,7 +213,7 @@ func TestAgentPanicIsContained(t *testing.T) {
 func TestSecondAgentRefused(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t), Interval: "1h"})
 	startAgent(t, e, Options{})
-	err := Run(context.Background(), Options{Config: e.cfg, LogWriter: &syncBuffer{}})
+	err := Run(context.Background(), Options{Config: e.Cfg, LogWriter: &syncBuffer{}})
 	var are *state.AlreadyRunningError
 	if !errors.As(err, &are) || are.PID != os.Getpid() {
 		t.Fatalf("second agent: %v, want state.AlreadyRunningError naming pid %d", err, os.Getpid())
@@ -246,15 +246,15 @@ func TestClockJumpTriggersCatchUp(t *testing.T) {
 	startAgent(t, e, Options{Clock: clk, SleepTick: 20 * time.Millisecond})
 	clk.sleep(3 * time.Hour)
 	testutil.WaitFor(t, 10*time.Second, "resumed row and a catch-up cycle", func() bool {
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Reason: runtrace.ReasonResumed})
-		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Limit: 10})
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Reason: runtrace.ReasonResumed})
+		rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web"), Limit: 10})
 		catchUp := false
 		for _, r := range rs {
 			catchUp = catchUp || r.Trigger == runtrace.TriggerCatchUp
 		}
 		return n == 1 && catchUp
 	})
-	r, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Reason: runtrace.ReasonResumed})
+	r, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.AgentID, Reason: runtrace.ReasonResumed})
 	if !strings.Contains(string(r[0].Detail), "away_ms") {
 		t.Fatalf("resumed row lacks how long the host was away: %s", r[0].Detail)
 	}
@@ -265,18 +265,18 @@ func TestDrainFinishesRunsAndDeletesHeartbeat(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1h"})
 	ra := startAgent(t, e, Options{})
 	testutil.WaitFor(t, 15*time.Second, "heartbeat and a cycle", func() bool {
-		hb, _ := e.store.Heartbeats(context.Background())
-		n, _ := e.store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
+		hb, _ := e.Store.Heartbeats(context.Background())
+		n, _ := e.Store.Count(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
 		return len(hb) == 1 && n >= 1
 	})
 	if err := ra.stop(t); err != nil {
 		t.Fatalf("clean stop returned %v", err)
 	}
-	hb, _ := e.store.Heartbeats(context.Background())
+	hb, _ := e.Store.Heartbeats(context.Background())
 	if len(hb) != 0 {
 		t.Fatalf("heartbeat left after a clean stop: %+v", hb)
 	}
-	running, _ := e.store.Count(context.Background(), runtrace.Filter{Outcome: runtrace.OutcomeRunning})
+	running, _ := e.Store.Count(context.Background(), runtrace.Filter{Outcome: runtrace.OutcomeRunning})
 	if running != 0 {
 		t.Fatalf("%d rows left running", running)
 	}
@@ -297,10 +297,10 @@ func TestRedactionEverywhere(t *testing.T) {
 		Env:  map[string]string{"API_TOKEN": token, "NO_PROXY": "127.0.0.1", "PORT": port, "DEBUG": "true"},
 		Args: []string{"--body", "ok"}})
 	// The probe URL carries the token in its query.
-	e.cfg.Services[0].Health.HTTP = "http://" + addr + "/health?token=" + token
+	e.Cfg.Services[0].Health.HTTP = "http://" + addr + "/health?token=" + token
 	ra := startAgent(t, e, Options{})
 	testutil.WaitFor(t, 15*time.Second, "up", func() bool { return latestStarted(e, "web", time.Time{}) != nil && testutil.Healthy(addr) })
-	old := e.pid("web")
+	old := e.Pid("web")
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 10*time.Second, "restarted", func() bool { return latestStarted(e, "web", time.Now().Add(-5*time.Second)) != nil })
 	ra.stop(t)
@@ -311,7 +311,7 @@ func TestRedactionEverywhere(t *testing.T) {
 	if strings.Contains(string(snaps), token) {
 		t.Fatal("token in snapshots.jsonl")
 	}
-	rs, _ := e.store.Runs(context.Background(), runtrace.Filter{})
+	rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{})
 	evidence := false
 	for _, r := range rs {
 		if strings.Contains(string(r.Detail), token) {
@@ -331,7 +331,7 @@ func TestRedactionEverywhere(t *testing.T) {
 func TestMetricsEndpoint(t *testing.T) {
 	addr, maddr := testutil.FreeAddr(t), testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Interval: "1s"})
-	e.cfg.Agent.MetricsListen = maddr
+	e.Cfg.Agent.MetricsListen = maddr
 	startAgent(t, e, Options{})
 	body := ""
 	testutil.WaitFor(t, 10*time.Second, "a cycle in /metrics", func() bool {
@@ -358,7 +358,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	r.Body.Close()
 	// A crash replaced is the watchdog's restart, counted by whom.
-	testutil.KillPID(t, int(e.pid("web").PID))
+	testutil.KillPID(t, int(e.Pid("web").PID))
 	testutil.WaitFor(t, 10*time.Second, "the restart in /metrics", func() bool {
 		r, err := http.Get("http://" + maddr + "/metrics")
 		if err != nil {
@@ -377,7 +377,7 @@ func TestMetricsPortTakenIsLoud(t *testing.T) {
 	}
 	defer ln.Close()
 	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t), Interval: "1h"})
-	e.cfg.Agent.MetricsListen = ln.Addr().String()
+	e.Cfg.Agent.MetricsListen = ln.Addr().String()
 	ra := startAgent(t, e, Options{})
 	testutil.WaitFor(t, 5*time.Second, "metrics.failed in the log", func() bool {
 		// The listen error's words are the OS's ("address already in use",
@@ -395,10 +395,10 @@ func TestAgentAdoptsInstanceItDidNotSpawn(t *testing.T) {
 	wantResult(t, e.ensure("web", watchdog.Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted) // as `svc-ctl start` would
 	startAgent(t, e, Options{})
 	testutil.WaitFor(t, 10*time.Second, "the agent's first cycle", func() bool {
-		rs, _ := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
+		rs, _ := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
 		return len(rs) == 2 && rs[0].Trigger == runtrace.TriggerSchedule && rs[0].Outcome == runtrace.OutcomeOK
 	})
-	old := e.pid("web")
+	old := e.Pid("web")
 	killedAt := time.Now()
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 10*time.Second, "restored through the exit watch", func() bool {
@@ -414,19 +414,19 @@ func TestAgentAdoptsInstanceItDidNotSpawn(t *testing.T) {
 func TestStartForgetsHeartbeatsOfDeadAgents(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: testutil.FreeAddr(t), Interval: "1h"})
 	dead := time.Now().UTC() // killed just now: the reaper's staleness rule cannot prove it gone yet
-	if err := e.store.Beat(context.Background(), runtrace.Heartbeat{InstanceID: "killed-agent", PID: 4242, Version: "test",
+	if err := e.Store.Beat(context.Background(), runtrace.Heartbeat{InstanceID: "killed-agent", PID: 4242, Version: "test",
 		StartedAt: dead.Add(-time.Hour), BeatAt: dead, Mode: "service"}); err != nil {
 		t.Fatal(err)
 	}
 	ra := startAgent(t, e, Options{})
 	testutil.WaitFor(t, 10*time.Second, "only the running agent's heartbeat", func() bool {
-		hbs, _ := e.store.Heartbeats(context.Background())
+		hbs, _ := e.Store.Heartbeats(context.Background())
 		return len(hbs) == 1 && hbs[0].InstanceID != "killed-agent"
 	})
 	if err := ra.stop(t); err != nil {
 		t.Fatal(err)
 	}
-	if hbs, _ := e.store.Heartbeats(context.Background()); len(hbs) != 0 {
+	if hbs, _ := e.Store.Heartbeats(context.Background()); len(hbs) != 0 {
 		t.Fatalf("heartbeats after a clean stop: %+v", hbs)
 	}
 }
@@ -437,7 +437,7 @@ func TestStartForgetsHeartbeatsOfDeadAgents(t *testing.T) {
 func TestAgentRowsNameTheBoot(t *testing.T) {
 	e := newEnv(t)
 	startAgent(t, e, Options{})
-	db, err := sql.Open("sqlite", state.PathsOf(e.cfg).DB()+"?mode=ro")
+	db, err := sql.Open("sqlite", state.PathsOf(e.Cfg).DB()+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"golang.org/x/sys/unix"
 
+	"svcctl/agent/scope"
 	"svcctl/config"
 	"svcctl/internal/testenv"
 	"svcctl/internal/testkit"
@@ -35,7 +36,7 @@ type fakeSystemd struct {
 	dir    string
 }
 
-func (f *fakeSystemd) StartTransientUnit(name, mode string, props []scopeProp, aux []scopeAux) (dbus.ObjectPath, *dbus.Error) {
+func (f *fakeSystemd) StartTransientUnit(name, mode string, props []scope.Prop, aux []scope.Aux) (dbus.ObjectPath, *dbus.Error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, name, mode)
@@ -82,10 +83,10 @@ func TestAgentMovesItselfIntoAScope(t *testing.T) {
 	}
 	defer conn.Close()
 	fake := &fakeSystemd{parent: parent}
-	if err := conn.Export(fake, systemdPath, "org.freedesktop.systemd1.Manager"); err != nil {
+	if err := conn.Export(fake, scope.ManagerPath, "org.freedesktop.systemd1.Manager"); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := conn.RequestName(systemdName, dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
+	if r, err := conn.RequestName(scope.ManagerName, dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("RequestName = %v, %v", r, err)
 	}
 	svcAddr := testutil.FreeAddr(t)

@@ -20,7 +20,7 @@ kind = "webhook"
 url = "http://127.0.0.1:9/hook"
 secret = "`+secret+`"
 `)
-	if err := os.Chmod(e.cfg.Path, 0o644); err != nil {
+	if err := os.Chmod(e.Cfg.Path, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ra := startAgent(t, e, Options{})

@@ -45,8 +45,8 @@ func (p *pingServer) pings() []string {
 func TestAgentSelfPing(t *testing.T) {
 	ps := newPingServer(t)
 	e := jobEnv(t, "")
-	e.cfg.Agent.Ping = ps.srv.URL + "/ping/abc"
-	e.cfg.Agent.PingEvery = 300 * time.Millisecond
+	e.Cfg.Agent.Ping = ps.srv.URL + "/ping/abc"
+	e.Cfg.Agent.PingEvery = 300 * time.Millisecond
 	ra := startAgent(t, e, Options{StartChecksAfter: 50 * time.Millisecond,
 		StartChecks: func(context.Context) []string { return []string{"agent installed: FAIL: no unit"} }})
 	testutil.WaitFor(t, 10*time.Second, "start, fail and a periodic ping", func() bool {
@@ -77,8 +77,8 @@ func TestAgentSelfPing(t *testing.T) {
 func TestAgentSelfPingLedger(t *testing.T) {
 	ps := newPingServer(t)
 	e := jobEnv(t, "")
-	e.cfg.Agent.Ping = ps.srv.URL + "/p"
-	e.cfg.Agent.PingEvery = 200 * time.Millisecond
+	e.Cfg.Agent.Ping = ps.srv.URL + "/p"
+	e.Cfg.Agent.PingEvery = 200 * time.Millisecond
 	var a *Agent
 	startAgentWith(t, e, Options{}, func(ag *Agent) { a = ag })
 	testutil.WaitFor(t, 10*time.Second, "the start ping", func() bool { return len(ps.pings()) > 0 })

@@ -113,12 +113,12 @@ func shapeLifecycle(t *testing.T, scripts map[string]string, live int, o Options
 	restartedAt := time.Now()
 	startAgent(t, e, o)
 	testutil.WaitFor(t, 10*time.Second, "the new agent's first cycle", func() bool {
-		rs, _ := e.store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID("web"), Since: restartedAt, Outcome: runtrace.OutcomeOK})
+		rs, _ := e.Store.Runs(ctx, runtrace.Filter{JobID: runtrace.WatchdogID("web"), Since: restartedAt, Outcome: runtrace.OutcomeOK})
 		return len(rs) > 0
 	})
 
 	// Drill: the whole tree killed, the new agent brings it back.
-	rep, err := report.Drill(ctx, e.cfg, "web", 20*time.Second)
+	rep, err := report.Drill(ctx, e.Cfg, "web", 20*time.Second)
 	if err != nil || !rep.Restored || rep.Members != live {
 		t.Fatalf("drill = %+v, %v; want restored after killing %d processes", rep, err, live)
 	}

@@ -37,7 +37,7 @@ func BenchmarkStrangerCheck(b *testing.B) {
 	if r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
 		b.Fatalf("start: %s", r.Message)
 	}
-	c := &cycle{s: e.sup, svc: e.cfg.Service("web")}
+	c := &cycle{s: e.sup, svc: e.Cfg.Service("web")}
 	b.ResetTimer()
 	for b.Loop() {
 		if h := c.stranger(context.Background()); h != nil {
@@ -85,7 +85,7 @@ func BenchmarkStrangerCheckWorkers(b *testing.B) {
 	if r, _ := e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true}); r.Reason != runtrace.ReasonStarted {
 		b.Fatalf("start: %s", r.Message)
 	}
-	c := &cycle{s: e.sup, svc: e.cfg.Service("web")}
+	c := &cycle{s: e.sup, svc: e.Cfg.Service("web")}
 	testutil.WaitFor(b, 10*time.Second, "6 members remembered", func() bool {
 		c.stranger(context.Background())
 		inst, _ := e.sup.Instance("web")

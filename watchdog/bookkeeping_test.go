@@ -24,7 +24,7 @@ func TestRefusedBookkeepingKeepsDecisions(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "bad", Addr: addr, Args: []string{"--exit-now", "1"}, GiveUpAfter: 3, Backoff: "1h"})
 	var logs bytes.Buffer
-	e.sup = NewSupervisor(e.cfg, e.store, slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	e.sup = NewSupervisor(e.Cfg, e.Store, slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	stateFile, lastFile := e.sup.Paths.StateFile("bad"), e.sup.Paths.WatchdogLast()
 	// A directory where each file goes: every replace of it fails (EISDIR),
 	// as on a disk that refuses the write.
@@ -81,16 +81,16 @@ func TestRefusedBookkeepingKeepsDecisions(t *testing.T) {
 func TestCycleDoesNotWaitOnALockedLedger(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
-	ledger, err := runtrace.Open(e.store.Path(), runtrace.Options{BusyTimeout: 100 * time.Millisecond})
+	ledger, err := runtrace.Open(e.Store.Path(), runtrace.Options{BusyTimeout: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ledger.Close()
 	q := runtrace.NewQueue(ledger, runtrace.QueueOptions{SpillDirs: []string{t.TempDir()}})
-	e.sup = NewSupervisor(e.cfg, q, nil)
+	e.sup = NewSupervisor(e.Cfg, q, nil)
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 
-	holder, err := sql.Open("sqlite", e.store.Path()+"?_txlock=immediate")
+	holder, err := sql.Open("sqlite", e.Store.Path()+"?_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestCycleDoesNotWaitOnALockedLedger(t *testing.T) {
 	if h := q.Health(); h.Up || h.Cause != runtrace.CauseBusy {
 		t.Fatalf("health = %+v, want down: busy", h)
 	}
-	old := e.pid("web")
+	old := e.Pid("web")
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "old instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerEvent, SkipConfirm: true, Why: "exited"})
@@ -120,7 +120,7 @@ func TestCycleDoesNotWaitOnALockedLedger(t *testing.T) {
 	if !q.Flush(context.Background()) {
 		t.Fatalf("flush after the lock is gone: %+v", q.Health())
 	}
-	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web", Limit: 10})
+	rs, err := e.Store.Runs(context.Background(), runtrace.Filter{JobID: "watchdog:web", Limit: 10})
 	if err != nil || len(rs) != 3 {
 		t.Fatalf("rows = %+v, %v; want the 3 cycles", rs, err)
 	}

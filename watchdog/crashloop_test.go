@@ -42,7 +42,7 @@ func TestCrashLoopBacksOffAndGivesUp(t *testing.T) {
 		down()
 	}
 	// The fourth time it is found down: a crash loop.
-	pidBefore := e.pid("flap")
+	pidBefore := e.Pid("flap")
 	r := e.ensure("flap", sched)
 	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
 	if !strings.Contains(r.Message, "crash loop") || r.Detail.CrashLoop == nil || r.Detail.CrashLoop.Starts != 3 {
@@ -51,7 +51,7 @@ func TestCrashLoopBacksOffAndGivesUp(t *testing.T) {
 	if r.Detail.Snapshot != "written" {
 		t.Errorf("no evidence kept for the crash: snapshot %q", r.Detail.Snapshot)
 	}
-	if e.pid("flap") != pidBefore || testutil.Healthy(addr) {
+	if e.Pid("flap") != pidBefore || testutil.Healthy(addr) {
 		t.Fatal("a new instance was spawned in a crash loop")
 	}
 	if st := loadState(); st.State != state.Backoff || st.Failures != 1 {

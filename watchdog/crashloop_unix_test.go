@@ -27,7 +27,7 @@ func TestKillsFromOutsideAreNoCrashLoop(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, LoopRestarts: "2", LoopWindow: "1m"})
 	wantResult(t, e.ensure("web", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeOK, runtrace.ReasonStarted)
 	for i := range 6 {
-		id := e.pid("web")
+		id := e.Pid("web")
 		if err := syscall.Kill(int(id.PID), syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}

@@ -18,9 +18,9 @@ func TestEndedInstanceIsRestartedWithItsEvidence(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--tick", "20ms"}})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	old := e.pid("web")
+	old := e.Pid("web")
 	testutil.WaitFor(t, 5*time.Second, "a log line", func() bool {
-		tail, _ := fsutil.TailLines(e.cfg.Services[0].Log, 5, 4096)
+		tail, _ := fsutil.TailLines(e.Cfg.Services[0].Log, 5, 4096)
 		return len(tail) > 0
 	})
 	testutil.KillPID(t, int(old.PID))
@@ -34,7 +34,7 @@ func TestEndedInstanceIsRestartedWithItsEvidence(t *testing.T) {
 	if err != nil || len(es) != 1 || es[0].RunID != r.RunID || es[0].Process != nil || len(es[0].LogTail) == 0 {
 		t.Fatalf("snapshot = %+v, %v; want one for run %d with the old log tail and no process facts", es, err, r.RunID)
 	}
-	if !testutil.Healthy(addr) || e.pid("web").Same(old) {
+	if !testutil.Healthy(addr) || e.Pid("web").Same(old) {
 		t.Fatal("no new healthy instance recorded")
 	}
 }
@@ -46,7 +46,7 @@ func TestEndedOfAnotherInstanceStillStopsTheRecordedOne(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	live := e.pid("web")
+	live := e.Pid("web")
 	earlier := live
 	earlier.Start-- // another start stamp: the instance before it
 	testutil.Get("http://" + addr + "/control/hang")

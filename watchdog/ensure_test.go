@@ -26,18 +26,18 @@ func TestEnsureHealthySpawnsNothing(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	before := e.pid("web")
+	before := e.Pid("web")
 	procsBefore := testsvcPIDs(t, addr)
 	r := e.ensure("web", Request{})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
-	if after := e.pid("web"); after != before {
+	if after := e.Pid("web"); after != before {
 		t.Fatalf("pid file changed: %+v -> %+v", before, after)
 	}
 	if after := testsvcPIDs(t, addr); len(after) != len(procsBefore) {
 		t.Fatalf("process list changed: %v -> %v", procsBefore, after)
 	}
 	// The row is in the ledger, finished by id.
-	row, err := e.store.Latest(context.Background(), "watchdog:web")
+	row, err := e.Store.Latest(context.Background(), "watchdog:web")
 	if err != nil || row == nil || row.ID != r.RunID || row.Reason != runtrace.ReasonAlreadyRunning {
 		t.Fatalf("ledger row = %+v, %v; want run %d already-running", row, err, r.RunID)
 	}
@@ -47,7 +47,7 @@ func TestEnsureRestartsKilledService(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--startup-delay", "200ms"}})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	old := e.pid("web")
+	old := e.Pid("web")
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "old instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{})
@@ -58,7 +58,7 @@ func TestEnsureRestartsKilledService(t *testing.T) {
 	if !testutil.Healthy(addr) {
 		t.Fatal("service not healthy after started")
 	}
-	if e.pid("web").PID == old.PID {
+	if e.Pid("web").PID == old.PID {
 		t.Fatal("pid file still names the killed instance")
 	}
 }
@@ -67,7 +67,7 @@ func TestEnsureReplacesHungService(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	old := e.pid("web")
+	old := e.Pid("web")
 	testutil.Get("http://" + addr + "/control/hang")
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeOK, runtrace.ReasonStarted)
@@ -101,7 +101,7 @@ func TestEnsureExitAtOnceBacksOffThenGivesUp(t *testing.T) {
 		t.Fatalf("state %q after %d failures, want given-up", r.Detail.State, r.Detail.Failures)
 	}
 	// Given-up persists across processes (a new supervisor reads the state file).
-	e.sup = NewSupervisor(e.cfg, e.store, nil)
+	e.sup = NewSupervisor(e.Cfg, e.Store, nil)
 	wantResult(t, e.ensure("bad", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeSkipped, runtrace.ReasonGivenUp)
 }
 
@@ -134,7 +134,7 @@ func TestConcurrentStartsSpawnOnce(t *testing.T) {
 	results := make([]Result, 20)
 	for i := range results {
 		// Separate supervisors: the lock is an OS file lock, per open file.
-		sup := NewSupervisor(e.cfg, e.store, nil)
+		sup := NewSupervisor(e.Cfg, e.Store, nil)
 		wg.Go(func() {
 			results[i], _ = sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerManual, Manual: true})
 		})
@@ -190,8 +190,8 @@ func TestEvidenceBeforeSpawn(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Args: []string{"--tick", "20ms"}, Env: map[string]string{"API_TOKEN": "s3cr3t-value-xyz"}})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	old := e.pid("web")
-	logPath := e.cfg.Services[0].Log
+	old := e.Pid("web")
+	logPath := e.Cfg.Services[0].Log
 	testutil.WaitFor(t, 5*time.Second, "a few log lines", func() bool {
 		b, _ := os.ReadFile(logPath)
 		return strings.Count(string(b), "tick") >= 3
@@ -311,7 +311,7 @@ func TestStopIsIdentityCheckedAndPauses(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	id := e.pid("web")
+	id := e.Pid("web")
 	rep, err := e.sup.Stop(context.Background(), "web")
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestWatchdogLastKeepsEveryService(t *testing.T) {
 	}
 	for _, n := range []string{"a", "b"} {
 		l := lf.Services[n]
-		row, err := e.store.Latest(context.Background(), runtrace.WatchdogID(n))
+		row, err := e.Store.Latest(context.Background(), runtrace.WatchdogID(n))
 		if l == nil || l.Reason != runtrace.ReasonStarted || err != nil || row == nil || l.RunID != row.ID {
 			t.Fatalf("watchdog.last.json for %s: %+v; want ok/started naming run %+v", n, l, row)
 		}
@@ -349,7 +349,7 @@ func TestGoneInstanceSkipsConfirm(t *testing.T) {
 	addr := testutil.FreeAddr(t)
 	e := newEnv(t, testutil.Service{Name: "web", Addr: addr, Confirm: "2s"})
 	wantResult(t, e.ensure("web", Request{}), runtrace.OutcomeOK, runtrace.ReasonStarted)
-	old := e.pid("web")
+	old := e.Pid("web")
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "old gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	r := e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
@@ -367,7 +367,7 @@ func TestUnknownServiceIsAnErrorNotAVerdict(t *testing.T) {
 	if !errors.Is(err, ErrUnknownName) || !strings.Contains(err.Error(), "web") {
 		t.Fatalf("Ensure(nosuch) = %+v, %v; want ErrUnknownName naming the services", r, err)
 	}
-	if n, _ := e.store.Count(context.Background(), runtrace.Filter{}); n != 0 {
+	if n, _ := e.Store.Count(context.Background(), runtrace.Filter{}); n != 0 {
 		t.Fatalf("%d rows written for an unknown service", n)
 	}
 }
@@ -385,7 +385,7 @@ func TestPanicInCycleIsRecordedAndReraised(t *testing.T) {
 		}()
 		e.sup.Ensure(context.Background(), "web", Request{Trigger: runtrace.TriggerSchedule})
 	}()
-	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
+	rs, err := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID("web")})
 	if err != nil || len(rs) != 1 || rs[0].Verdict() != "failed/panic" || !strings.Contains(string(rs[0].Detail), "goroutine") {
 		t.Fatalf("runs = %+v, %v; want one failed/panic row with the stack", rs, err)
 	}

@@ -51,7 +51,7 @@ func TestLogCappedIsLoggedOnceAMinuteWithACount(t *testing.T) {
 	e.sup.Log = slog.New(slog.NewJSONHandler(&out, nil))
 	clock := testkit.NewClock(time.Now())
 	e.sup.Now = clock.Now
-	log := e.cfg.Service("loud").Log
+	log := e.Cfg.Service("loud").Log
 	if err := os.MkdirAll(filepath.Dir(log), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestFloodIsCutFromHalfTheCap(t *testing.T) {
 	e := newEnv(t, testutil.Service{Name: "loud", Addr: testutil.FreeAddr(t), ExtraTOML: "log_max = \"4KiB\"\n"})
 	clock := testkit.NewClock(time.Now())
 	e.sup.Now = clock.Now
-	log := e.cfg.Service("loud").Log
+	log := e.Cfg.Service("loud").Log
 	os.MkdirAll(filepath.Dir(log), 0o700)
 	write := func(n int) {
 		t.Helper()

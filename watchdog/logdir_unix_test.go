@@ -100,7 +100,7 @@ func TestLogDirReplacedIsRefused(t *testing.T) {
 	os.Remove(logs)
 	os.Mkdir(logs, 0o755)
 	os.Chown(logs, 65534, 65534)
-	e.sup.SetConfig(e.cfg)
+	e.sup.SetConfig(e.Cfg)
 	wantResult(t, e.ensure("web", Request{Trigger: runtrace.TriggerManual, Restart: true}), runtrace.OutcomeOK, runtrace.ReasonRestarted)
 	if _, err := os.Stat(filepath.Join(logs, "web.log")); err != nil {
 		t.Fatalf("after the reload the log is not in the new directory: %v", err)

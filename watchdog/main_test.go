@@ -2,14 +2,10 @@ package watchdog
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
-	"svcctl/config"
 	"svcctl/internal/testenv"
 	"svcctl/internal/testsvc"
 	"svcctl/internal/testutil"
@@ -21,53 +17,36 @@ var testsvcBin string
 
 func TestMain(m *testing.M) { os.Exit(testsvc.RunTests(m, &testsvcBin)) }
 
-// testEnv is one state dir and config with the given services, loaded
-// through the real config loader, and a supervisor recording to a real
-// ledger.
+// testEnv is the supervisor tests' fixture (testenv.Env: a state dir, a
+// config loaded through the real loader, a real ledger) with a supervisor
+// recording to that ledger.
 type testEnv struct {
-	t     testing.TB
-	cfg   *config.Config
-	store *runtrace.Store
-	sup   *Supervisor
+	*testenv.Env
+	sup *Supervisor
 }
 
 func newEnv(t testing.TB, svcs ...testutil.Service) *testEnv {
 	t.Helper()
-	var b strings.Builder
-	for _, s := range svcs {
-		b.WriteString(s.TOML(testsvcBin))
-	}
-	return envOf(t, b.String())
+	return envOf(t, testenv.Services(testsvcBin, svcs...))
 }
 
-// envOf is a state dir and a supervisor for the config body given as TOML.
+// envOf is the fixture for the config body given as TOML.
 func envOf(t testing.TB, body string) *testEnv {
 	t.Helper()
-	cfg := testutil.Config(t, `drain_timeout = "3s"`, body)
-	e := &testEnv{t: t, cfg: cfg, store: testenv.Ledger(t, cfg)}
-	e.sup = NewSupervisor(cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return e
+	e := testenv.Supervised(t, body)
+	return &testEnv{Env: e, sup: NewSupervisor(e.Cfg, e.Store, testenv.Quiet())}
 }
 
 func (e *testEnv) ensure(name string, req Request) Result {
-	e.t.Helper()
+	e.T.Helper()
 	if req.Trigger == "" {
 		req.Trigger = runtrace.TriggerManual
 	}
 	r, err := e.sup.Ensure(context.Background(), name, req)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return r
-}
-
-func (e *testEnv) pid(name string) proc.Identity {
-	e.t.Helper()
-	id, err := proc.ReadPidFile(e.sup.Paths.Pid(name))
-	if err != nil {
-		e.t.Fatalf("pid file of %s: %v", name, err)
-	}
-	return id
 }
 
 func wantResult(t *testing.T, r Result, outcome runtrace.Outcome, reason runtrace.Reason) {

@@ -49,10 +49,10 @@ func TestServiceDependencyDownThenUp(t *testing.T) {
 	wantResult(t, e.ensure("web", Request{Trigger: runtrace.TriggerSchedule}), runtrace.OutcomeOK, runtrace.ReasonAlreadyRunning)
 
 	ln.Close()
-	before := e.pid("web")
+	before := e.Pid("web")
 	r = e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	wantResult(t, r, runtrace.OutcomeFailed, runtrace.ReasonDependencyFailed)
-	if e.pid("web") != before || !testutil.Healthy(addr) {
+	if e.Pid("web") != before || !testutil.Healthy(addr) {
 		t.Fatal("a healthy service was touched for its dependency")
 	}
 }

@@ -74,7 +74,7 @@ func TestRowDurabilityByCycle(t *testing.T) {
 	if got := log.take(); !slices.Equal(got, []string{"record-lazy"}) {
 		t.Fatalf("healthy cycle: calls %v, want one lazy record", got)
 	}
-	row, err := e.store.Latest(context.Background(), "watchdog:web")
+	row, err := e.Store.Latest(context.Background(), "watchdog:web")
 	if err != nil || row == nil || row.ID != r.RunID || row.Reason != runtrace.ReasonAlreadyRunning || !row.StartedAt.Equal(r.StartedAt.Truncate(time.Millisecond)) {
 		t.Fatalf("healthy cycle row %+v, %v; want run %d already-running started %v", row, err, r.RunID, r.StartedAt)
 	}

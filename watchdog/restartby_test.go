@@ -27,7 +27,7 @@ func TestOneDefinitionOfARestart(t *testing.T) {
 	}
 	by(e.ensure("web", Request{Trigger: runtrace.TriggerSchedule}), "", "a first start")
 
-	old := e.pid("web")
+	old := e.Pid("web")
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "the killed instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	by(e.ensure("web", Request{Trigger: runtrace.TriggerEvent, Cause: CauseExited}), RestartByWatchdog, "a crash replaced")
@@ -44,10 +44,10 @@ func TestOneDefinitionOfARestart(t *testing.T) {
 	// never passed its check.
 	e.sup.SetConfig(testutil.Config(t, `drain_timeout = "3s"`, fmt.Sprint(
 		testutil.Service{Name: "web", Addr: addr, Args: []string{"--startup-delay", "3s"}, StartTimeout: "300ms"}.TOML(testsvcBin))))
-	old = e.pid("web")
+	old = e.Pid("web")
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "the killed instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	wantResult(t, e.ensure("web", Request{Trigger: runtrace.TriggerEvent}), runtrace.OutcomeFailed, runtrace.ReasonStartFailed)
-	e.sup.SetConfig(e.cfg)
+	e.sup.SetConfig(e.Cfg)
 	by(e.ensure("web", Request{Manual: true}), "", "the retry after a failed start")
 }

@@ -37,7 +37,7 @@ func startStranger(t *testing.T, addr string) proc.Identity {
 // process of it is left.
 func (e *testEnv) killInstance(t *testing.T, name string) proc.Identity {
 	t.Helper()
-	old := e.pid(name)
+	old := e.Pid(name)
 	testutil.KillPID(t, int(old.PID))
 	testutil.WaitFor(t, 5*time.Second, "the instance gone", func() bool { ok, _ := proc.Match(old); return !ok })
 	return old
@@ -77,11 +77,11 @@ func TestStrangerOnTheHealthPortIsNotCertified(t *testing.T) {
 	if ok, _ := proc.Match(stranger); !ok {
 		t.Fatal("the stranger was signalled")
 	}
-	if e.pid("web") != old {
+	if e.Pid("web") != old {
 		t.Fatal("an instance was spawned beside the stranger")
 	}
 	// The ledger row, state.json and the snapshot say it too.
-	row, err := e.store.Latest(t.Context(), runtrace.WatchdogID("web"))
+	row, err := e.Store.Latest(t.Context(), runtrace.WatchdogID("web"))
 	if err != nil || row == nil || row.Reason != runtrace.ReasonStartFailed || !strings.Contains(string(row.Detail), held) {
 		verdict, detail := "none", ""
 		if row != nil {

@@ -18,7 +18,7 @@ import (
 // runsOf is every watchdog row of the service.
 func runsOf(t *testing.T, e *testEnv, name string) []runtrace.Run {
 	t.Helper()
-	rs, err := e.store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID(name), Limit: 1000})
+	rs, err := e.Store.Runs(context.Background(), runtrace.Filter{JobID: runtrace.WatchdogID(name), Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestAnotherWritersStateIsReadAgain(t *testing.T) {
 	}
 	e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
 	e.ensure("web", Request{Trigger: runtrace.TriggerSchedule})
-	other := NewSupervisor(e.cfg, e.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	other := NewSupervisor(e.Cfg, e.Store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	st, err := other.loadState("web")
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"svcctl/agent"
+	"svcctl/agent/jobs"
 	"svcctl/internal/redact"
 	"svcctl/notify"
 	"svcctl/runtrace"
@@ -61,12 +61,12 @@ func runExec(ctx context.Context, g *globals, o execOptions, args []string) erro
 	}
 	led, closeLedger := openLedger(g, cfg)
 	defer closeLedger()
-	req := agent.ExecRequest{Job: j, Argv: argv, Scheduled: o.scheduled,
+	req := jobs.ExecRequest{Job: j, Argv: argv, Scheduled: o.scheduled,
 		Stdin: os.Stdin, Stdout: g.stdout, Stderr: g.stderr, Redactor: redact.New(cfg.SecretValues()...)}
 	if f, ok := led.(*notify.Funnel); ok {
 		req.Runs = f.Store()
 	}
-	res, recErr := agent.ExecJob(ctx, led, req)
+	res, recErr := jobs.Exec(ctx, led, req)
 	if res.Reason == runtrace.ReasonOverlap {
 		fmt.Fprintf(g.stderr, "svc-ctl: %s: %s: not run again (recorded skipped/overlap)\n", name, res.Detail["why"])
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"svcctl/agent"
+	"svcctl/agent/jobs"
 	"svcctl/config"
 	"svcctl/control"
 	"svcctl/internal/fsutil"
@@ -79,7 +79,7 @@ func runRun(ctx context.Context, g *globals, o runOptions, args []string) error 
 		return unknownJob(cfg, name)
 	}
 	if j.External {
-		return usageError{errors.New(agent.ExternalRefusal(name))}
+		return usageError{errors.New(jobs.ExternalRefusal(name))}
 	}
 	err = runThroughAgent(ctx, g, o, state.PathsOf(cfg), name)
 	if errors.Is(err, control.ErrNoAgent) {
@@ -223,13 +223,13 @@ func runHere(ctx context.Context, g *globals, cfg *config.Config, j *config.Job)
 		cancel(fmt.Errorf("interrupted by %s (Ctrl-C on 'svc-ctl run')", by))
 	})
 	defer stop()
-	req := agent.RunNowRequest{Paths: state.PathsOf(cfg), Job: j, Output: g.stdout, Redactor: redact.New(cfg.SecretValues()...), By: by}
+	req := jobs.RunNowRequest{Paths: state.PathsOf(cfg), Job: j, Output: g.stdout, Redactor: redact.New(cfg.SecretValues()...), By: by}
 	if f, ok := led.(*notify.Funnel); ok {
 		req.Runs = f.Store()
 	}
 	began := time.Now()
-	res, runID, recErr := agent.RunNow(runCtx, led, req)
-	if errors.Is(recErr, agent.ErrJobBusy) {
+	res, runID, recErr := jobs.RunNow(runCtx, led, req)
+	if errors.Is(recErr, jobs.ErrBusy) {
 		return fmt.Errorf("%s: %w", j.Name, recErr)
 	}
 	if recErr != nil {

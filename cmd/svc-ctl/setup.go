@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"svcctl/agent"
+	"svcctl/agent/jobs"
 	"svcctl/config"
 	"svcctl/notify"
 	"svcctl/proc"
@@ -102,13 +102,20 @@ func cliLogger(g *globals) *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
+// ledger is what a command that writes runs records them through: a
+// cycle's rows (watchdog.Recorder) and a job's (jobs.Ledger).
+type ledger interface {
+	watchdog.Recorder
+	jobs.Ledger
+}
+
 // openLedger opens run_trace for a command that writes runs. Its runs pass
 // the same funnel as the agent's: the events a verdict raises are queued in
 // the outbox with the row (the agent delivers them), and pings go out before
 // the command exits. A ledger that cannot be opened does not stop the
 // command: the cycle still runs, the failure to record is printed, and the
 // result is kept in watchdog.last.json.
-func openLedger(g *globals, cfg *config.Config) (agent.Ledger, func()) {
+func openLedger(g *globals, cfg *config.Config) (ledger, func()) {
 	st, err := runtrace.Open(state.PathsOf(cfg).DB(), runtrace.Options{Logger: cliLogger(g), Boot: proc.BootID()}) // its INFO (migrated) is no news at a terminal
 	if err != nil {
 		fmt.Fprintf(g.stderr, "svc-ctl: warning: %v\nsvc-ctl: warning: runs will not be recorded in run_trace; results are kept in watchdog.last.json\n", err)
@@ -163,7 +170,7 @@ func newSupervisor(g *globals) (*watchdog.Supervisor, func(), error) {
 func cliSupervisor(g *globals, cfg *config.Config, rec watchdog.Recorder) *watchdog.Supervisor {
 	sup := watchdog.NewSupervisor(cfg, rec, cliLogger(g))
 	sup.Cgroup = agentCgroup(state.PathsOf(cfg))
-	// The scope systemd made around an agent started by hand (agent/scope_linux.go).
+	// The scope systemd made around an agent started by hand (agent/scope).
 	base := filepath.Base(sup.Cgroup)
 	sup.Scope = strings.HasPrefix(base, "svc-ctl-agent-") && strings.HasSuffix(base, ".scope")
 	return sup

@@ -80,6 +80,15 @@ var Cases = []Case{
 	{"harmless evidence", "GET http://127.0.0.1:18101/health from 127.0.0.1:18101 on 18101 via localhost debug=true"},
 }
 
+// Inputs are the corpus's inputs, one a line, and all of them joined by
+// newlines: what a writer under test is fed.
+func Inputs() (lines []string, joined string) {
+	for _, c := range Cases {
+		lines = append(lines, c.In)
+	}
+	return lines, strings.Join(lines, "\n")
+}
+
 // Check fails t when out (what writer wrote from the Cases) still holds a
 // secret, or lost a harmless value that in held.
 func Check(t testing.TB, writer, in, out string) {

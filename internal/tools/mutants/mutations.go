@@ -72,13 +72,13 @@ var mutations = []mutation{
 	},
 	{
 		name: "an env or env_file change on reload keeps the running instance",
-		pkg:  "./agent", decl: "var instanceKeys",
+		pkg:  "./agent/reloadplan", decl: "var instanceKeys",
 		edits: []edit{{`"env": true, "env_file": true, `, ""}},
 		run:   "^TestReloadPlanServiceKeys$",
 	},
 	{
 		name: "a heartbeat change applied live instead of held for a restart",
-		pkg:  "./agent", decl: "planReload",
+		pkg:  "./agent/reloadplan", decl: "Compare",
 		edits: []edit{{"eff.Agent.Heartbeat = old.Agent.Heartbeat", "eff.Agent.Heartbeat = next.Agent.Heartbeat"}},
 		run:   "^TestReloadPlanAgentKeys$",
 	},
@@ -96,9 +96,9 @@ var mutations = []mutation{
 	},
 	{
 		name: "a killed agent's orphaned job run is left running",
-		pkg:  "./agent", decl: "(*Agent).reapOrphan",
+		pkg:  "./agent/reaper", decl: "(*Reaper).stopOrphan",
 		edits: []edit{{"res, err := proc.StopTree(ctx, inst, orphanStopTimeout)", "res, err := proc.StopResult{AlreadyGone: ctx != nil}, error(nil)"}},
-		run:   "^TestNextAgentKillsOrphanedJobRun$",
+		run:   "^TestOrphanedJobRunIsStopped$",
 	},
 	{
 		name: "a run_trace row does not record the boot it was written in",
