@@ -134,9 +134,21 @@ func startAgentProcess(t *testing.T, cfg string) (*exec.Cmd, *strings.Builder) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
+		if cmd.ProcessState != nil {
+			return
+		}
+		// Asked to stop first, as a person or the OS would: a SIGKILL
+		// between a spawn and the write of its pid file leaves an instance
+		// no record names (noLeakedServices fails the test on it). An agent
+		// still draining after 3 s is killed.
+		askToStop(cmd.Process)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
 			cmd.Process.Kill()
-			cmd.Wait()
+			<-done
 		}
 	})
 	return cmd, &errb

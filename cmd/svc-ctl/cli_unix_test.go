@@ -126,3 +126,6 @@ func writableByOthers(t *testing.T, path string) string {
 	}
 	return "chmod go-w " + path
 }
+
+// askToStop asks a process to stop: SIGTERM.
+func askToStop(p *os.Process) { p.Signal(syscall.SIGTERM) }

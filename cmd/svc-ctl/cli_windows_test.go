@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"golang.org/x/sys/windows"
@@ -33,3 +34,7 @@ func writableByOthers(t *testing.T, path string) string {
 	}
 	return "icacls"
 }
+
+// askToStop ends a process: a console-less child cannot be asked on
+// Windows (no SIGTERM), so it is killed.
+func askToStop(p *os.Process) { p.Kill() }
