@@ -269,3 +269,31 @@ func (k viewKey) format(r *redact.Redactor, v reflect.Value) any {
 	}
 	return v.Convert(t).Interface()
 }
+
+// secretValues hands add the value of every key of table t (and of its
+// tables) tagged secret in typed value in: strings, and each value of a
+// table of strings. A registered kind's keys are left to extValues, which
+// sees the secrets read from files too (toml:"-").
+func secretValues(t *viewTable, in reflect.Value, add func(...string)) {
+	for _, k := range t.keys {
+		if k.ext {
+			continue
+		}
+		v := typedOf(in, nil, k)
+		switch {
+		case k.table != nil:
+			secretValues(k.table, v, add)
+		case k.list != nil:
+			for i := range v.Len() {
+				e := v.Index(i)
+				secretValues(viewOf(deref(k.raw).Elem(), e.Type(), e.FieldByName("Kind").String()), e, add)
+			}
+		case k.secret && v.Kind() == reflect.Map:
+			for _, s := range v.Interface().(map[string]string) {
+				add(s)
+			}
+		case k.secret:
+			add(v.String())
+		}
+	}
+}
