@@ -24,7 +24,8 @@ import (
 type NotifyKind struct {
 	Name string
 	// Keys is a zero value of the struct of the keys only this kind takes,
-	// each field tagged as raw.go's are (toml, doc, default, type, secret).
+	// each field tagged as raw.go's are (toml, doc, default, type, secret,
+	// and how the view prints it: show, view, file; view.go).
 	// Fields are strings, lists of strings, integers or booleans. A path
 	// field tagged secretfile:"Field" is a secret file: it is read at load
 	// (readSecretFile, with every secret file's rules: no link, one line,
@@ -56,7 +57,6 @@ type extKind struct {
 	name   string
 	typ    reflect.Type // the Keys struct
 	shared []string
-	view   reflect.Type // the table's view with the keys appended (extViewType)
 	check  func(typed any, fail func(key, format string, args ...any))
 }
 
@@ -67,7 +67,7 @@ var (
 
 // RegisterNotifyKind declares a channel kind, from the init of its file.
 func RegisterNotifyKind(k NotifyKind) {
-	register(&extKind{table: typeRawNotify, name: k.Name, shared: k.Shared, view: reflect.TypeFor[NotifyView](),
+	register(&extKind{table: typeRawNotify, name: k.Name, shared: k.Shared,
 		check: func(v any, fail func(string, string, ...any)) {
 			if k.Check != nil {
 				k.Check(v.(*Notify), fail)
@@ -77,7 +77,7 @@ func RegisterNotifyKind(k NotifyKind) {
 
 // RegisterDependKind declares a dependency kind, from the init of its file.
 func RegisterDependKind(k DependKind) {
-	register(&extKind{table: typeRawDepend, name: k.Name, shared: k.Shared, view: reflect.TypeFor[DependView](),
+	register(&extKind{table: typeRawDepend, name: k.Name, shared: k.Shared,
 		check: func(v any, fail func(string, string, ...any)) {
 			if k.Check != nil {
 				k.Check(v.(*Depend), fail)
@@ -119,7 +119,6 @@ func register(e *extKind, keys any, names *[]string) {
 		typeWord(f.Type) // panics on a type the schema cannot name
 	}
 	e.typ = t
-	e.view = extViewType(e.view, t)
 	extMu.Lock()
 	defer extMu.Unlock()
 	extKinds = append(extKinds, e)

@@ -5,8 +5,8 @@ package config
 // it is a secret, and which kinds accept it, in its field's tags. What the
 // rest of the package knows of keys is derived from these tags by
 // reflection (schema.go): the decoder's strict key and type check, the
-// defaults (defaults.go), each kind's keys, the secret keys the printed
-// view must hide, and TestDocsMatchSchema holds docs/configuration.md's
+// defaults (defaults.go), each kind's keys, the printed view of every
+// table (view.go), and TestDocsMatchSchema holds docs/configuration.md's
 // tables to them. docs/design/config.md says why reflection.
 //
 // Tags, besides toml (the key's name):
@@ -23,6 +23,11 @@ package config
 //	                absent: every kind
 //	enum:"a,b"      the kind key itself: the kinds, in the docs' order
 //	check:"true"    in [service.health], a key that names a health check
+//	show, view, file how `config check` prints the key: only when set
+//	                (show:"set", "set-in-toml", "if=KEY"), a URL by its host
+//	                (view:"host"), an argv redacted (view:"argv"), a value
+//	                read from file KEY shown as that file (file:"KEY"); the
+//	                list is in view.go
 //
 // Every field that has a default is a pointer, so "left out" (nil: take the
 // default) and "written out" (even as zero, e.g. give_up_after = 0 or
@@ -54,18 +59,18 @@ type rawAgent struct {
 	OnPanic         *string       `toml:"on_panic" default:"continue" doc:"continue or exit after a recovered panic"`
 	Heartbeat       *durationText `toml:"heartbeat" default:"30s" doc:"how often the agent renews its heartbeat row"`
 	MetricsListen   *string       `toml:"metrics_listen" doc:"host:port for Prometheus /metrics and /healthz; empty: off"`
-	Ping            string        `toml:"ping" secret:"true" doc:"the agent's own dead man's switch: a healthchecks-style URL"`
-	PingFile        string        `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL"`
-	PingEvery       *durationText `toml:"ping_every" default:"5m" doc:"how often the agent pings, at least 1m"`
+	Ping            string        `toml:"ping" secret:"true" doc:"the agent's own dead man's switch: a healthchecks-style URL" show:"set" view:"host" file:"ping_file"`
+	PingFile        string        `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL" show:"set"`
+	PingEvery       *durationText `toml:"ping_every" default:"5m" doc:"how often the agent pings, at least 1m" show:"if=ping"`
 	LogDestinations []string      `toml:"log_destinations" default:"file" doc:"where agent.log's lines go: file, journal, eventlog"`
 }
 
 type rawService struct {
 	Name         string            `toml:"name" doc:"the service's name"`
-	Command      []string          `toml:"command" doc:"argv, never run by a shell"`
+	Command      []string          `toml:"command" doc:"argv, never run by a shell" view:"argv"`
 	Dir          string            `toml:"dir" type:"path" doc:"working directory; empty: the home of the user it runs as"`
-	SearchPath   []string          `toml:"search_path" type:"list of paths" doc:"directories put before the base PATH"`
-	Env          map[string]string `toml:"env" secret:"true" doc:"extra environment; values never logged or printed"`
+	SearchPath   []string          `toml:"search_path" type:"list of paths" doc:"directories put before the base PATH" show:"set"`
+	Env          map[string]string `toml:"env" secret:"true" doc:"extra environment; values never logged or printed" show:"set-in-toml"`
 	EnvFile      string            `toml:"env_file" type:"path" doc:"a dotenv file of variables, its values secrets like env's"`
 	User         string            `toml:"user" doc:"the user the service runs as"`
 	Group        string            `toml:"group" doc:"the group the service runs as"`
@@ -74,45 +79,45 @@ type rawService struct {
 	Interval     *durationText     `toml:"interval" default:"10m" doc:"the watchdog's period"`
 	StartTimeout *durationText     `toml:"start_timeout" default:"8s" doc:"how long a fresh start may take to pass its health check"`
 	StopTimeout  *durationText     `toml:"stop_timeout" default:"10s" doc:"how long a stop waits before killing"`
-	StopSignal   string            `toml:"stop_signal" doc:"the signal a stop sends; empty: the OS's default"`
+	StopSignal   string            `toml:"stop_signal" doc:"the signal a stop sends; empty: the OS's default" show:"set"`
 	KillMode     string            `toml:"kill_mode" default:"tree" doc:"tree: the stop signal to every process; main: to the main process only"`
-	StopCommand  []string          `toml:"stop_command" doc:"argv run first when the service is stopped"`
-	PidFile      string            `toml:"pid_file" type:"path" doc:"the file the service's daemon writes its pid to"`
+	StopCommand  []string          `toml:"stop_command" doc:"argv run first when the service is stopped" show:"set" view:"argv"`
+	PidFile      string            `toml:"pid_file" type:"path" doc:"the file the service's daemon writes its pid to" show:"set"`
 	Health       rawHealth         `toml:"health"`
-	Depends      []rawDepend       `toml:"depends"`
+	Depends      []rawDepend       `toml:"depends" show:"set-in-toml"`
 	Restart      rawRestart        `toml:"restart"`
-	Limits       rawLimits         `toml:"limits"`
-	Ping         string            `toml:"ping" secret:"true" doc:"a healthchecks-style URL pinged after every healthy cycle"`
-	PingFile     string            `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL"`
+	Limits       rawLimits         `toml:"limits" show:"set"`
+	Ping         string            `toml:"ping" secret:"true" doc:"a healthchecks-style URL pinged after every healthy cycle" show:"set" view:"host" file:"ping_file"`
+	PingFile     string            `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL" show:"set"`
 }
 
 type rawLimits struct {
-	Memory *sizeText     `toml:"memory" doc:"resident memory of the whole tree; none by default"`
-	CPU    *string       `toml:"cpu" doc:"percent of one core, averaged over for; none by default"`
+	Memory *sizeText     `toml:"memory" doc:"resident memory of the whole tree; none by default" show:"set"`
+	CPU    *string       `toml:"cpu" doc:"percent of one core, averaged over for; none by default" show:"set" view:"percent"`
 	For    *durationText `toml:"for" default:"5m" doc:"how long the tree may stay over a limit"`
 }
 
 // rawHealth's keys tagged check are the health checks (HealthChecks): each
 // a key of its own, several may be set; not kinds.
 type rawHealth struct {
-	TCP          string        `toml:"tcp" check:"true" doc:"host:port that must accept a connection"`
-	HTTP         string        `toml:"http" check:"true" doc:"a URL that must answer"`
-	ExpectStatus int           `toml:"expect_status" doc:"the status http must answer; 0: any 2xx"`
-	ExpectBody   string        `toml:"expect_body" doc:"a regexp the body must match"`
+	TCP          string        `toml:"tcp" check:"true" doc:"host:port that must accept a connection" show:"set-in-toml"`
+	HTTP         string        `toml:"http" check:"true" doc:"a URL that must answer" show:"set-in-toml" view:"redact"`
+	ExpectStatus int           `toml:"expect_status" doc:"the status http must answer; 0: any 2xx" show:"set-in-toml"`
+	ExpectBody   string        `toml:"expect_body" doc:"a regexp the body must match" show:"set-in-toml"`
 	Timeout      *durationText `toml:"timeout" default:"2s" doc:"bounds the whole check"`
 	Confirm      *durationText `toml:"confirm" default:"1s" doc:"pause before the second look at an unhealthy service"`
-	Exec         []string      `toml:"exec" check:"true" doc:"argv of a command whose exit status 0 means healthy"`
+	Exec         []string      `toml:"exec" check:"true" doc:"argv of a command whose exit status 0 means healthy" show:"set-in-toml" view:"argv"`
 }
 
 type rawDepend struct {
 	Kind         string        `toml:"kind" enum:"http,tcp,dns,file,cert" doc:"what kind of dependency"`
-	Address      string        `toml:"address" kinds:"tcp" doc:"host:port that must accept a connection"`
-	Host         string        `toml:"host" kinds:"dns" doc:"a name that must resolve"`
-	Path         string        `toml:"path" type:"path" kinds:"file,cert" doc:"file: must exist; cert: a PEM certificate"`
-	URL          string        `toml:"url" kinds:"http,cert" doc:"http: a URL that must answer; cert: an https endpoint"`
-	MaxAge       *durationText `toml:"max_age" kinds:"file" doc:"the file must have been modified within this long"`
-	MinValid     *durationText `toml:"min_valid" kinds:"cert" doc:"the certificate must stay valid at least this long"`
-	ExpectStatus int           `toml:"expect_status" kinds:"http" doc:"the status the URL must answer; 0: any 2xx"`
+	URL          string        `toml:"url" kinds:"http,cert" doc:"http: a URL that must answer; cert: an https endpoint" show:"set" view:"redact"`
+	Address      string        `toml:"address" kinds:"tcp" doc:"host:port that must accept a connection" show:"set"`
+	Host         string        `toml:"host" kinds:"dns" doc:"a name that must resolve" show:"set"`
+	Path         string        `toml:"path" type:"path" kinds:"file,cert" doc:"file: must exist; cert: a PEM certificate" show:"set"`
+	MaxAge       *durationText `toml:"max_age" kinds:"file" doc:"the file must have been modified within this long" show:"set"`
+	MinValid     *durationText `toml:"min_valid" kinds:"cert" doc:"the certificate must stay valid at least this long" show:"set"`
+	ExpectStatus int           `toml:"expect_status" kinds:"http" doc:"the status the URL must answer; 0: any 2xx" show:"set"`
 	Timeout      *durationText `toml:"timeout" default:"5s" doc:"bounds the check"`
 }
 
@@ -129,10 +134,10 @@ type rawJob struct {
 	Name       string            `toml:"name" doc:"the job's name"`
 	Schedule   string            `toml:"schedule" doc:"5 cron fields or a descriptor"`
 	Timezone   string            `toml:"timezone" doc:"the zone the schedule is read in"`
-	Command    []string          `toml:"command" doc:"argv, never run by a shell"`
+	Command    []string          `toml:"command" doc:"argv, never run by a shell" view:"argv"`
 	Dir        string            `toml:"dir" type:"path" doc:"working directory; empty: the home of the user it runs as"`
-	SearchPath []string          `toml:"search_path" type:"list of paths" doc:"directories put before the base PATH"`
-	Env        map[string]string `toml:"env" secret:"true" doc:"extra environment; values never logged or printed"`
+	SearchPath []string          `toml:"search_path" type:"list of paths" doc:"directories put before the base PATH" show:"set"`
+	Env        map[string]string `toml:"env" secret:"true" doc:"extra environment; values never logged or printed" show:"set-in-toml"`
 	EnvFile    string            `toml:"env_file" type:"path" doc:"a dotenv file of variables, its values secrets like env's"`
 	User       string            `toml:"user" doc:"the user the command runs as"`
 	Group      string            `toml:"group" doc:"the group the command runs as"`
@@ -141,37 +146,37 @@ type rawJob struct {
 	CatchUp    bool              `toml:"catch_up" doc:"slots missed while the agent was down run once on return"`
 	Grace      *durationText     `toml:"grace" default:"5m" doc:"how late a slot may start before it counts as missing"`
 	External   bool              `toml:"external" doc:"another scheduler runs the job through svc-ctl exec"`
-	Depends    []rawDepend       `toml:"depends"`
-	Ping       string            `toml:"ping" secret:"true" doc:"a healthchecks-style URL pinged at each run's start and end"`
-	PingFile   string            `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL"`
+	Depends    []rawDepend       `toml:"depends" show:"set-in-toml"`
+	Ping       string            `toml:"ping" secret:"true" doc:"a healthchecks-style URL pinged at each run's start and end" show:"set" view:"host" file:"ping_file"`
+	PingFile   string            `toml:"ping_file" type:"path" doc:"instead of ping: a file holding the URL" show:"set"`
 }
 
 type rawNotify struct {
 	Name        string        `toml:"name" doc:"the channel's name"`
 	Kind        string        `toml:"kind" enum:"webhook,ntfy,healthchecks,desktop,command,otlp" doc:"what kind of channel"`
-	On          []string      `toml:"on" doc:"the event kinds this channel gets; every kind when left out"`
+	URL         string        `toml:"url" secret:"true" kinds:"webhook,ntfy,healthchecks,otlp" doc:"where events are sent" show:"set" view:"host" file:"url_file"`
+	On          []string      `toml:"on" doc:"the event kinds this channel gets; every kind when left out" view:"events"`
 	MinInterval *durationText `toml:"min_interval" default:"5m" kinds:"webhook,ntfy,healthchecks,desktop,command" doc:"per subject, at most one message this often"`
+	Secret      string        `toml:"secret" secret:"true" kinds:"webhook" doc:"signs each POST with HMAC-SHA256" show:"set" file:"secret_file"`
+	Token       string        `toml:"token" secret:"true" kinds:"ntfy" doc:"an access token, sent as a bearer" show:"set" file:"token_file"`
+	URLFile     string        `toml:"url_file" type:"path" kinds:"webhook,ntfy,healthchecks,otlp" doc:"instead of url: a file holding it" show:"set"`
+	SecretFile  string        `toml:"secret_file" type:"path" kinds:"webhook" doc:"instead of secret: a file holding it" show:"set"`
+	TokenFile   string        `toml:"token_file" type:"path" kinds:"ntfy" doc:"instead of token: a file holding it" show:"set"`
+	Priority    string        `toml:"priority" default:"default" kinds:"ntfy" doc:"the priority of ordinary events" show:"set"`
+	Tags        []string      `toml:"tags" kinds:"ntfy" doc:"tags added to every message" show:"set"`
+	Command     []string      `toml:"command" kinds:"command" doc:"argv; the event arrives as JSON on stdin" show:"set" view:"argv"`
+	User        string        `toml:"user" kinds:"command" doc:"the user the command runs as" show:"set"`
+	Group       string        `toml:"group" kinds:"command" doc:"the group the command runs as" show:"set"`
 	Timeout     *durationText `toml:"timeout" default:"10s" doc:"one delivery attempt"`
-	URL         string        `toml:"url" secret:"true" kinds:"webhook,ntfy,healthchecks,otlp" doc:"where events are sent"`
-	Secret      string        `toml:"secret" secret:"true" kinds:"webhook" doc:"signs each POST with HMAC-SHA256"`
-	Token       string        `toml:"token" secret:"true" kinds:"ntfy" doc:"an access token, sent as a bearer"`
-	Priority    string        `toml:"priority" default:"default" kinds:"ntfy" doc:"the priority of ordinary events"`
-	Tags        []string      `toml:"tags" kinds:"ntfy" doc:"tags added to every message"`
-	Command     []string      `toml:"command" kinds:"command" doc:"argv; the event arrives as JSON on stdin"`
-	User        string        `toml:"user" kinds:"command" doc:"the user the command runs as"`
-	Group       string        `toml:"group" kinds:"command" doc:"the group the command runs as"`
-	URLFile     string        `toml:"url_file" type:"path" kinds:"webhook,ntfy,healthchecks,otlp" doc:"instead of url: a file holding it"`
-	SecretFile  string        `toml:"secret_file" type:"path" kinds:"webhook" doc:"instead of secret: a file holding it"`
-	TokenFile   string        `toml:"token_file" type:"path" kinds:"ntfy" doc:"instead of token: a file holding it"`
 	// otlp
-	Headers            map[string]string `toml:"headers" secret:"true" kinds:"otlp" doc:"HTTP headers sent with every request"`
-	HeadersFile        string            `toml:"headers_file" type:"path" kinds:"otlp" doc:"more headers, one Name: value per line"`
-	CAFile             string            `toml:"ca_file" type:"path" kinds:"otlp" doc:"the collector's CA certificate instead of the system's"`
-	CertFile           string            `toml:"cert_file" type:"path" kinds:"otlp" doc:"this agent's client certificate for mTLS"`
-	KeyFile            string            `toml:"key_file" type:"path" kinds:"otlp" doc:"this agent's client key for mTLS"`
+	Headers            map[string]string `toml:"headers" secret:"true" kinds:"otlp" doc:"HTTP headers sent with every request" show:"set"`
+	HeadersFile        string            `toml:"headers_file" type:"path" kinds:"otlp" doc:"more headers, one Name: value per line" show:"set"`
+	CAFile             string            `toml:"ca_file" type:"path" kinds:"otlp" doc:"the collector's CA certificate instead of the system's" show:"set"`
+	CertFile           string            `toml:"cert_file" type:"path" kinds:"otlp" doc:"this agent's client certificate for mTLS" show:"set"`
+	KeyFile            string            `toml:"key_file" type:"path" kinds:"otlp" doc:"this agent's client key for mTLS" show:"set"`
 	Gzip               *bool             `toml:"gzip" default:"true" kinds:"otlp" doc:"compress each request"`
 	Encoding           string            `toml:"encoding" default:"protobuf" kinds:"otlp" doc:"protobuf or json"`
 	Rows               string            `toml:"rows" default:"notable" kinds:"otlp" doc:"which run_trace rows are exported: notable, all or none"`
 	MetricsEvery       *durationText     `toml:"metrics_every" default:"60s" kinds:"otlp" doc:"how often the counters are exported; 0s: never"`
-	ResourceAttributes map[string]string `toml:"resource_attributes" kinds:"otlp" doc:"added to the resource of everything exported"`
+	ResourceAttributes map[string]string `toml:"resource_attributes" kinds:"otlp" doc:"added to the resource of everything exported" show:"set"`
 }

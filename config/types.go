@@ -353,11 +353,14 @@ func (c *Config) EnvValues() []string {
 	return out
 }
 
-// SecretValues is EnvValues plus every other secret the file holds: the
-// url, secret and token of each [[notify]] channel and every ping URL. A
-// redactor for everything the agent writes is redact.New(cfg.SecretValues()...).
+// SecretValues is every value of a key raw.go tags secret (each env and
+// env_file value, every ping URL, each [[notify]] channel's url, secret,
+// token and header, a registered kind's secret keys), found by the schema
+// walk the printed view makes (secretValues), plus the headers an otlp
+// channel read from its headers_file. A redactor for everything the agent
+// writes is redact.New(cfg.SecretValues()...).
 func (c *Config) SecretValues() []string {
-	out := c.EnvValues()
+	var out []string
 	add := func(vs ...string) {
 		for _, v := range vs {
 			if v != "" {
@@ -365,24 +368,22 @@ func (c *Config) SecretValues() []string {
 			}
 		}
 	}
+	secretValues(viewOf(typeRawAgent, reflect.TypeFor[Agent](), ""), reflect.ValueOf(c.Agent), add)
 	for i := range c.Services {
-		add(c.Services[i].Ping)
+		secretValues(viewOf(typeRawService, reflect.TypeFor[Service](), ""), reflect.ValueOf(c.Services[i]), add)
 	}
 	for i := range c.Jobs {
-		add(c.Jobs[i].Ping)
+		secretValues(viewOf(typeRawJob, reflect.TypeFor[Job](), ""), reflect.ValueOf(c.Jobs[i]), add)
 	}
 	for i := range c.Notify {
-		add(c.Notify[i].URL, c.Notify[i].Secret, c.Notify[i].Token)
-		for _, v := range c.Notify[i].OTLP.Headers {
-			add(v)
-		}
-		for _, v := range c.Notify[i].OTLP.FileHeaders {
+		n := &c.Notify[i]
+		secretValues(viewOf(typeRawNotify, reflect.TypeFor[Notify](), n.Kind), reflect.ValueOf(*n), add)
+		for _, v := range n.OTLP.FileHeaders {
 			add(v)
 		}
 	}
 	for _, keys := range c.extKeys() {
 		extValues(keys, "secret", func(_ reflect.StructField, vs []string) { add(vs...) })
 	}
-	add(c.Agent.Ping)
 	return out
 }

@@ -34,8 +34,8 @@ import (
 type smtpKeys struct {
 	From         string   `toml:"from" doc:"the sender address"`
 	To           []string `toml:"to" doc:"the recipients"`
-	Username     string   `toml:"username" doc:"the login, sent with AUTH PLAIN over TLS; empty: no login"`
-	PasswordFile string   `toml:"password_file" type:"path" secretfile:"Password" doc:"a file holding the password on one line"`
+	Username     string   `toml:"username" doc:"the login, sent with AUTH PLAIN over TLS; empty: no login" show:"set"`
+	PasswordFile string   `toml:"password_file" type:"path" secretfile:"Password" doc:"a file holding the password on one line" show:"set"`
 	StartTLS     string   `toml:"starttls" default:"auto" doc:"auto: STARTTLS whenever the server offers it; always: only then; never"`
 	// Password is read from PasswordFile at load: never written in the
 	// config, never printed or logged.
