@@ -2,6 +2,7 @@ package proc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,11 +35,24 @@ func ReadPidFile(path string) (Identity, error) {
 // The leader's fields stay at the top level, as in a legacy pid file
 // ({"pid", "create_time_ms", "exe", "started_at"}), so either version reads
 // the other's records.
+//
+// A pending record beside it (PendingPath: written before the spawn) is
+// removed once this record is written.
 func WriteInstance(path string, inst Instance) error {
 	b, err := json.MarshalIndent(inst, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write pid file %s: %w", path, err)
 	}
+	if err := writeRecord(path, append(b, '\n')); err != nil {
+		return err
+	}
+	clearPending(path)
+	return nil
+}
+
+// writeRecord writes b at path atomically: a temporary file in the same
+// directory, synced, renamed over path, the directory synced.
+func writeRecord(path string, b []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write pid file %s: %w", path, err)
@@ -47,7 +61,7 @@ func WriteInstance(path string, inst Instance) error {
 	if err != nil {
 		return fmt.Errorf("write pid file %s: %w", path, err)
 	}
-	if err := writeSynced(tmp, append(b, '\n')); err != nil {
+	if err := writeSynced(tmp, b); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write pid file %s: %w", path, err)
 	}
@@ -83,7 +97,26 @@ func syncDir(dir string) {
 // wrote. A legacy record has no start stamp and is matched by its create
 // time (see Identity). A missing file gives an error that errors.Is(err,
 // os.ErrNotExist); a garbled one names the file.
+//
+// A pending record beside it (a spawn whose caller died before it wrote
+// this record) names the newer instance while a process carries its marker:
+// that instance is returned instead.
 func ReadInstance(path string) (Instance, error) {
+	inst, err := readInstance(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return inst, err
+	}
+	var rec *Instance
+	if err == nil {
+		rec = &inst
+	}
+	if p, ok := pendingInstance(path, rec); ok {
+		return p, nil
+	}
+	return inst, err
+}
+
+func readInstance(path string) (Instance, error) {
 	f, err := fsutil.Open(path) // a planted link must not name another record
 	if err != nil {
 		return Instance{}, fmt.Errorf("read pid file: %w", err)

@@ -57,6 +57,11 @@ type SpawnSpec struct {
 	// Scope: Cgroup is a transient scope systemd made around an agent
 	// started by hand (the instance's mode is ModeScope, not ModeCgroup).
 	Scope bool
+	// Record, when set, is the path of the pid file the caller writes the
+	// instance's record to (WriteInstance) once Spawn returns. Spawn writes
+	// the pending record beside it before the fork (see Pending), so an
+	// instance whose caller dies before that write is still named.
+	Record string
 }
 
 // Child is an instance Spawn started. The leader's Wait runs in a
@@ -156,9 +161,21 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		return c
 	}
 	startedAt := time.Now().UTC()
+	var pendingNote string
+	if s.Record != "" {
+		// A disk that refuses it does not stop the start (a running service
+		// beats a dead one): the window stays open for this instance, and
+		// its record says so.
+		if err := writePending(s.Record, Pending{Marker: marker, UID: runsAs(s.RunAs), Since: startedAt}); err != nil {
+			pendingNote = fmt.Sprintf("the pending record was not written (%v): an agent killed before this instance's pid file is written leaves it unnamed", err)
+		}
+	}
 	cmd, err := own.start(newCmd)
 	if err != nil {
 		own.abandon()
+		if s.Record != "" {
+			clearPending(s.Record)
+		}
 		return nil, startError(path, err)
 	}
 	c, err := newChild(cmd, path, startedAt)
@@ -173,6 +190,9 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	}
 	c.Console = s.Console && runtime.GOOS == "windows"
 	c.Notes = own.notes()
+	if pendingNote != "" {
+		c.Notes = append(c.Notes, pendingNote)
+	}
 	return c, nil
 }
 

@@ -25,7 +25,8 @@ func (c *cycle) spawn() (*proc.Child, error) {
 		return nil, fmt.Errorf("run as %s: %w", c.svc.RunAs.User+":"+c.svc.RunAs.Group, err)
 	}
 	spec := proc.SpawnSpec{Argv: c.svc.Command, Dir: c.svc.Dir, SearchPath: c.svc.SearchPath, Env: c.svc.Env,
-		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id, Console: c.svc.StopSignal == config.WindowsStopSignal, Scope: c.s.Scope}
+		Name: c.svc.Name, Cgroup: c.s.Cgroup, RunAs: id, Console: c.svc.StopSignal == config.WindowsStopSignal, Scope: c.s.Scope,
+		Record: c.s.Paths.Pid(c.svc.Name)}
 	out, err := c.openLog(id)
 	if p := fsutil.ProblemOf(err); err != nil && (p == fsutil.ReadOnly || p == fsutil.NoSpace || p == fsutil.NoQuota) {
 		// The disk refuses the service's log (a state dir remounted
