@@ -1,10 +1,12 @@
 package proc
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -22,11 +24,16 @@ import (
 // instance's. WriteInstance removes it once the instance's own record is
 // written.
 
-// Pending is the record written before a spawn.
+// Pending is the record written before a spawn: what owns the instance's
+// tree, known before the fork (a Linux cgroup, a Windows job object), and
+// the marker its processes will carry.
 type Pending struct {
-	Marker string    `json:"marker"`
-	UID    *uint32   `json:"uid,omitempty"` // unix: the user the instance runs as
-	Since  time.Time `json:"since"`         // before the fork: no process of the instance started earlier
+	Marker  string    `json:"marker"`
+	UID     *uint32   `json:"uid,omitempty"`    // unix: the user the instance runs as
+	Cgroup  string    `json:"cgroup,omitempty"` // Linux: the instance's cgroup
+	Job     string    `json:"job,omitempty"`    // Windows: the instance's job object
+	Console bool      `json:"console,omitempty"`
+	Since   time.Time `json:"since"` // for people: when the spawn began
 }
 
 // PendingPath is where the pending record of the instance whose record is
@@ -68,41 +75,50 @@ func readPending(pidPath string) (Pending, bool) {
 }
 
 // resolvePending finds the instance a pending record names: the processes
-// carrying its marker as one whole environment entry, running as its user
-// (really and effectively) and started no earlier than its time; the leader
-// is the earliest of those whose parent is not one of them (a launcher that
-// forked and exited leaves its server as the leader). False when no process
-// carries it (the spawn failed, or the instance ended).
+// of its cgroup or job object when it has one that can be read, else those
+// carrying its marker as one whole environment entry and running as its
+// user, really and effectively (the marker is 96 random bits made for this
+// spawn, so no older process carries it; a record without a user names
+// nothing on unix). The leader is the earliest of them whose parent is not
+// one of them (a launcher that forked and exited leaves its server). False
+// when no process is found (the spawn failed, or the instance ended).
 func resolvePending(p Pending) (Instance, bool) {
 	all, err := listProcs()
 	if err != nil {
 		return Instance{}, false
 	}
-	entry := MarkerEnv + "=" + p.Marker
-	since := p.Since.UnixMilli() - legacySlackMs
-	marked := map[int32]Identity{}
-	for _, pi := range all {
-		if pi.zombie {
-			continue
+	inst := Instance{Marker: p.Marker, UID: p.UID, Cgroup: p.Cgroup, Job: p.Job, Console: p.Console, Mode: ModePlain}
+	switch {
+	case p.Cgroup != "":
+		inst.Mode = ModeCgroup
+	case p.Job != "":
+		inst.Mode = ModeJob
+	}
+	members := map[int32]bool{}
+	if pids, _, err := containerPIDs(inst); err == nil && len(pids) > 0 {
+		for _, pid := range pids {
+			members[pid] = true
 		}
-		if p.UID != nil {
-			if r, e, ok := uidsOf(pi.pid); !ok || r != *p.UID || e != *p.UID {
+	} else if p.UID != nil || runtime.GOOS == "windows" {
+		entry := MarkerEnv + "=" + p.Marker
+		for _, pi := range all {
+			if pi.zombie {
 				continue
 			}
+			if p.UID != nil {
+				if r, e, ok := uidsOf(pi.pid); !ok || r != *p.UID || e != *p.UID {
+					continue
+				}
+			}
+			if env, err := environOf(pi.pid); err == nil && hasEntry(env, entry) {
+				members[pi.pid] = true
+			}
 		}
-		if env, err := environOf(pi.pid); err != nil || !hasEntry(env, entry) {
-			continue
-		}
-		id, err := IdentityOf(pi.pid)
-		if err != nil || id.CreateTime < since {
-			continue
-		}
-		marked[pi.pid] = id
 	}
 	var leaders []Identity
 	for _, pi := range all {
-		if id, ok := marked[pi.pid]; ok {
-			if _, parentMarked := marked[pi.ppid]; !parentMarked {
+		if members[pi.pid] && !pi.zombie && !members[pi.ppid] {
+			if id, err := IdentityOf(pi.pid); err == nil {
 				leaders = append(leaders, id)
 			}
 		}
@@ -110,8 +126,12 @@ func resolvePending(p Pending) (Instance, bool) {
 	if len(leaders) == 0 {
 		return Instance{}, false
 	}
-	slices.SortFunc(leaders, func(a, b Identity) int { return int(a.CreateTime - b.CreateTime) })
-	return Instance{Identity: leaders[0], Marker: p.Marker, UID: p.UID, Mode: ModePlain}, true
+	slices.SortFunc(leaders, func(a, b Identity) int {
+		return cmp.Or(cmp.Compare(a.CreateTime, b.CreateTime), cmp.Compare(a.PID, b.PID))
+	})
+	inst.Identity = leaders[0]
+	inst.Resolved = true
+	return inst, true
 }
 
 // pendingInstance is the instance a pending record beside pidPath names

@@ -166,7 +166,10 @@ func Spawn(s SpawnSpec) (*Child, error) {
 		// A disk that refuses it does not stop the start (a running service
 		// beats a dead one): the window stays open for this instance, and
 		// its record says so.
-		if err := writePending(s.Record, Pending{Marker: marker, UID: runsAs(s.RunAs), Since: startedAt}); err != nil {
+		p := Pending{Marker: marker, UID: runsAs(s.RunAs), Cgroup: own.cgroup(), Job: own.job(),
+			Console: s.Console && runtime.GOOS == "windows", Since: startedAt}
+		if err := writePending(s.Record, p); err != nil {
+			clearPending(s.Record) // an older one must not name another instance
 			pendingNote = fmt.Sprintf("the pending record was not written (%v): an agent killed before this instance's pid file is written leaves it unnamed", err)
 		}
 	}
@@ -181,6 +184,9 @@ func Spawn(s SpawnSpec) (*Child, error) {
 	c, err := newChild(cmd, path, startedAt)
 	if err != nil {
 		own.abandon()
+		if s.Record != "" {
+			clearPending(s.Record)
+		}
 		return nil, err
 	}
 	c.Cgroup, c.Job = own.cgroup(), own.job()

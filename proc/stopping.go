@@ -81,6 +81,9 @@ func (s *stopping) runCommand(ctx context.Context, deadline time.Time) (Tree, er
 		s.k.wait(ctx, t.Members, min(scanInterval, time.Until(until)))
 		t, err = s.rescan()
 	}
+	if err == nil {
+		err = ctx.Err() // a stop called off while it waited sends nothing more
+	}
 	if err != nil {
 		return Tree{}, err
 	}

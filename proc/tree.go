@@ -49,6 +49,10 @@ type Instance struct {
 	// tree while the instance started and served its health port. Read,
 	// and remembered as members at the next look (Look drops the field).
 	Outside []Identity `json:"outside,omitempty"`
+	// Resolved: read from a pending record (a spawn whose caller died
+	// before it wrote the pid file), not from the pid file: the reader
+	// that may write records writes this one.
+	Resolved bool `json:"-"`
 }
 
 // Ownership modes (Instance.Mode).

@@ -36,9 +36,12 @@ func (s *Supervisor) lookAt(svc *config.Service, inst proc.Instance, d proc.Dept
 	if err != nil {
 		return t, inst, err
 	}
-	if save && (adopted || proc.Changed(inst, rec)) {
+	// An instance read from a pending record (its spawner died before the
+	// pid file was written) gets its pid file now.
+	changed := adopted || inst.Resolved || proc.Changed(inst, rec)
+	if save && changed {
 		s.savePid(svc.Name, rec)
-	} else if !save && (adopted || proc.Changed(inst, rec)) {
+	} else if !save && changed {
 		s.keepPending(svc.Name, rec)
 	}
 	return t, rec, nil
