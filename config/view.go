@@ -64,8 +64,8 @@ type viewTable struct {
 }
 
 type viewCacheKey struct {
-	raw  reflect.Type
-	kind string
+	raw, typed reflect.Type // the view reads typed's fields: both key it
+	kind       string
 }
 
 var viewCache sync.Map // viewCacheKey -> *viewTable
@@ -73,7 +73,7 @@ var viewCache sync.Map // viewCacheKey -> *viewTable
 // viewOf is the view of table raw (of kind kind, "" for a table without a
 // kind key) read from typed values of type typed.
 func viewOf(raw, typed reflect.Type, kind string) *viewTable {
-	ck := viewCacheKey{raw, kind}
+	ck := viewCacheKey{raw, typed, kind}
 	if v, ok := viewCache.Load(ck); ok {
 		return v.(*viewTable)
 	}
