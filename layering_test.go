@@ -26,13 +26,16 @@ var floors = map[string]int{
 	"svcctl/notify":   2,
 	"svcctl/control":  2, // the command line's requests to the running agent
 
-	// The agent's parts that are an idea of their own, each with a narrow
-	// interface; the agent (its lifecycle) drives them, they never call it.
+	// What the agent runs that is not its lifecycle: packages of their own
+	// beside it, driven by it through a narrow interface, never calling it.
+	"svcctl/jobs":    2, // the scheduled jobs: their loops, and the one definition of a run
+	"svcctl/metrics": 2, // the agent's counters, for /metrics and an otlp channel
+	"svcctl/logcap":  2, // every service's runtime log held to its log_max; the watchdog cuts
+
+	// The agent's lifecycle parts, each an idea of its own with a narrow
+	// interface; the agent drives them, they never call it.
 	"svcctl/agent/agentlog":   2, // where the agent's own log lines go, redacted once
 	"svcctl/agent/reloadplan": 2, // what a reload changes, key by key; the agent acts on it
-	"svcctl/agent/metrics":    2, // the agent's counters, for /metrics and an otlp channel
-	"svcctl/agent/logcap":     2, // every service's runtime log held to its log_max; the watchdog cuts
-	"svcctl/agent/jobs":       2, // the scheduled jobs: their loops, and the one definition of a run
 	"svcctl/agent/lean":       2, // an idle agent kept small: runtime settings, the trim
 	"svcctl/agent/scope":      2, // an agent started by hand moved into a delegated systemd scope
 	"svcctl/agent/selfping":   2, // the agent's own dead man's switch ([agent] ping)
@@ -68,8 +71,8 @@ var sideways = map[[2]string]string{
 	{"svcctl/config", "svcctl/schedule"}:                   "config validates job schedules with the parser the agent uses, so `config check` and the agent never disagree",
 	{"svcctl/probe", "svcctl/config"}:                      "", // down a floor: listed only to say probe reads its specs from config
 	{"svcctl/internal/testsvc", "svcctl/internal/demosvc"}: "the tests' service is the demo service plus faults",
-	{"svcctl/agent/metrics", "svcctl/notify"}:              "an otlp channel takes the counters as notify's MetricPoint, the one type its exporter reads",
-	{"svcctl/agent/jobs", "svcctl/control"}:                "a person's run of a job answers the request it came with (control's Request, Response, its stream file)",
+	{"svcctl/metrics", "svcctl/notify"}:                    "an otlp channel takes the counters as notify's MetricPoint, the one type its exporter reads",
+	{"svcctl/jobs", "svcctl/control"}:                      "a person's run of a job answers the request it came with (control's Request, Response, its stream file)",
 	{"svcctl/agent/selfping", "svcctl/notify"}:             "the agent's own ping is sent as every ping is (notify.Ping: signals, retries, what is permanent)",
 	{"svcctl/agent/requests", "svcctl/control"}:            "the agent's side of control: it takes, answers and sweeps control's requests",
 	{"svcctl/agent/requests", "svcctl/watchdog"}:           "a person's verb handed to the agent is the watchdog's work, as from a shell",

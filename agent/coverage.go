@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"svcctl/agent/jobs"
+	"svcctl/jobs"
 )
 
 // coverageEvery is how often the agent brings every job's slot coverage up

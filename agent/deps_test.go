@@ -20,7 +20,8 @@ func TestAgentLinksOnlyTheLoop(t *testing.T) {
 	allowed := []string{
 		"svcctl/agent", "svcctl/watchdog", "svcctl/notify", "svcctl/probe", "svcctl/proc", "svcctl/snapshot",
 		"svcctl/runtrace", "svcctl/schedule", "svcctl/state", "svcctl/config", "svcctl/internal/",
-		"svcctl/control", // the requests it answers (reload, run a job now)
+		"svcctl/control",                                 // the requests it answers (reload, run a job now)
+		"svcctl/jobs", "svcctl/logcap", "svcctl/metrics", // what it runs beside its lifecycle
 		// ledger: pure-Go SQLite and its runtime
 		"modernc.org/", "github.com/google/uuid", "github.com/dustin/go-humanize", "github.com/mattn/go-isatty",
 		"github.com/ncruces/go-strftime", "github.com/remyoudompheng/bigfft",
@@ -34,7 +35,7 @@ func TestAgentLinksOnlyTheLoop(t *testing.T) {
 		"golang.org/x/sys/", "golang.org/x/net/", "golang.org/x/text/", "golang.org/x/term",
 		// notify's desktop channel: freedesktop notifications over D-Bus, Windows toasts
 		"github.com/godbus/dbus/v5", "git.sr.ht/~jackmordaunt/go-toast",
-		// Linux only: inotify, so a log written past log_max is cut at once (agent/logcap/logwatch_linux.go)
+		// Linux only: inotify, so a log written past log_max is cut at once (logcap/logwatch_linux.go)
 		"github.com/fsnotify/fsnotify",
 		// notify's otlp channel: OTLP's message types and their protobuf runtime
 		"google.golang.org/protobuf/", "go.opentelemetry.io/proto/otlp/common/", "go.opentelemetry.io/proto/otlp/logs/",

@@ -1,11 +1,11 @@
 package agent
 
 import (
-	"svcctl/agent/jobs"
 	"svcctl/internal/redact"
+	"svcctl/jobs"
 )
 
-// newJobs is the runner of the scheduled jobs (agent/jobs) on this agent:
+// newJobs is the runner of the scheduled jobs (jobs) on this agent:
 // its log, ledger and recorder, its L2 net, its drain.
 func (a *Agent) newJobs() *jobs.Runner {
 	h := jobs.Host{

@@ -3,12 +3,12 @@ package agent
 import (
 	"context"
 
-	"svcctl/agent/logcap"
 	"svcctl/config"
+	"svcctl/logcap"
 )
 
 // logCap is the loop that holds every service's runtime log to its log_max
-// (agent/logcap), on the services in force, told of each spawn.
+// (logcap), on the services in force, told of each spawn.
 func (a *Agent) logCap() *logcap.Cap {
 	return &logcap.Cap{
 		Sup:      a.sup,

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/http"
 
-	"svcctl/agent/metrics"
+	"svcctl/metrics"
 )
 
 // serveMetrics serves /metrics and /healthz on metrics_listen until ctx

@@ -17,17 +17,17 @@ import (
 	"github.com/shirou/gopsutil/v4/host"
 
 	"svcctl/agent/agentlog"
-	"svcctl/agent/jobs"
 	"svcctl/agent/l2"
 	"svcctl/agent/lean"
 	"svcctl/agent/ledger"
-	"svcctl/agent/metrics"
 	"svcctl/agent/selfping"
 	"svcctl/agent/sleep"
 	"svcctl/config"
 	"svcctl/internal/child"
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
+	"svcctl/jobs"
+	"svcctl/metrics"
 	"svcctl/notify"
 	"svcctl/proc"
 	"svcctl/runtrace"
@@ -60,7 +60,7 @@ type Options struct {
 	Ready chan<- struct{}
 	// LogCheckEvery is how often every service's runtime log is held to
 	// its log_max between cycles (default: 5s for a log inotify
-	// watches, 500ms for one nothing tells the agent of a write to; agent/logcap).
+	// watches, 500ms for one nothing tells the agent of a write to; logcap).
 	LogCheckEvery time.Duration
 	// ReapEvery is the reaper's period (default ReapEvery: a minute).
 	ReapEvery time.Duration
@@ -113,7 +113,7 @@ type Agent struct {
 	logRed   atomic.Pointer[redact.Redactor]
 	sup      *watchdog.Supervisor
 	// logSpawned tells the log cap loop that a service got a new instance,
-	// and so a new log file to watch (agent/logcap).
+	// and so a new log file to watch (logcap).
 	logSpawned chan string
 	store      *runtrace.Store // nil when the ledger is unavailable
 	rec        watchdog.Recorder

@@ -13,7 +13,7 @@ import (
 // CapLog keeps the named service's runtime log under its log_max while the
 // service runs: past it, the newest log_max bytes go to runtime.log.1 and the
 // log is truncated in place (snapshot.CapLog). Every cycle does it; the
-// agent's cap loop calls it between cycles as the log grows (agent/logcap).
+// agent's cap loop calls it between cycles as the log grows (logcap).
 // A log cut again within a second is in a flood: it is cut from half its cap
 // on, without fsyncs (CapTrigger). Once the writes stop, at most about
 // 3 x log_max stays on disk (runtime.log, runtime.log.1, runtime.prev.log).

@@ -12,7 +12,7 @@ import (
 
 // TestRedactCorpusWriters runs the shared corpus through agent.log: the
 // message, attributes, errors and nested values. (A job's output tail, the
-// agent's other writer, runs it in agent/jobs.)
+// agent's other writer, runs it in jobs.)
 func TestRedactCorpusWriters(t *testing.T) {
 	red := redact.New(redacttest.Values()...)
 	lines, in := redacttest.Inputs()

@@ -121,7 +121,7 @@ const orphanStopTimeout = 2 * time.Second
 
 // stopOrphan is the reaper's Orphan: a job run whose agent is gone (killed
 // or crashed: a SIGKILLed agent takes nothing with it) may still be running,
-// reparented to init. Its running row names its process (agent/jobs noteProcess); when
+// reparented to init. Its running row names its process (jobs noteProcess); when
 // that process is proven to be the same instance (pid, start stamp, boot:
 // proc.StopTree never signals a reused PID), its tree is stopped, so the
 // next slot does not run a second copy beside it, and the row says what was

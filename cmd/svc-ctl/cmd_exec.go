@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"svcctl/agent/jobs"
 	"svcctl/internal/redact"
+	"svcctl/jobs"
 	"svcctl/notify"
 	"svcctl/runtrace"
 	"svcctl/watchdog"

@@ -12,11 +12,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"svcctl/agent/jobs"
 	"svcctl/config"
 	"svcctl/control"
 	"svcctl/internal/fsutil"
 	"svcctl/internal/redact"
+	"svcctl/jobs"
 	"svcctl/notify"
 	"svcctl/runtrace"
 	"svcctl/state"

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"svcctl/agent/jobs"
 	"svcctl/config"
+	"svcctl/jobs"
 	"svcctl/notify"
 	"svcctl/proc"
 	"svcctl/runtrace"
