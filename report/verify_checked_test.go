@@ -1,0 +1,39 @@
+package report
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"svcctl/internal/testutil"
+)
+
+// A running agent whose healthy cycles change nothing leaves
+// watchdog.last.json as it was and says in agent.status when it last
+// looked: verify takes that look as the last cycle. It failed before
+// ("last written 30s ago, more than twice the shortest interval"), and the
+// reboot drill's negative scenario with it.
+func TestVerifyTakesTheAgentsLastLook(t *testing.T) {
+	e := newEnv(t, "1s")
+	startAgent(t, e)
+	testutil.WaitFor(t, 20*time.Second, "web healthy", func() bool { return testutil.Healthy(e.addr) })
+	var written time.Time
+	testutil.WaitFor(t, 20*time.Second, "watchdog.last.json", func() bool {
+		st, err := os.Stat(e.p.WatchdogLast())
+		if err == nil {
+			written = st.ModTime()
+		}
+		return err == nil
+	})
+	// Cycles go on every second; the file is left as it is while nothing
+	// changes (past twice the interval).
+	testutil.WaitFor(t, 20*time.Second, "the file older than twice the interval", func() bool {
+		st, err := os.Stat(e.p.WatchdogLast())
+		return err == nil && time.Since(st.ModTime()) > 3*time.Second
+	})
+	r := Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now()})
+	if c := check(t, r, "watchdog.last.json fresh"); c.Status != Pass {
+		t.Fatalf("a running agent's cycles, the file written at %s: %+v", written.Format(time.TimeOnly), c)
+	}
+}
