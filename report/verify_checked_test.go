@@ -36,4 +36,18 @@ func TestVerifyTakesTheAgentsLastLook(t *testing.T) {
 	if c := check(t, r, "watchdog.last.json fresh"); c.Status != Pass {
 		t.Fatalf("a running agent's cycles, the file written at %s: %+v", written.Format(time.TimeOnly), c)
 	}
+	// agent.status is renewed at each heartbeat, not at each cycle: read
+	// between two renewals (here 2.5 s after now, heartbeat 1 s: the
+	// report still live) its last look is older than two intervals, and is
+	// judged against the report's own time. It failed so in the reboot
+	// drill, whose heartbeat is longer than two intervals.
+	r = Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now().Add(2500 * time.Millisecond)})
+	if c := check(t, r, "watchdog.last.json fresh"); c.Status != Pass {
+		t.Fatalf("read between two renewals of agent.status: %+v", c)
+	}
+	// An agent that stopped cycling is still caught: its last look is
+	// older than two intervals at its report's time.
+	if c := check(t, Verify(context.Background(), e.cfg, VerifyEnv{Now: time.Now().Add(10 * time.Minute)}), "watchdog.last.json fresh"); c.Status != Fail {
+		t.Fatalf("ten minutes on: %+v", c)
+	}
 }

@@ -120,9 +120,10 @@ func (v *verifier) watchdogLast() {
 	st, err := os.Stat(v.p.WatchdogLast())
 	limit := 2 * v.shortestInterval()
 	// A running agent writes watchdog.last.json when a cycle changes
-	// something (and at least every few minutes), and says in agent.status
-	// when it last looked at each service: the newer of the two is the
-	// last cycle.
+	// something (and at least every few minutes), and says in agent.status,
+	// renewed at each heartbeat, when it last looked at each service: a live
+	// report (renewed within three heartbeats) whose last look is within the
+	// limit of the report's own time says the agent was cycling then.
 	var looked time.Time
 	if v.live != nil {
 		for _, at := range v.live.Checked {
@@ -136,9 +137,9 @@ func (v *verifier) watchdogLast() {
 		v.add("watchdog.last.json fresh", Fail, "no "+v.p.WatchdogLast()+": no cycle has ever run")
 	case v.env.Now.Sub(st.ModTime()) <= limit:
 		v.add("watchdog.last.json fresh", Pass, fmt.Sprintf("written %s ago", v.env.Now.Sub(st.ModTime()).Round(time.Second)))
-	case !looked.IsZero() && v.env.Now.Sub(looked) <= limit:
-		v.add("watchdog.last.json fresh", Pass, fmt.Sprintf("written %s ago (nothing changed since); the agent last looked %s ago (agent.status)",
-			v.env.Now.Sub(st.ModTime()).Round(time.Second), v.env.Now.Sub(looked).Round(time.Second)))
+	case !looked.IsZero() && v.live.UpdatedAt.Sub(looked) <= limit:
+		v.add("watchdog.last.json fresh", Pass, fmt.Sprintf("written %s ago (nothing changed since); the agent last looked %s ago (agent.status of %s ago)",
+			v.env.Now.Sub(st.ModTime()).Round(time.Second), v.env.Now.Sub(looked).Round(time.Second), v.env.Now.Sub(v.live.UpdatedAt).Round(time.Second)))
 	default:
 		v.add("watchdog.last.json fresh", Fail, fmt.Sprintf("last written %s ago, more than twice the shortest interval (%s)",
 			v.env.Now.Sub(st.ModTime()).Round(time.Second), limit))
